@@ -1,0 +1,91 @@
+"""Every error ddchange raises on purpose.
+
+Each exception carries the facts (revisions, commands, outcomes) as attributes, not a finished
+sentence: `cli.py` is the one place that turns them into a message that says what to do next,
+and into an exit code. Anything not derived from `DDChangeError` is a bug and is reported as one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class DDChangeError(Exception):
+    """Base of all expected errors."""
+
+
+# -- usage errors (exit code 2): the request itself cannot be served -------------------------
+
+
+@dataclass
+class NotARepository(DDChangeError):
+    path: Path
+
+
+@dataclass
+class BareRepository(DDChangeError):
+    path: Path
+
+
+@dataclass
+class UnknownRevision(DDChangeError):
+    rev: str
+
+
+@dataclass
+class BadRange(DDChangeError):
+    text: str
+
+
+@dataclass
+class SameRevisions(DDChangeError):
+    good: str
+    bad: str
+    sha: str
+
+
+@dataclass
+class EmptyDiff(DDChangeError):
+    good: str
+    bad: str
+
+
+@dataclass
+class UnknownScenario(DDChangeError):
+    name: str
+    known: tuple[str, ...]
+
+
+# -- could not reproduce (exit code 1): pre-flight showed there is nothing to search ----------
+
+
+@dataclass
+class PreflightFailed(DDChangeError):
+    """GOOD did not pass, or BAD did not fail, so delta debugging has nothing to explain.
+
+    `which` is "good" or "bad"; `verdict` is the outcome's name; `reason` says why in a few
+    words (exit code, timeout, build failure); `tail` is the end of the command's output;
+    `rerun` is a shell command that reproduces the check by hand.
+    """
+
+    which: str
+    verdict: str
+    reason: str
+    tail: str
+    rerun: str
+
+
+@dataclass
+class MaterializationMismatch(DDChangeError):
+    """Applying every change to GOOD did not give BAD's tree: a limit of ddchange, not the user."""
+
+    paths: tuple[str, ...]
+
+
+@dataclass
+class TestAborted(DDChangeError):
+    """The test exited above 127, which `git bisect run` treats as "stop everything"."""
+
+    exit_code: int
+    command: str
