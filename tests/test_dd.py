@@ -1,0 +1,256 @@
+"""Properties of the pure delta debugging core, checked against oracles of known structure."""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import ddchange.dd
+from ddchange.cache import OutcomeCache
+from ddchange.dd import DD, Hit, Outcome, Source, Step, split_evenly
+
+Oracle = Callable[[frozenset[int]], Outcome]
+
+
+def culprit_oracle(culprits: Sequence[frozenset[int]]) -> Oracle:
+    """FAIL iff the configuration contains one of the culprit sets: monotone, no UNRESOLVED."""
+
+    def test(config: frozenset[int]) -> Outcome:
+        return Outcome.FAIL if any(c <= config for c in culprits) else Outcome.PASS
+
+    return test
+
+
+def dependent_oracle(culprits: Sequence[frozenset[int]], needs: dict[int, int]) -> Oracle:
+    """Like `culprit_oracle`, but item k without item needs[k] does not build: UNRESOLVED."""
+    base = culprit_oracle(culprits)
+
+    def test(config: frozenset[int]) -> Outcome:
+        if any(k in config and v not in config for k, v in needs.items()):
+            return Outcome.UNRESOLVED
+        return base(config)
+
+    return test
+
+
+class Counting:
+    """Wraps an oracle and counts real calls, independently of DD's own statistics."""
+
+    def __init__(self, oracle: Oracle) -> None:
+        self.oracle = oracle
+        self.calls = 0
+        self.asked: list[frozenset[int]] = []
+
+    def __call__(self, config: frozenset[int]) -> Outcome:
+        self.calls += 1
+        self.asked.append(config)
+        return self.oracle(config)
+
+
+class NoCache:
+    """Remembers nothing: the baseline for 'a cache never adds runs'."""
+
+    def lookup(self, config: frozenset[int]) -> Hit | None:
+        return None
+
+    def store(self, config: frozenset[int], outcome: Outcome) -> None:
+        pass
+
+
+@st.composite
+def problems(draw: st.DrawFn, *, with_needs: bool) -> tuple[int, list[frozenset[int]], dict]:
+    """n items, 1–3 culprit sets that the full set contains, and optional build dependencies."""
+    n = draw(st.integers(1, 40))
+    items = st.integers(0, n - 1)
+    culprits = draw(st.lists(st.frozensets(items, min_size=1, max_size=3), min_size=1, max_size=3))
+    needs: dict[int, int] = {}
+    if with_needs and n > 1:
+        needs = draw(st.dictionaries(items, items, max_size=n // 2))
+        needs = {k: v for k, v in needs.items() if k != v}
+        # Culprits are consistent configurations: close them under their dependencies.
+        culprits = [_closed(c, needs) for c in culprits]
+    return n, culprits, needs
+
+
+def _closed(config: frozenset[int], needs: dict[int, int]) -> frozenset[int]:
+    result = set(config)
+    while missing := {needs[k] for k in result if k in needs} - result:
+        result |= missing
+    return frozenset(result)
+
+
+def assert_one_minimal_failing(result: list[int], items: list[int], oracle: Oracle) -> None:
+    assert set(result) <= set(items)
+    assert result == [i for i in items if i in set(result)], "input order is kept"
+    assert oracle(frozenset(result)) is Outcome.FAIL
+    for item in result:
+        assert oracle(frozenset(result) - {item}) is not Outcome.FAIL, f"{item} is not needed"
+
+
+@given(problems(with_needs=False))
+@example((8, [frozenset({5})], {}))
+@example((1, [frozenset({0})], {}))
+@example((40, [frozenset({0, 39}), frozenset({20})], {}))
+def test_ddmin_result_fails_is_subset_and_one_minimal(problem: tuple) -> None:
+    n, culprits, _ = problem
+    items = list(range(n))
+    oracle = culprit_oracle(culprits)
+    result = DD(oracle).ddmin(items)
+    assert_one_minimal_failing(result, items, oracle)
+
+
+@given(problems(with_needs=True))
+@example((10, [frozenset({7, 2})], {7: 2, 3: 4}))
+def test_ddmin_with_unresolved_outcomes_is_still_one_minimal(problem: tuple) -> None:
+    n, culprits, needs = problem
+    items = list(range(n))
+    oracle = dependent_oracle(culprits, needs)
+    result = DD(oracle).ddmin(items)
+    assert_one_minimal_failing(result, items, oracle)
+
+
+@given(problems(with_needs=True))
+def test_ddmin_never_asks_the_same_configuration_twice(problem: tuple) -> None:
+    n, culprits, needs = problem
+    counting = Counting(dependent_oracle(culprits, needs))
+    dd = DD(counting)
+    dd.ddmin(list(range(n)))
+    assert len(set(counting.asked)) == len(counting.asked)
+    assert dd.stats.tests_run == counting.calls
+
+
+@given(problems(with_needs=True))
+def test_an_exact_cache_never_adds_runs(problem: tuple) -> None:
+    n, culprits, needs = problem
+    oracle = dependent_oracle(culprits, needs)
+    plain, cached = Counting(oracle), Counting(oracle)
+    DD(plain, cache=NoCache()).ddmin(list(range(n)))
+    result = DD(cached, cache=OutcomeCache(monotony=False)).ddmin(list(range(n)))
+    assert cached.calls <= plain.calls
+    assert_one_minimal_failing(result, list(range(n)), oracle)
+
+
+@given(problems(with_needs=False))
+def test_monotony_never_adds_runs_and_keeps_the_answer_on_monotone_oracles(problem: tuple) -> None:
+    n, culprits, _ = problem
+    oracle = culprit_oracle(culprits)
+    exact, monotone = Counting(oracle), Counting(oracle)
+    expected = DD(exact, cache=OutcomeCache(monotony=False)).ddmin(list(range(n)))
+    dd = DD(monotone, cache=OutcomeCache(monotony=True))
+    assert dd.ddmin(list(range(n))) == expected
+    assert monotone.calls <= exact.calls
+    assert dd.stats.tests_run + dd.stats.cache_hits + dd.stats.implied >= exact.calls
+
+
+@pytest.mark.parametrize(
+    ("n", "culprit", "budget"),
+    [(8, 5, 5), (64, 17, 8), (1024, 700, 16), (8721, 4000, 23)],
+)
+def test_ddmin_budget_for_one_culprit_is_logarithmic(n: int, culprit: int, budget: int) -> None:
+    counting = Counting(culprit_oracle([frozenset({culprit})]))
+    assert DD(counting).ddmin(list(range(n))) == [culprit]
+    assert counting.calls <= budget
+    assert budget <= 2 * math.ceil(math.log2(n)) + 1
+
+
+def test_ddmin_budget_for_two_culprits_that_fail_only_together() -> None:
+    counting = Counting(culprit_oracle([frozenset({3, 60})]))
+    assert DD(counting).ddmin(list(range(64))) == [3, 60]
+    assert counting.calls <= 37
+
+
+def test_ddmin_skips_complements_at_granularity_two() -> None:
+    counting = Counting(culprit_oracle([frozenset({0, 3})]))
+    DD(counting, cache=NoCache()).ddmin([0, 1, 2, 3])
+    # {0,1} and {2,3} pass; their complements are each other and must not be asked again.
+    assert counting.asked[:2] == [frozenset({0, 1}), frozenset({2, 3})]
+    assert counting.asked[2] not in counting.asked[:2]
+
+
+def test_listener_sees_every_evaluation_with_its_source() -> None:
+    steps: list[Step] = []
+    cache = OutcomeCache[int](monotony=True)
+    dd = DD(culprit_oracle([frozenset({6})]), cache=cache, listener=steps.append)
+    dd.ddmin(list(range(8)))
+    assert len(steps) == dd.stats.tests_run + dd.stats.cache_hits + dd.stats.implied
+    assert sum(s.source is Source.TEST for s in steps) == dd.stats.tests_run
+    assert steps[0].remaining == 8
+    assert steps[-1].remaining <= 2
+
+
+def test_best_tracks_the_smallest_failing_configuration_seen() -> None:
+    dd = DD(culprit_oracle([frozenset({6})]))
+    dd.ddmin(list(range(16)))
+    assert dd.best == [6]
+
+
+# -- dd (isolate) -----------------------------------------------------------------------------
+
+
+def assert_isolation(passing: list[int], failing: list[int], items: list[int], oracle: Oracle):
+    assert set(passing) <= set(failing) <= set(items)
+    if passing:
+        assert oracle(frozenset(passing)) is Outcome.PASS
+    if failing != items:
+        assert oracle(frozenset(failing)) is Outcome.FAIL
+    # TSE 2002: the difference is 1-minimal when no single change can be moved across it.
+    for item in set(failing) - set(passing):
+        assert oracle(frozenset(passing) | {item}) is not Outcome.PASS
+        assert oracle(frozenset(failing) - {item}) is not Outcome.FAIL
+
+
+@given(problems(with_needs=True))
+@example((16, [frozenset({3, 12})], {}))
+def test_isolate_gives_a_one_minimal_difference(problem: tuple) -> None:
+    n, culprits, needs = problem
+    items = list(range(n))
+    oracle = dependent_oracle(culprits, needs)
+    result = DD(oracle).isolate(items)
+    assert_isolation(result.passing, result.failing, items, oracle)
+    assert result.difference, "a failing and a passing configuration always differ"
+
+
+def test_isolate_budget_for_one_culprit() -> None:
+    counting = Counting(culprit_oracle([frozenset({700})]))
+    result = DD(counting).isolate(list(range(1024)))
+    assert result.difference == [700]
+    assert counting.calls <= 20
+
+
+def test_isolate_beats_ddmin_when_the_failure_needs_many_changes() -> None:
+    """dd only explains the difference; ddmin must keep every change the failure needs."""
+    culprit = frozenset(range(0, 32, 2))
+    isolating, minimizing = Counting(culprit_oracle([culprit])), Counting(culprit_oracle([culprit]))
+    assert len(DD(isolating).isolate(list(range(32))).difference) == 1
+    assert DD(minimizing).ddmin(list(range(32))) == sorted(culprit)
+    assert isolating.calls < minimizing.calls
+
+
+# -- structure --------------------------------------------------------------------------------
+
+
+@given(st.lists(st.integers(), max_size=50), st.integers(1, 60))
+@settings(max_examples=50)
+def test_split_evenly_partitions_into_near_equal_parts(items: list[int], n: int) -> None:
+    parts = split_evenly(items, n)
+    assert [x for part in parts for x in part] == items
+    if items:
+        assert len(parts) == min(n, len(items))
+        assert max(map(len, parts)) - min(map(len, parts)) <= 1
+
+
+def test_dd_module_imports_no_io() -> None:
+    source = Path(ddchange.dd.__file__).read_text()
+    imported = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add((node.module or "").split(".")[0])
+    assert imported <= {"__future__", "enum", "collections", "dataclasses", "typing"}
