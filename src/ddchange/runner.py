@@ -1,0 +1,295 @@
+"""Build + test subprocess, timeout, process-group kill → Outcome.
+
+Owns running the user's commands on one candidate tree and turning what happened into a verdict,
+with the exit-code conventions of `git bisect run` (0 good, 125 skip, 1–127 bad, >127 abort).
+
+Key ideas:
+- Each command runs in its own session, so its whole process group (the command, its children,
+  anything it put in the background) can be stopped together, and Ctrl-C at the terminal reaches
+  only us; we then kill the group ourselves before re-raising.
+- Output goes to an unlinked temporary *file*, not a pipe: a daemon the test leaves behind that
+  still holds stdout cannot keep us waiting for EOF. When the command's main process exits, what
+  is left of its group is killed. (A process that leaves the group on purpose with `setsid`
+  escapes; only a cgroup could catch it.)
+- The child never inherits variables that point git at the user's repository: a test that runs
+  git must see the scratch worktree it runs in, never the user's checkout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import math
+import os
+import re
+import select
+import shlex
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from ddchange.dd import Outcome
+from ddchange.errors import TestAborted
+
+# Time between SIGTERM and SIGKILL after a timeout: enough for a test runner to flush its report,
+# short because every timed-out candidate pays it.
+KILL_GRACE_SECONDS = 1.0
+# Bounds on the output kept per command. Up to OUTPUT_LIMIT bytes of the *end* of the output are
+# kept for `Expectation.pattern` (failure summaries are usually printed last); a longer output's
+# beginning is not searched. The tail shown to users is much shorter.
+OUTPUT_LIMIT = 1 << 20
+TAIL_LINES = 40
+TAIL_CHARS = 4096
+
+# Variables that make git ignore the current directory and use another repository or index
+# (git sets GIT_DIR and GIT_PREFIX for hooks and aliases, so ddchange run from one would leak them).
+GIT_REDIRECTS = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_PREFIX",
+    }
+)
+
+# What a POSIX shell reports when it cannot run a program (XCU 2.8.2).
+EXIT_NOT_FOUND = 127
+EXIT_NOT_EXECUTABLE = 126
+EXIT_SKIP = 125
+# `git bisect run` treats 1–127 (but 125) as bad and anything above as "abort the bisection".
+EXIT_BAD_MAX = 127
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What one command did.
+
+    `exit_code` is None when we killed the command for exceeding `timeout`, and -N when signal N
+    killed it otherwise (as subprocess reports it). `output` is the end of the combined stdout and
+    stderr, at most OUTPUT_LIMIT bytes of it, decoded as UTF-8 with replacement characters.
+    """
+
+    command: str
+    exit_code: int | None
+    timed_out: bool
+    duration: float
+    timeout: float | None
+    output: str = field(repr=False)
+
+    @property
+    def tail(self) -> str:
+        """The last TAIL_LINES lines of the output, at most TAIL_CHARS characters, for humans."""
+        cut = self.output[-TAIL_CHARS:]
+        # A final newline ends the last line; it does not start another one.
+        keep = TAIL_LINES + 1 if cut.endswith("\n") else TAIL_LINES
+        return "\n".join(cut.split("\n")[-keep:])
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What counts as "the failure" we are hunting; the default is any failing exit code.
+
+    `exit_code` None accepts any code from 1 to 127 except 125. `pattern`, when set, must also
+    be found (`re.search`) in the kept output (see OUTPUT_LIMIT).
+    """
+
+    exit_code: int | None = None
+    pattern: re.Pattern[str] | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome for one candidate tree, why, and the commands behind it.
+
+    `build` is None when there is no build command; `test` is None when the build failed, so the
+    test never ran.
+    """
+
+    outcome: Outcome
+    reason: str
+    build: Execution | None
+    test: Execution | None
+
+
+def child_env(env: Mapping[str, str] | None) -> dict[str, str]:
+    """`env` (default: our own environment) without the variables that redirect git."""
+    source = os.environ if env is None else env
+    return {name: value for name, value in source.items() if name not in GIT_REDIRECTS}
+
+
+def run(
+    command: Sequence[str] | str,
+    cwd: Path,
+    *,
+    timeout: float | None,
+    env: Mapping[str, str] | None = None,
+) -> Execution:
+    """Run `command` in `cwd` (a string through /bin/sh, a sequence directly) and report it.
+
+    Never raises for the command's own failures: a program that cannot be started gets 127 or
+    126, as from a shell. Interrupts (KeyboardInterrupt) kill the command's group and propagate.
+    """
+    argv, display = _argv(command)
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as out:
+        try:
+            process = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=child_env(env),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            if exc.filename != argv[0]:
+                raise  # not the user's program: a missing cwd is our bug
+            code = EXIT_NOT_FOUND if exc.errno == errno.ENOENT else EXIT_NOT_EXECUTABLE
+            message = f"{argv[0]}: {exc.strerror}\n"
+            return Execution(display, code, False, time.monotonic() - started, timeout, message)
+        exit_code, timed_out = _supervise(process, timeout)
+        duration = time.monotonic() - started
+        output = _read_end(out, OUTPUT_LIMIT)
+    return Execution(display, exit_code, timed_out, duration, timeout, output)
+
+
+def run_candidate(
+    cwd: Path,
+    test: Sequence[str],
+    *,
+    build: str | None,
+    timeout: float | None,
+    expect: Expectation,
+) -> Verdict:
+    """Build (a shell command) and test the tree in `cwd`; `timeout` applies to each command.
+
+    A build that fails or times out makes the candidate UNRESOLVED without running the test.
+    Raises TestAborted when the test asks to stop everything (see `classify`).
+    """
+    built = None if build is None else run(build, cwd, timeout=timeout)
+    if built is not None and (built.timed_out or built.exit_code != 0):
+        return Verdict(Outcome.UNRESOLVED, f"build failed: {_describe(built)}", built, None)
+    tested = run(test, cwd, timeout=timeout)
+    outcome, reason = classify(tested, expect)
+    return Verdict(outcome, reason, built, tested)
+
+
+def classify(test: Execution, expect: Expectation) -> tuple[Outcome, str]:
+    """The outcome of a test run and a short reason, following `git bisect run`.
+
+    0 passes, 125 and timeouts are unresolved, 1–127 fail if they match `expect` and are
+    unresolved ("a different failure") if not. Raises TestAborted for codes above 127 and for
+    deaths by signal: a shell reports those as 128+N, a direct exec as -N.
+    """
+    if test.timed_out or test.exit_code is None:
+        return Outcome.UNRESOLVED, _describe(test)
+    code = test.exit_code
+    if code < 0 or code > EXIT_BAD_MAX:
+        raise TestAborted(code, test.command)
+    if code == 0:
+        return Outcome.PASS, "exit 0"
+    if code == EXIT_SKIP:
+        return Outcome.UNRESOLVED, "exit 125 (skip)"
+    if expect.exit_code is not None and code != expect.exit_code:
+        return Outcome.UNRESOLVED, f"different failure: exit {code}"
+    if expect.pattern is not None and not expect.pattern.search(test.output):
+        return (
+            Outcome.UNRESOLVED,
+            f"different failure: exit {code}, no match for {expect.pattern.pattern!r}",
+        )
+    return Outcome.FAIL, f"exit {code}"
+
+
+def _argv(command: Sequence[str] | str) -> tuple[list[str], str]:
+    """The argv to execute and the command as a user would type it."""
+    if isinstance(command, str):
+        return ["/bin/sh", "-c", command], command
+    return list(command), shlex.join(command)
+
+
+def _describe(execution: Execution) -> str:
+    if execution.timed_out:
+        return f"timeout after {execution.timeout:g}s"
+    code = execution.exit_code
+    if code is not None and code < 0:
+        return f"killed by signal {-code}"
+    return f"exit {code}"
+
+
+def _supervise(process: subprocess.Popen[bytes], timeout: float | None) -> tuple[int | None, bool]:
+    """Wait for `process`, stopping it at `timeout`, then kill its group; (exit code, timed out)."""
+    try:
+        timed_out = not _exited_within(process, timeout)
+        if timed_out:
+            _stop_group(process)
+    except BaseException:
+        _kill_group(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+    # Whatever the command left behind in its group (`cmd &`, a server it started) dies with it:
+    # it would hold files in the worktree we are about to reuse, and compete with the next test.
+    _kill_group(process.pid, signal.SIGKILL)
+    code = process.wait()
+    return (None if timed_out else code), timed_out
+
+
+def _stop_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the group so the test can clean up; SIGKILL it if the leader outlives the grace."""
+    _kill_group(process.pid, signal.SIGTERM)
+    if not _exited_within(process, KILL_GRACE_SECONDS):
+        _kill_group(process.pid, signal.SIGKILL)
+
+
+def _exited_within(process: subprocess.Popen[bytes], timeout: float | None) -> bool:
+    """Whether `process` exits within `timeout` seconds (None: wait as long as it takes).
+
+    Prefers a pidfd: it wakes us the moment the process exits (Popen.wait with a timeout polls,
+    up to 50 ms late per test), and it leaves the process unreaped, so its pid, which is also
+    the group id we signal next, cannot be reused meanwhile.
+    """
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):  # not Linux, or a kernel older than 5.3
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        return bool(poller.poll(None if timeout is None else math.ceil(timeout * 1000)))
+    finally:
+        os.close(pidfd)
+
+
+def _kill_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError):  # the whole group has already exited
+        os.killpg(pgid, sig)
+
+
+def _read_end(out: IO[bytes], limit: int) -> str:
+    """The last `limit` bytes written to `out`, decoded; a character cut in half is dropped."""
+    size = out.seek(0, os.SEEK_END)
+    out.seek(max(0, size - limit))
+    data = out.read()
+    if size > limit:
+        data = _skip_continuation_bytes(data)
+    return data.decode("utf-8", errors="replace")
+
+
+def _skip_continuation_bytes(data: bytes) -> bytes:
+    """`data` without the UTF-8 continuation bytes (10xxxxxx) a cut left at its start."""
+    start = 0
+    while start < min(3, len(data)) and data[start] & 0xC0 == 0x80:
+        start += 1
+    return data[start:]

@@ -1,0 +1,361 @@
+"""Tests for runner.py, with real processes (sh, python, sleep) in tmp_path."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ddchange import errors
+from ddchange.dd import Outcome
+from ddchange.runner import (
+    GIT_REDIRECTS,
+    OUTPUT_LIMIT,
+    TAIL_CHARS,
+    Execution,
+    Expectation,
+    Verdict,
+    child_env,
+    classify,
+    run,
+    run_candidate,
+)
+
+ANY_FAILURE = Expectation()
+# Generous bounds for "did not hang": the commands under test would otherwise run for 100 s.
+HANG_BOUND = 10.0
+
+
+def _execution(exit_code: int | None, output: str = "", timed_out: bool = False) -> Execution:
+    return Execution("t", exit_code, timed_out, 0.0, 5.0, output)
+
+
+def _sh(script: str, cwd: Path, expect: Expectation = ANY_FAILURE, timeout: float = 5.0) -> Verdict:
+    return run_candidate(cwd, ["sh", "-c", script], build=None, timeout=timeout, expect=expect)
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is a live process; a zombie nobody has reaped yet counts as gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _gone_soon(pid: int) -> bool:
+    """Whether `pid` is gone within a few seconds (the kernel delivers SIGKILL asynchronously)."""
+    deadline = time.monotonic() + 5.0
+    while _running(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def _wait_for_file(path: Path) -> str:
+    deadline = time.monotonic() + 5.0
+    while not path.exists() or not path.read_text().endswith("\n"):
+        assert time.monotonic() < deadline, f"{path} was never written"
+        time.sleep(0.01)
+    return path.read_text()
+
+
+# -- classify: the git bisect run table --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("exit_code", "expect", "outcome", "reason"),
+    [
+        (0, ANY_FAILURE, Outcome.PASS, "exit 0"),
+        (1, ANY_FAILURE, Outcome.FAIL, "exit 1"),
+        (127, ANY_FAILURE, Outcome.FAIL, "exit 127"),
+        (125, ANY_FAILURE, Outcome.UNRESOLVED, "exit 125 (skip)"),
+        (125, Expectation(exit_code=125), Outcome.UNRESOLVED, "exit 125 (skip)"),
+        (3, Expectation(exit_code=3), Outcome.FAIL, "exit 3"),
+        (3, Expectation(exit_code=1), Outcome.UNRESOLVED, "different failure: exit 3"),
+        (0, Expectation(exit_code=1), Outcome.PASS, "exit 0"),
+    ],
+)
+def test_classify_follows_git_bisect_run(
+    exit_code: int, expect: Expectation, outcome: Outcome, reason: str
+) -> None:
+    assert classify(_execution(exit_code), expect) == (outcome, reason)
+
+
+def test_classify_timeout_is_unresolved() -> None:
+    assert classify(_execution(None, timed_out=True), ANY_FAILURE) == (
+        Outcome.UNRESOLVED,
+        "timeout after 5s",
+    )
+
+
+@pytest.mark.parametrize(
+    ("output", "outcome", "reason"),
+    [
+        ("...\nAssertionError: boom\n", Outcome.FAIL, "exit 1"),
+        (
+            "...\nKeyError: 'x'\n",
+            Outcome.UNRESOLVED,
+            "different failure: exit 1, no match for 'boom'",
+        ),
+    ],
+)
+def test_classify_pattern(output: str, outcome: Outcome, reason: str) -> None:
+    expect = Expectation(exit_code=1, pattern=re.compile("boom"))
+    assert classify(_execution(1, output), expect) == (outcome, reason)
+
+
+@pytest.mark.parametrize("exit_code", [128, 130, 139, 255, -9, -11])
+def test_classify_aborts_above_127_and_on_signals(exit_code: int) -> None:
+    with pytest.raises(errors.TestAborted) as caught:
+        classify(_execution(exit_code), ANY_FAILURE)
+    assert caught.value == errors.TestAborted(exit_code, "t")
+
+
+# -- run_candidate with real commands ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("script", "outcome", "reason"),
+    [
+        ("exit 0", Outcome.PASS, "exit 0"),
+        ("exit 1", Outcome.FAIL, "exit 1"),
+        ("exit 125", Outcome.UNRESOLVED, "exit 125 (skip)"),
+    ],
+)
+def test_exit_codes(tmp_path: Path, script: str, outcome: Outcome, reason: str) -> None:
+    verdict = _sh(script, tmp_path)
+    assert (verdict.outcome, verdict.reason) == (outcome, reason)
+    assert verdict.build is None
+    assert verdict.test is not None
+    assert verdict.test.command == f"sh -c '{script}'"
+
+
+def test_different_exit_code_is_unresolved(tmp_path: Path) -> None:
+    verdict = _sh("exit 3", tmp_path, Expectation(exit_code=1))
+    assert (verdict.outcome, verdict.reason) == (Outcome.UNRESOLVED, "different failure: exit 3")
+
+
+@pytest.mark.parametrize(
+    ("message", "outcome"),
+    [("AssertionError: total is 41", Outcome.FAIL), ("ImportError: no foo", Outcome.UNRESOLVED)],
+)
+def test_pattern_is_searched_in_stderr_too(tmp_path: Path, message: str, outcome: Outcome) -> None:
+    expect = Expectation(exit_code=1, pattern=re.compile(r"total is \d+"))
+    verdict = _sh(f"echo running; echo '{message}' >&2; exit 1", tmp_path, expect)
+    assert verdict.outcome is outcome
+
+
+def test_build_runs_first_in_the_same_directory(tmp_path: Path) -> None:
+    verdict = run_candidate(
+        tmp_path,
+        ["test", "-f", "built"],
+        build="touch built",
+        timeout=5.0,
+        expect=ANY_FAILURE,
+    )
+    assert (verdict.outcome, verdict.reason) == (Outcome.PASS, "exit 0")
+    assert verdict.build is not None
+    assert verdict.build.command == "touch built"
+
+
+def test_build_failure_is_unresolved_and_skips_the_test(tmp_path: Path) -> None:
+    verdict = run_candidate(
+        tmp_path,
+        ["touch", "tested"],
+        build="echo 'cc: error' >&2; exit 2",
+        timeout=5.0,
+        expect=ANY_FAILURE,
+    )
+    assert (verdict.outcome, verdict.reason) == (Outcome.UNRESOLVED, "build failed: exit 2")
+    assert verdict.test is None
+    assert verdict.build is not None
+    assert verdict.build.tail == "cc: error\n"
+    assert not (tmp_path / "tested").exists()
+
+
+def test_build_timeout_is_unresolved(tmp_path: Path) -> None:
+    verdict = run_candidate(
+        tmp_path, ["touch", "tested"], build="sleep 100", timeout=0.5, expect=ANY_FAILURE
+    )
+    assert (verdict.outcome, verdict.reason) == (
+        Outcome.UNRESOLVED,
+        "build failed: timeout after 0.5s",
+    )
+    assert verdict.build is not None
+    assert verdict.build.timed_out
+    assert verdict.build.exit_code is None
+    assert not (tmp_path / "tested").exists()
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
+    started = time.monotonic()
+    verdict = _sh("sleep 100 & echo $! > pid; wait", tmp_path, timeout=0.5)
+    assert time.monotonic() - started < HANG_BOUND
+    assert (verdict.outcome, verdict.reason) == (Outcome.UNRESOLVED, "timeout after 0.5s")
+    assert verdict.test is not None
+    assert verdict.test.timed_out
+    assert verdict.test.exit_code is None
+    assert _gone_soon(int((tmp_path / "pid").read_text()))
+
+
+def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(tmp_path: Path) -> None:
+    # Ignored signals stay ignored across fork and exec, so neither sh nor sleep reacts to TERM.
+    started = time.monotonic()
+    verdict = _sh("trap '' TERM; sleep 100 & echo $! > pid; wait", tmp_path, timeout=0.5)
+    assert time.monotonic() - started < HANG_BOUND
+    assert verdict.outcome is Outcome.UNRESOLVED
+    assert _gone_soon(int((tmp_path / "pid").read_text()))
+
+
+def test_daemon_holding_stdout_does_not_delay_the_result(tmp_path: Path) -> None:
+    started = time.monotonic()
+    verdict = _sh("sleep 100 & echo $! > pid; echo 'test failed'; exit 1", tmp_path)
+    assert time.monotonic() - started < HANG_BOUND
+    assert (verdict.outcome, verdict.reason) == (Outcome.FAIL, "exit 1")
+    assert verdict.test is not None
+    assert verdict.test.output == "test failed\n"
+    assert _gone_soon(int((tmp_path / "pid").read_text()))
+
+
+def test_missing_program_fails_like_in_a_shell(tmp_path: Path) -> None:
+    verdict = run_candidate(
+        tmp_path, ["ddchange-no-such-program"], build=None, timeout=5.0, expect=ANY_FAILURE
+    )
+    assert (verdict.outcome, verdict.reason) == (Outcome.FAIL, "exit 127")
+    assert verdict.test is not None
+    assert "ddchange-no-such-program" in verdict.test.tail
+
+
+def test_missing_program_is_a_different_failure_than_expected(tmp_path: Path) -> None:
+    verdict = run_candidate(
+        tmp_path,
+        ["./ddchange-no-such-program"],
+        build=None,
+        timeout=5.0,
+        expect=Expectation(exit_code=1),
+    )
+    assert (verdict.outcome, verdict.reason) == (Outcome.UNRESOLVED, "different failure: exit 127")
+
+
+def test_program_that_is_not_executable_exits_126(tmp_path: Path) -> None:
+    (tmp_path / "check.sh").write_text("#!/bin/sh\nexit 0\n")
+    execution = run(["./check.sh"], tmp_path, timeout=5.0)
+    assert execution.exit_code == 126
+    assert "check.sh" in execution.tail
+
+
+def test_exit_130_aborts(tmp_path: Path) -> None:
+    with pytest.raises(errors.TestAborted) as caught:
+        _sh("exit 130", tmp_path)
+    assert caught.value == errors.TestAborted(130, "sh -c 'exit 130'")
+
+
+def test_death_by_signal_aborts(tmp_path: Path) -> None:
+    crash = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"]
+    with pytest.raises(errors.TestAborted) as caught:
+        run_candidate(tmp_path, crash, build=None, timeout=5.0, expect=ANY_FAILURE)
+    assert caught.value.exit_code == -signal.SIGSEGV
+
+
+def test_build_killed_by_signal_is_unresolved_not_aborted(tmp_path: Path) -> None:
+    verdict = run_candidate(
+        tmp_path, ["true"], build="kill -KILL $$", timeout=5.0, expect=ANY_FAILURE
+    )
+    assert (verdict.outcome, verdict.reason) == (
+        Outcome.UNRESOLVED,
+        "build failed: killed by signal 9",
+    )
+
+
+# -- run: environment, input, output ----------------------------------------------------------
+
+
+def test_git_redirects_are_not_inherited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in GIT_REDIRECTS:
+        monkeypatch.setenv(name, "/home/user/repo/.git")
+    monkeypatch.setenv("DDCHANGE_KEEP", "kept")
+    redirects = "|".join(sorted(GIT_REDIRECTS))
+    verdict = _sh(f"env | grep -Eq '^({redirects})=' && exit 1; echo $DDCHANGE_KEEP", tmp_path)
+    assert verdict.outcome is Outcome.PASS
+    assert verdict.test is not None
+    assert verdict.test.output == "kept\n"
+
+
+def test_explicit_env_is_used_without_git_redirects(tmp_path: Path) -> None:
+    env = {"PATH": os.environ["PATH"], "GIT_DIR": "/elsewhere", "GIT_AUTHOR_NAME": "A U Thor"}
+    execution = run("env", tmp_path, timeout=5.0, env=env)
+    assert "GIT_AUTHOR_NAME=A U Thor\n" in execution.output
+    assert "GIT_DIR" not in execution.output
+    assert child_env(env) == {"PATH": os.environ["PATH"], "GIT_AUTHOR_NAME": "A U Thor"}
+
+
+def test_string_is_a_shell_command_and_sequence_is_not(tmp_path: Path) -> None:
+    assert run("echo $((1 + 2)) | tr 3 x", tmp_path, timeout=5.0).output == "x\n"
+    execution = run(["echo", "$((1 + 2))", "a b"], tmp_path, timeout=5.0)
+    assert execution.output == "$((1 + 2)) a b\n"
+    assert execution.command == "echo '$((1 + 2))' 'a b'"
+
+
+def test_stdin_is_empty(tmp_path: Path) -> None:
+    started = time.monotonic()
+    execution = run(["cat"], tmp_path, timeout=None)
+    assert time.monotonic() - started < HANG_BOUND
+    assert (execution.exit_code, execution.output) == (0, "")
+
+
+def test_tail_keeps_the_last_lines(tmp_path: Path) -> None:
+    execution = run("seq 1 10000", tmp_path, timeout=5.0)
+    assert execution.tail.splitlines() == [str(n) for n in range(9961, 10001)]
+    assert execution.tail.endswith("10000\n")
+
+
+def test_tail_of_one_long_line_is_bounded(tmp_path: Path) -> None:
+    execution = run([sys.executable, "-c", "print('x' * 100_000, end='')"], tmp_path, timeout=5.0)
+    assert execution.tail == "x" * TAIL_CHARS
+
+
+def test_pattern_is_searched_in_the_end_of_a_long_output(tmp_path: Path) -> None:
+    script = "import sys; print(('x' * 99 + '\\n') * 30_000); print('AssertionError'); sys.exit(1)"
+    expect = Expectation(exit_code=1, pattern=re.compile("^AssertionError$", re.MULTILINE))
+    verdict = run_candidate(
+        tmp_path, [sys.executable, "-c", script], build=None, timeout=5.0, expect=expect
+    )
+    assert verdict.outcome is Outcome.FAIL
+    assert verdict.test is not None
+    assert len(verdict.test.output) == OUTPUT_LIMIT
+
+
+def test_odd_cut_drops_the_half_character(tmp_path: Path) -> None:
+    script = "import sys; sys.stdout.write('é' * (1 << 20) + '!'); sys.stdout.flush()"
+    execution = run([sys.executable, "-c", script], tmp_path, timeout=5.0)
+    assert execution.output == "é" * ((OUTPUT_LIMIT - 1) // 2) + "!"
+
+
+def test_missing_cwd_is_our_error_not_an_exit_code(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        run(["true"], tmp_path / "gone", timeout=5.0)
+
+
+def test_keyboard_interrupt_kills_the_group_and_propagates(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+
+    def interrupt_once_started() -> None:
+        _wait_for_file(pid_file)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    interrupter = threading.Thread(target=interrupt_once_started)
+    interrupter.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run("sleep 100 & echo $! > pid; wait", tmp_path, timeout=None)
+    finally:
+        interrupter.join()
+    assert _gone_soon(int(pid_file.read_text()))
