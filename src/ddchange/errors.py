@@ -57,6 +57,18 @@ class UnknownScenario(DDChangeError):
     known: tuple[str, ...]
 
 
+# -- git failed underneath us: a damaged repository, a full disk, a git without an option ----
+
+
+@dataclass
+class GitFailed(DDChangeError):
+    """A git command we rely on failed; `command` is its argv, `stderr` git's complaint."""
+
+    command: tuple[str, ...]
+    returncode: int
+    stderr: str
+
+
 # -- could not reproduce (exit code 1): pre-flight showed there is nothing to search ----------
 
 
@@ -85,7 +97,11 @@ class MaterializationMismatch(DDChangeError):
 
 @dataclass
 class TestAborted(DDChangeError):
-    """The test exited above 127, which `git bisect run` treats as "stop everything"."""
+    """The test exited above 127, which `git bisect run` treats as "stop everything".
+
+    A death by signal N counts too: a shell reports it as 128+N, a directly executed test as
+    `exit_code` -N.
+    """
 
     exit_code: int
     command: str

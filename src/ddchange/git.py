@@ -1,0 +1,396 @@
+"""Every git command ddchange runs: one small typed function per git operation.
+
+Owns the conversation with git. This is the only module that imports GitPython (to locate the
+repository) and the only one that starts git. Every command runs with a scrubbed environment
+(`_env`) and safety options (`_SAFE`), so neither a `GIT_DIR` inherited from a hook nor the
+user's hooks or diff configuration can redirect or reshape what we read and write. Paths travel
+NUL-separated (`-z`) and are decoded with `os.fsdecode`, so any byte string git accepts as a file
+name survives the trip through `str` (`os.fsencode` gives the same bytes back).
+
+Commands about the whole repository run from its work tree with explicit --git-dir and
+--work-tree (`_in_repo`; bare repositories work too): they only read objects, refs and
+.gitattributes there, and never touch the user's index or files. Commands about a scratch work
+tree run inside that work tree.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from ddchange import errors, hunks
+
+Repo = git.Repo  # re-exported: other modules name the type without importing GitPython
+
+# Git exports GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE, GIT_OBJECT_DIRECTORY, ... to hooks,
+# `rebase -x`, `bisect run` and aliases; inherited, they point our commands at another
+# repository, index or object store, and GIT_DIFF_OPTS / GIT_EXTERNAL_DIFF reshape diffs. Like
+# pre-commit, we drop every GIT_* variable except these, which only carry identity, transport
+# settings and the user's own configuration.
+_KEPT_VARIABLES = frozenset(
+    {
+        "GIT_EXEC_PATH",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_ASKPASS",
+        "GIT_SSL_CAINFO",
+        "GIT_SSL_NO_VERIFY",
+        "GIT_HTTP_PROXY_AUTHMETHOD",
+        "GIT_ALLOW_PROTOCOL",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG_NOSYSTEM",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+    }
+)
+_KEPT_PREFIXES = (
+    "GIT_CONFIG_KEY_",
+    "GIT_CONFIG_VALUE_",
+    "GIT_AUTHOR_",
+    "GIT_COMMITTER_",
+    "GIT_TRACE",
+)
+
+# Given to every command. Command-line -c beats every config file.
+_SAFE = (
+    # Non-ASCII names in patches as they are, not C-quoted octal escapes ("\303\244"): the
+    # patch we hand the user stays readable. (-z output never quotes; we read paths from that.)
+    *("-c", "core.quotepath=off"),
+    # No user hook may run: `worktree add` would otherwise fire post-checkout in our scratch tree.
+    *("-c", "core.hooksPath=/dev/null"),
+    # A throwaway work tree must not start an fsmonitor daemon.
+    *("-c", "core.fsmonitor=false"),
+    # Never repack or prune the user's repository as a side effect of our commands.
+    *("-c", "gc.auto=0", "-c", "maintenance.auto=false"),
+)
+
+# What `git diff` prints must not depend on the user's configuration: renames but not copies
+# (diff.renames=copies), a/ and b/ prefixes (diff.noprefix, diff.mnemonicPrefix), no colour
+# (color.ui=always), no external diff or textconv (diff.external, diff.<driver>.textconv), files
+# in git's order (diff.orderFile; -O/dev/null overrides it), submodules listed and shown as one
+# "Subproject commit" line (diff.ignoreSubmodules, diff.submodule=log), and hunks merged only
+# when they touch (diff.interHunkContext). The raw and the patch form share these options, so
+# both list the same files in the same order. (diff.relative needs no pin: we run from the top
+# of the work tree, where it has nothing to cut off.)
+_DIFF_PINS = (
+    "-M",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "-O/dev/null",
+    "--submodule=short",
+    "--ignore-submodules=none",
+    "--inter-hunk-context=0",
+)
+
+
+@dataclass(frozen=True)
+class RawEntry:
+    """One path's change between two trees, as `git diff --raw` reports it."""
+
+    status: str  # A, D, M, R or T (no C: we ask for renames, not copies)
+    old_mode: int  # 0 where the path is absent on that side
+    new_mode: int
+    old_sha: str  # all zeros where the path is absent on that side
+    new_sha: str
+    old_path: str  # for A and D the one path is both old_path and new_path
+    new_path: str
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One entry of a tree listing: mode and object name."""
+
+    mode: int
+    sha: str
+
+
+def _is_redirecting(name: str) -> bool:
+    return (
+        name.startswith("GIT_")
+        and name not in _KEPT_VARIABLES
+        and not name.startswith(_KEPT_PREFIXES)
+    )
+
+
+def _env(extra: Mapping[str, str]) -> dict[str, str]:
+    env = {name: value for name, value in os.environ.items() if not _is_redirecting(name)}
+    env.update(extra)
+    return env
+
+
+def _run(cwd: Path, *args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None) -> bytes:
+    """git's stdout; GitFailed if it exits non-zero. stdin is always a pipe (never the tty)."""
+    proc = subprocess.run(
+        ["git", *_SAFE, *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        env=_env(env or {}),
+        check=False,
+    )
+    if proc.returncode != 0:
+        stderr = proc.stderr.decode("utf-8", "replace")
+        raise errors.GitFailed(("git", *args), proc.returncode, stderr)
+    return proc.stdout
+
+
+def _in_repo(repo: Repo, *args: str, stdin: bytes = b"") -> bytes:
+    """Run a command about the whole repository, from its work tree (the git dir if bare).
+
+    Not from inside the git dir: `git diff A B` reads .gitattributes (diff drivers for hunk
+    headers, `-diff` for binary) from the work tree, as the user's own `git diff` does, and
+    without a work tree it silently reads none. Explicit --git-dir and --work-tree, because a
+    work tree set by core.worktree has no .git for git to discover.
+    """
+    work_tree = repo.working_tree_dir
+    if work_tree is None:
+        return _run(Path(repo.git_dir), *args, stdin=stdin)
+    where = (f"--git-dir={repo.git_dir}", f"--work-tree={work_tree}")
+    return _run(Path(work_tree), *where, *args, stdin=stdin)
+
+
+def _nul_joined(paths: Iterable[str]) -> bytes:
+    return b"".join(os.fsencode(path) + b"\0" for path in paths)
+
+
+def _nul_split(out: bytes) -> list[str]:
+    # -z output ends with a NUL, so the last field is always empty.
+    return [os.fsdecode(field) for field in out.split(b"\0")[:-1]]
+
+
+@contextmanager
+def _without_git_env() -> Iterator[None]:
+    """Hide inherited GIT_* variables from GitPython, which reads GIT_WORK_TREE, GIT_COMMON_DIR
+    and GIT_OBJECT_DIRECTORY from os.environ while it locates a repository."""
+    hidden = {name: os.environ.pop(name) for name in list(os.environ) if _is_redirecting(name)}
+    try:
+        yield
+    finally:
+        os.environ.update(hidden)
+
+
+def open_repo(path: Path) -> Repo:
+    """The repository containing `path`, searching parent directories.
+
+    Bare repositories are fine: we only read objects and add a separate scratch work tree.
+    """
+    with _without_git_env():
+        try:
+            return git.Repo(path, search_parent_directories=True)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise errors.NotARepository(path) from None
+
+
+def resolve_commit(repo: Repo, rev: str) -> str:
+    """The full object name of the commit `rev` names (tags peeled); UnknownRevision if none."""
+    # --end-of-options keeps a rev like "--all" from being read as an option; ^{commit} turns
+    # blobs and trees into errors and peels annotated tags; --verify insists on one object.
+    spec = f"{rev}^{{commit}}"
+    try:
+        out = _in_repo(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", spec)
+    except errors.GitFailed as failure:
+        if failure.returncode == 1:  # --verify --quiet: "not a single valid object"
+            raise errors.UnknownRevision(rev) from None
+        raise
+    return out.decode("ascii").strip()
+
+
+def diff_raw(repo: Repo, good: str, bad: str) -> list[RawEntry]:
+    """Every path that differs between the commits `good` and `bad`, in git's order."""
+    out = _in_repo(repo, "diff", "--raw", "-z", "--no-abbrev", *_DIFF_PINS, good, bad, "--")
+    return _parse_raw(out)
+
+
+def _parse_raw(out: bytes) -> list[RawEntry]:
+    # Records are ":old_mode new_mode old_sha new_sha status" NUL path NUL, with a second path
+    # for renames. The status carries a similarity score after the letter (R100).
+    fields = iter(out.split(b"\0"))
+    entries = []
+    for meta in fields:
+        if not meta:
+            break
+        old_mode, new_mode, old_sha, new_sha, status = meta[1:].decode("ascii").split(" ")
+        old_path = os.fsdecode(next(fields))
+        new_path = os.fsdecode(next(fields)) if status[0] in "RC" else old_path
+        modes = int(old_mode, 8), int(new_mode, 8)
+        entries.append(RawEntry(status[0], *modes, old_sha, new_sha, old_path, new_path))
+    return entries
+
+
+def diff_patch(repo: Repo, good: str, bad: str) -> str:
+    """The patch from `good` to `bad` with git's own hunks and function-context headers.
+
+    Decoded as UTF-8 with surrogateescape: non-UTF-8 file contents survive and can be encoded
+    back to the exact bytes.
+    """
+    # diff.suppressBlankEmpty would print an empty context line as "" instead of " ".
+    out = _in_repo(
+        repo,
+        *("-c", "diff.suppressBlankEmpty=false"),
+        *("diff", "-p", "-U3", *_DIFF_PINS, good, bad, "--"),
+    )
+    return out.decode("utf-8", "surrogateescape")
+
+
+def read_blobs(repo: Repo, shas: Iterable[str]) -> dict[str, bytes]:
+    """The exact bytes of each blob, all read by one `git cat-file --batch` process.
+
+    We do not use GitPython's persistent cat-file: it inherits os.environ (and with it GIT_DIR
+    or GIT_OBJECT_DIRECTORY), and its processes outlive the call.
+    """
+    wanted = sorted(set(shas))
+    if not wanted:
+        return {}
+    request = "".join(f"{sha}\n" for sha in wanted).encode("ascii")
+    out = _in_repo(repo, "cat-file", "--batch", stdin=request)
+    return dict(_parse_batch(out, wanted))
+
+
+def _parse_batch(out: bytes, wanted: list[str]) -> Iterator[tuple[str, bytes]]:
+    # Each answer is "<sha> <type> <size>" LF <content> LF, or "<sha> missing" LF.
+    start = 0
+    for sha in wanted:
+        end = out.index(b"\n", start)
+        header = out[start:end].decode("ascii").split(" ")
+        if header[1:2] != ["blob"]:
+            raise errors.GitFailed(("git", "cat-file", "--batch"), 0, f"not a blob: {sha}")
+        size = int(header[2])
+        yield sha, out[end + 1 : end + 1 + size]
+        start = end + 1 + size + 1
+
+
+def ls_tree(repo: Repo, rev: str) -> dict[str, TreeEntry]:
+    """Every file, symlink and submodule in the tree of `rev`, by path."""
+    out = _in_repo(repo, "ls-tree", "-r", "-z", rev)
+    entries = {}
+    for record in _nul_split(out):
+        meta, path = record.split("\t", 1)
+        mode, _type, sha = meta.split(" ")
+        entries[path] = TreeEntry(int(mode, 8), sha)
+    return entries
+
+
+def tree_states(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, hunks.FileState | None]:
+    """The state of each of `paths` in the tree of `rev`: None where it has no such file."""
+    tree = ls_tree(repo, rev)
+    wanted = list(paths)
+    blobs = read_blobs(repo, (tree[path].sha for path in wanted if path in tree))
+    return {
+        path: hunks.FileState(blobs[tree[path].sha], tree[path].mode) if path in tree else None
+        for path in wanted
+    }
+
+
+def read_diff(repo: Repo, good: str, bad: str) -> hunks.Diff:
+    """The change units between the commits `good` and `bad` (full object names)."""
+    raw = diff_raw(repo, good, bad)
+    patch = diff_patch(repo, good, bad)
+    return hunks.parse_diff(raw, patch, read_blobs(repo, hunks.needed_blobs(raw)))
+
+
+def add_worktree(repo: Repo, path: Path, sha: str) -> None:
+    """Check `sha` out, detached (no branch is created), into the new work tree `path`."""
+    _in_repo(repo, "worktree", "add", "--detach", os.fspath(path), sha)
+
+
+def remove_worktree(repo: Repo, path: Path) -> None:
+    """Delete the linked work tree `path`, build products and edits included."""
+    _in_repo(repo, "worktree", "remove", "--force", os.fspath(path))
+
+
+def prune_worktrees(repo: Repo) -> None:
+    """Forget linked work trees whose directories no longer exist."""
+    _in_repo(repo, "worktree", "prune")
+
+
+def modified_files(worktree: Path) -> list[str]:
+    """Tracked files in `worktree` whose content, mode or existence differ from its index."""
+    # Porcelain `diff`, not `diff-files`: it refreshes stat data first, so a file a build merely
+    # touched is not reported. Submodule directories are never ours to report.
+    out = _run(worktree, "diff", "--name-only", "-z", "--ignore-submodules=all")
+    return _nul_split(out)
+
+
+def restore_files(worktree: Path, paths: Iterable[str]) -> None:
+    """Rewrite `paths` in `worktree` from its index (recreating deleted ones)."""
+    _run(worktree, "checkout-index", "-f", "-u", "-z", "--stdin", stdin=_nul_joined(paths))
+
+
+def tree_patch(worktree: Path, base_sha: str, paths: Iterable[str]) -> bytes:
+    """A binary patch that `git apply` turns a checkout of `base_sha` into the files now at
+    `paths` in `worktree` (added, deleted, renamed, binary, mode and symlink changes).
+
+    Computed in a throwaway index and object directory: the repository's own object store only
+    serves as an alternate, so blobs of new contents land in the temporary directory, and
+    neither the repository's objects nor any index are modified.
+    """
+    objects = _objects_dir(worktree)
+    with tempfile.TemporaryDirectory(prefix="ddchange-index-") as tmp:
+        env = _throwaway_index_env(Path(tmp), objects)
+        _read_tree(worktree, base_sha, env)
+        _update_index(worktree, paths, env)
+        return _diff_cached(worktree, base_sha, env)
+
+
+def _objects_dir(cwd: Path) -> Path:
+    # A linked work tree shares the main repository's objects; --git-path knows where they are.
+    out = _run(cwd, "rev-parse", "--git-path", "objects")
+    return cwd / os.fsdecode(out.rstrip(b"\n"))
+
+
+def _throwaway_index_env(tmp: Path, objects: Path) -> dict[str, str]:
+    (tmp / "objects").mkdir()
+    return {
+        "GIT_INDEX_FILE": os.fspath(tmp / "index"),
+        "GIT_OBJECT_DIRECTORY": os.fspath(tmp / "objects"),
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": _alternate(objects),
+    }
+
+
+def _alternate(path: Path) -> str:
+    # GIT_ALTERNATE_OBJECT_DIRECTORIES is a ':'-separated list; git reads an entry that starts
+    # with '"' as a C-quoted string, which is how a path containing ':' gets through.
+    text = os.fspath(path.resolve())
+    if ":" not in text and not text.startswith('"'):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _read_tree(cwd: Path, sha: str, env: Mapping[str, str]) -> None:
+    _run(cwd, "read-tree", sha, env=env)
+
+
+def _update_index(cwd: Path, paths: Iterable[str], env: Mapping[str, str]) -> None:
+    # update-index rather than `add -A -- paths`: it takes NUL-separated names on stdin (no
+    # pathspec magic, no command-line limit) and adds files that .gitignore matches. A name
+    # with no file (or a directory) behind it is force-removed: plain --remove refuses a name
+    # that is now a directory ("add individual files instead").
+    present: list[str] = []
+    absent: list[str] = []
+    for path in paths:
+        (present if _is_file(cwd / path) else absent).append(path)
+    removal = _nul_joined(absent)
+    _run(cwd, "update-index", "--force-remove", "-z", "--stdin", stdin=removal, env=env)
+    addition = _nul_joined(present)
+    # --replace lets a file take the place of a directory's entries in the index.
+    _run(cwd, "update-index", "--add", "--replace", "-z", "--stdin", stdin=addition, env=env)
+
+
+def _is_file(path: Path) -> bool:
+    return path.is_symlink() or path.is_file()
+
+
+def _diff_cached(cwd: Path, sha: str, env: Mapping[str, str]) -> bytes:
+    # --binary makes binary changes appliable (and implies full object names in index lines).
+    return _run(cwd, "diff", "--cached", "--binary", *_DIFF_PINS, sha, "--", env=env)

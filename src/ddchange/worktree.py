@@ -1,0 +1,176 @@
+"""The scratch work tree: where every configuration is materialized, built and tested.
+
+Owns its lifecycle and its files. `scratch_worktree` checks GOOD out, detached, into a fresh
+temporary directory outside the user's tree and removes it again in `finally`, whatever ends
+the block (an error, Ctrl-C). The user's work tree, index, HEAD, branches and stash are never
+touched: the scratch tree has its own HEAD and index, and every git command we run there is
+one of git.py's.
+
+`Scratch.apply` makes the tracked files match a configuration by rewriting only what differs
+from what is on disk right now, so file times stay put for everything else and an incremental
+build (make) redoes only what the configuration changed. Untracked files (build products)
+stay, unless one stands where a configuration needs a tracked file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ddchange import errors, git
+from ddchange.hunks import FileState
+
+_SYMLINK = 0o120000
+_EXECUTABLE = 0o100755
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """A detached work tree of GOOD that configurations are materialized in."""
+
+    repo: git.Repo
+    path: Path
+    good: str
+
+    def apply(self, states: Mapping[str, FileState | None]) -> list[str]:
+        """Make the tracked files match `states` (None: must not exist) and every other tracked
+        file match GOOD again; return the paths changed on disk, sorted."""
+        restored = self._restore_others(states)
+        removed = [path for path in _deepest_first(states) if self._remove(path, states[path])]
+        written = [path for path, state in states.items() if self._write(path, state)]
+        return sorted({*restored, *removed, *written})
+
+    def patch(self, base_sha: str, paths: Collection[str]) -> bytes:
+        """A patch (for `git apply`) from `base_sha` to the files now at `paths`."""
+        return git.tree_patch(self.path, base_sha, paths)
+
+    def _restore_others(self, states: Mapping[str, FileState | None]) -> list[str]:
+        # A build may rewrite or delete tracked files outside the diff (generated sources under
+        # version control); they must be GOOD's again, or the next test sees a different tree.
+        others = [path for path in git.modified_files(self.path) if path not in states]
+        if others:
+            git.restore_files(self.path, others)
+        return others
+
+    def _remove(self, path: str, state: FileState | None) -> bool:
+        full = self.path / path
+        # None means "no file here": a directory there holds other paths (or build output).
+        if state is not None or not _exists_here(full, self.path) or _is_directory(full):
+            return False
+        full.unlink()
+        _prune_empty_parents(full.parent, self.path)
+        return True
+
+    def _write(self, path: str, state: FileState | None) -> bool:
+        full = self.path / path
+        if state is None or (_exists_here(full, self.path) and _holds(full, state)):
+            return False
+        _make_parents(full, self.path)
+        if os.path.lexists(full):
+            _delete(full)
+        _create(full, state)
+        return True
+
+
+@contextmanager
+def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
+    """A fresh detached work tree of `good_sha` in a new temporary directory, removed on exit."""
+    path = Path(tempfile.mkdtemp(prefix="ddchange-"))
+    try:
+        git.add_worktree(repo, path, good_sha)
+        yield Scratch(repo, path, good_sha)
+    finally:
+        _dispose(repo, path)
+
+
+def _dispose(repo: git.Repo, path: Path) -> None:
+    # `worktree remove` also forgets the work tree in the repository. If it fails (the add
+    # failed halfway, or git refuses), delete the directory ourselves and let prune forget
+    # it; prune is not run otherwise, as it would also forget the user's own work trees whose
+    # directories are merely missing for now (an unmounted disk).
+    try:
+        git.remove_worktree(repo, path)
+        forgotten = True
+    except errors.GitFailed:
+        forgotten = False
+    shutil.rmtree(path, ignore_errors=True)
+    if not forgotten:
+        git.prune_worktrees(repo)
+
+
+def _deepest_first(states: Mapping[str, FileState | None]) -> list[str]:
+    return sorted(states, key=lambda path: path.count("/"), reverse=True)
+
+
+def _exists_here(full: Path, root: Path) -> bool:
+    """Whether `full` exists in the work tree itself. A path beyond a symlinked directory is
+    not in it (git says "beyond a symbolic link"), and may even lead out of the work tree."""
+    parents = full.relative_to(root).parents[:-1]  # the last one is root itself
+    return all(_is_directory(root / parent) for parent in parents) and os.path.lexists(full)
+
+
+def _is_directory(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(path.lstat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+
+
+def _make_parents(full: Path, root: Path) -> None:
+    # A file or symlink in the way of a directory cannot be tracked (hunks.materialize refuses
+    # file/directory conflicts, and removals ran first), so it is build output: it goes.
+    for parent in reversed(full.relative_to(root).parents[:-1]):
+        directory = root / parent
+        if os.path.lexists(directory) and not _is_directory(directory):
+            directory.unlink()
+        directory.mkdir(exist_ok=True)
+
+
+def _holds(full: Path, state: FileState) -> bool:
+    """Whether `full` already is `state`: same kind (file or symlink), executable bit, bytes."""
+    info = full.lstat()
+    if state.mode == _SYMLINK:
+        return stat.S_ISLNK(info.st_mode) and os.readlink(os.fsencode(full)) == state.content
+    executable = bool(info.st_mode & stat.S_IXUSR)  # the bit git itself looks at
+    return (
+        stat.S_ISREG(info.st_mode)
+        and executable == (state.mode == _EXECUTABLE)
+        and info.st_size == len(state.content)
+        and full.read_bytes() == state.content
+    )
+
+
+def _create(full: Path, state: FileState) -> None:
+    if state.mode == _SYMLINK:
+        os.symlink(state.content, os.fsencode(full))
+        return
+    # The same permissions git's checkout gives: 0o777 or 0o666, less the umask.
+    permissions = 0o777 if state.mode == _EXECUTABLE else 0o666
+    descriptor = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL, permissions)
+    with open(descriptor, "wb") as file:
+        file.write(state.content)
+
+
+def _delete(full: Path) -> None:
+    # A directory can only stand where a tracked file must go if it holds nothing tracked
+    # (hunks.materialize refuses file/directory conflicts), so it is build output: it goes.
+    if full.is_dir() and not full.is_symlink():
+        shutil.rmtree(full)
+    else:
+        full.unlink()
+
+
+def _prune_empty_parents(directory: Path, root: Path) -> None:
+    # git does not track directories: one left empty by a removal would not exist in a checkout.
+    while directory != root:
+        try:
+            directory.rmdir()
+        except OSError:  # not empty (build output, other files), or already gone
+            return
+        directory = directory.parent

@@ -1,0 +1,278 @@
+"""Tests for worktree.py: the scratch work tree's lifecycle and how it materializes states."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+from gitsandbox import Sandbox, build_zoo, hermetic, init
+
+from ddchange import errors, git, hunks
+from ddchange.hunks import FileState
+from ddchange.worktree import Scratch, scratch_worktree
+
+OLD = 1_000_000_000_000_000_000  # a file time in ns (2001), far from "now"
+
+
+@pytest.fixture(autouse=True)
+def _hermetic(monkeypatch: pytest.MonkeyPatch) -> None:
+    hermetic(monkeypatch)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Sandbox:
+    repo = init(tmp_path / "repo")
+    repo.write("keep.txt", "kept\n")
+    repo.write("edit.txt", "before\n")
+    repo.write("run.sh", "#!/bin/sh\n")
+    repo.symlink("link", "keep.txt")
+    repo.write("d/e/gone.txt", "gone\n")
+    repo.write("outside.txt", "not in the diff\n")
+    repo.write("generated.c", "/* generated */\n")
+    repo.commit("good")
+    return repo
+
+
+def _open(repo: Sandbox) -> git.Repo:
+    return git.open_repo(repo.path)
+
+
+def _worktrees(repo: Sandbox) -> str:
+    return repo.git("worktree", "list", "--porcelain").decode()
+
+
+def _age(root: Path) -> None:
+    """Give every file under `root` (not .git) the same old time, to see which get rewritten."""
+    for path in root.rglob("*"):
+        if path.name != ".git":
+            os.utime(path, ns=(OLD, OLD), follow_symlinks=False)
+
+
+def _times(root: Path) -> dict[str, int]:
+    return {
+        str(path.relative_to(root)): path.lstat().st_mtime_ns
+        for path in root.rglob("*")
+        if path.name != ".git" and not path.is_dir()
+    }
+
+
+# -- lifecycle -------------------------------------------------------------------------------
+
+
+def test_scratch_is_a_detached_checkout_of_good_outside_the_repository(repo: Sandbox) -> None:
+    good = repo.rev("HEAD")
+    with scratch_worktree(_open(repo), good) as scratch:
+        assert scratch.path.is_relative_to(tempfile.gettempdir())
+        assert not scratch.path.is_relative_to(repo.path)
+        assert scratch.path.name.startswith("ddchange-")
+        assert Sandbox(scratch.path).rev("HEAD") == good
+        assert (scratch.path / "edit.txt").read_text() == "before\n"
+        assert str(scratch.path) in _worktrees(repo)
+        assert scratch.good == good
+    assert not scratch.path.exists()
+    assert str(scratch.path) not in _worktrees(repo)
+
+
+def _crash_in_scratch(
+    repo: git.Repo, good: str, work: Callable[[Scratch], object], crash: BaseException
+) -> NoReturn:
+    """Do `work` in a scratch work tree, then raise `crash`; the exception says where it was."""
+    with scratch_worktree(repo, good) as scratch:
+        work(scratch)
+        crash.add_note(str(scratch.path))
+        raise crash
+
+
+def _build(scratch: Scratch) -> None:
+    (scratch.path / "build.o").write_text("output\n")
+
+
+@pytest.mark.parametrize("crash", [RuntimeError("test crashed"), KeyboardInterrupt()])
+def test_scratch_is_removed_whatever_ends_the_block(repo: Sandbox, crash: BaseException) -> None:
+    with pytest.raises(type(crash)) as raised:
+        _crash_in_scratch(_open(repo), repo.rev("HEAD"), _build, crash)
+    (where,) = raised.value.__notes__
+    assert not Path(where).exists()
+    assert where not in _worktrees(repo)
+
+
+def test_a_failed_checkout_leaves_nothing_behind(repo: Sandbox) -> None:
+    before = set(Path(tempfile.gettempdir()).glob("ddchange-*"))
+    with pytest.raises(errors.GitFailed), scratch_worktree(_open(repo), "1" * 40):
+        pass
+    assert set(Path(tempfile.gettempdir()).glob("ddchange-*")) == before
+    assert _worktrees(repo).count("worktree ") == 1
+
+
+def test_a_bare_repository_gets_a_scratch_worktree(repo: Sandbox, tmp_path: Path) -> None:
+    subprocess.run(["git", "clone", "-q", "--bare", repo.path, tmp_path / "bare"], check=True)
+    with scratch_worktree(git.open_repo(tmp_path / "bare"), repo.rev("HEAD")) as scratch:
+        assert (scratch.path / "keep.txt").read_text() == "kept\n"
+    assert not scratch.path.exists()
+
+
+# -- the user's repository is never touched ----------------------------------------------------
+
+
+def _snapshot(repo: Sandbox) -> dict[str, object]:
+    git_dir = repo.path / ".git"
+    index = (git_dir / "index").read_bytes()  # before any command could refresh it
+    files = {
+        str(path.relative_to(repo.path)): (
+            os.readlink(path) if path.is_symlink() else path.read_bytes(),
+            path.lstat().st_mode,
+            path.lstat().st_mtime_ns,
+        )
+        for path in repo.path.rglob("*")
+        if ".git" not in path.relative_to(repo.path).parts and not path.is_dir()
+    }
+    return {
+        "index": index,
+        "HEAD": (git_dir / "HEAD").read_bytes(),
+        "reflog": (git_dir / "logs" / "HEAD").read_bytes(),
+        "config": (git_dir / "config").read_bytes(),
+        "refs": repo.git("for-each-ref", "--format=%(refname) %(objectname)"),
+        "stash": repo.git("stash", "list"),
+        "status": repo.git("status", "--porcelain", "-z", "--untracked-files=all"),
+        "files": files,
+    }
+
+
+def test_the_users_checkout_index_refs_and_stash_stay_byte_identical(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GIT_OPTIONAL_LOCKS", "0")  # our own `git status` must not refresh
+    zoo = build_zoo(tmp_path)
+    user = zoo.repo
+    user.git("branch", "feature", zoo.good)
+    user.git("tag", "-a", "-m", "release", "v1", zoo.good)
+    user.write("plain.c", "stashed edit\n")
+    user.git("stash", "-q")
+    user.write("crlf.txt", "staged edit\n")
+    user.git("add", "crlf.txt")
+    user.write("module.py", "unstaged edit\n")
+    user.write("notes/untracked.txt", "untracked\n")
+    before = _snapshot(user)
+    diff = git.read_diff(_open(user), zoo.good, zoo.bad)
+
+    def work(scratch: Scratch) -> None:
+        scratch.apply(hunks.materialize(diff, [hunk.id for hunk in diff.hunks]))
+        (scratch.path / "plain.c").write_text("a build rewrote this\n")
+        _build(scratch)
+        scratch.patch(zoo.good, hunks.touched_paths(diff))
+
+    with pytest.raises(RuntimeError) as raised:
+        _crash_in_scratch(_open(user), zoo.good, work, RuntimeError("the test crashed"))
+
+    assert _snapshot(user) == before
+    assert not Path(raised.value.__notes__[0]).exists()
+
+
+# -- apply -----------------------------------------------------------------------------------
+
+
+def _good_states(scratch: Scratch, paths: list[str]) -> dict[str, FileState | None]:
+    return git.tree_states(scratch.repo, scratch.good, paths)
+
+
+def test_apply_rewrites_only_what_differs(repo: Sandbox) -> None:
+    with scratch_worktree(_open(repo), repo.rev("HEAD")) as scratch:
+        states = _good_states(scratch, ["keep.txt", "edit.txt", "run.sh", "link", "d/e/gone.txt"])
+        states["edit.txt"] = FileState(b"after\n", 0o100644)
+        states["run.sh"] = FileState(b"#!/bin/sh\n", 0o100755)
+        states["link"] = FileState(b"edit.txt", 0o120000)
+        _age(scratch.path)
+
+        assert scratch.apply(states) == ["edit.txt", "link", "run.sh"]
+
+        times = _times(scratch.path)
+        assert {path for path, time in times.items() if time != OLD} == {
+            "edit.txt",
+            "link",
+            "run.sh",
+        }
+        assert (scratch.path / "edit.txt").read_bytes() == b"after\n"
+        assert os.access(scratch.path / "run.sh", os.X_OK)
+        assert os.readlink(scratch.path / "link") == "edit.txt"
+        assert scratch.apply(states) == []
+        assert _times(scratch.path) == times
+
+
+def test_apply_removes_files_and_the_directories_they_leave_empty(repo: Sandbox) -> None:
+    with scratch_worktree(_open(repo), repo.rev("HEAD")) as scratch:
+        states: dict[str, FileState | None] = {
+            "d/e/gone.txt": None,
+            "new/dir/added.txt": FileState(b"added\n", 0o100644),
+        }
+        assert scratch.apply(states) == ["d/e/gone.txt", "new/dir/added.txt"]
+        assert not (scratch.path / "d").exists()
+        assert (scratch.path / "new" / "dir" / "added.txt").read_bytes() == b"added\n"
+        states = {"d/e/gone.txt": FileState(b"gone\n", 0o100644), "new/dir/added.txt": None}
+        assert scratch.apply(states) == ["d/e/gone.txt", "new/dir/added.txt"]
+        assert not (scratch.path / "new").exists()
+        assert scratch.patch(scratch.good, list(states)) == b""
+
+
+def test_apply_keeps_build_output(repo: Sandbox) -> None:
+    with scratch_worktree(_open(repo), repo.rev("HEAD")) as scratch:
+        (scratch.path / "d" / "e" / "gone.o").write_text("object\n")
+        (scratch.path / "app").write_text("binary\n")
+        scratch.apply({"d/e/gone.txt": None, "edit.txt": FileState(b"after\n", 0o100644)})
+        assert (scratch.path / "d" / "e" / "gone.o").read_text() == "object\n"
+        assert (scratch.path / "app").read_text() == "binary\n"
+
+
+def test_apply_restores_tracked_files_a_build_changed(repo: Sandbox) -> None:
+    with scratch_worktree(_open(repo), repo.rev("HEAD")) as scratch:
+        states = {"edit.txt": FileState(b"after\n", 0o100644)}
+        scratch.apply(states)
+        (scratch.path / "generated.c").write_text("/* regenerated differently */\n")
+        (scratch.path / "outside.txt").unlink()
+        (scratch.path / "edit.txt").write_text("the build touched a diff file too\n")
+        (scratch.path / "build.o").write_text("output\n")
+        _age(scratch.path)
+
+        assert scratch.apply(states) == ["edit.txt", "generated.c", "outside.txt"]
+
+        assert (scratch.path / "generated.c").read_text() == "/* generated */\n"
+        assert (scratch.path / "outside.txt").read_text() == "not in the diff\n"
+        assert (scratch.path / "edit.txt").read_text() == "after\n"
+        assert (scratch.path / "build.o").read_text() == "output\n"
+        assert _times(scratch.path)["keep.txt"] == OLD
+
+
+def test_apply_never_follows_a_symlinked_directory_out_of_the_tree(
+    repo: Sandbox, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "e").mkdir(parents=True)
+    (elsewhere / "e" / "gone.txt").write_text("not ours\n")
+    with scratch_worktree(_open(repo), repo.rev("HEAD")) as scratch:
+        subprocess.run(["rm", "-rf", scratch.path / "d"], check=True)
+        (scratch.path / "d").symlink_to(elsewhere)  # a build replaced d/ with a symlink
+        assert scratch.apply({"d/e/gone.txt": None}) == []
+        assert (elsewhere / "e" / "gone.txt").read_text() == "not ours\n"
+        assert scratch.apply({"d/e/gone.txt": FileState(b"ours\n", 0o100644)}) == ["d/e/gone.txt"]
+        assert not (scratch.path / "d").is_symlink()
+        assert (scratch.path / "d" / "e" / "gone.txt").read_text() == "ours\n"
+        assert (elsewhere / "e" / "gone.txt").read_text() == "not ours\n"
+
+
+def test_every_kind_of_change_round_trips_between_good_and_bad(tmp_path: Path) -> None:
+    zoo = build_zoo(tmp_path)
+    diff = git.read_diff(_open(zoo.repo), zoo.good, zoo.bad)
+    paths = hunks.touched_paths(diff)
+    with scratch_worktree(_open(zoo.repo), zoo.good) as scratch:
+        scratch.apply(hunks.materialize(diff, [hunk.id for hunk in diff.hunks]))
+        assert scratch.patch(zoo.bad, paths) == b""
+        to_bad = scratch.patch(zoo.good, paths)
+        assert scratch.apply(hunks.materialize(diff, [hunk.id for hunk in diff.hunks])) == []
+        scratch.apply(hunks.materialize(diff, []))
+        assert scratch.patch(zoo.good, paths) == b""
+        Sandbox(scratch.path).git("apply", "--whitespace=nowarn", stdin=to_bad)
+        assert scratch.patch(zoo.bad, paths) == b""
