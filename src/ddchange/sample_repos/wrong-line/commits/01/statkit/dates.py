@@ -1,0 +1,79 @@
+"""Calendar arithmetic for the proleptic Gregorian calendar."""
+
+MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+MONTH_NAMES = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def is_leap_year(year):
+    """True for leap years: every 4th year, except centuries not divisible by 400."""
+    if year % 400 == 0:
+        return True
+    if year % 100 == 0:
+        return False
+    return year % 4 == 0
+
+
+def is_valid_date(year, month, day):
+    """True if year-month-day names a real date."""
+    if not 1 <= month <= 12:
+        return False
+    limit = 29 if month == 2 and is_leap_year(year) else MONTH_DAYS[month - 1]
+    return 1 <= day <= limit
+
+
+def month_name(month):
+    """English name of month 1-12."""
+    return MONTH_NAMES[month - 1]
+
+
+def days_in_month(year, month):
+    """Number of days in month (1-12) of year."""
+    if not 1 <= month <= 12:
+        raise ValueError(f"month out of range: {month}")
+    if month == 2 and is_leap_year(year):
+        return 29
+    return MONTH_DAYS[month - 1]
+
+
+def day_of_year(year, month, day):
+    """1-based ordinal of the date within its year."""
+    if not 1 <= day <= days_in_month(year, month):
+        raise ValueError(f"day out of range: {day}")
+    total = day
+    for m in range(1, month):
+        total += days_in_month(year, m)
+    return total
+
+
+def quarter(month):
+    """Quarter 1-4 that month 1-12 belongs to."""
+    if not 1 <= month <= 12:
+        raise ValueError(f"month out of range: {month}")
+    return (month - 1) // 3 + 1
+
+
+def days_in_year(year):
+    """365 or 366."""
+    return 366 if is_leap_year(year) else 365
+
+
+def iso_date(year, month, day):
+    """The date as 'YYYY-MM-DD'."""
+    if not is_valid_date(year, month, day):
+        raise ValueError(f"no such date: {year}-{month}-{day}")
+    return f"{year:04d}-{month:02d}-{day:02d}"

@@ -1,0 +1,105 @@
+"""Shared fixtures: real git repositories in tmp_path, and git isolated from the user's setup.
+
+Every test runs git with a pinned author and committer and without the user's or the system's
+configuration (a global `commit.gpgsign` or hook would otherwise break or slow down commits),
+and without inherited variables that could point git at another repository. Repositories come
+either from a bundled scenario (`sample_repo`) or from a list of commits (`make_repo`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from ddchange import samples
+
+TEST_AUTHOR = "Test Author <author@example.org>"
+
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.org",
+    "GIT_AUTHOR_DATE": "@1704110400 +0000",
+    "GIT_COMMITTER_NAME": "Test Author",
+    "GIT_COMMITTER_EMAIL": "author@example.org",
+    "GIT_COMMITTER_DATE": "@1704110400 +0000",
+}
+
+# Set when pytest runs inside a git hook or a script that exported them; each would redirect
+# git from the repository a test means to the caller's.
+_INHERITED_GIT_VARIABLES = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+)
+
+Contents = Mapping[str, bytes | str | None]
+
+
+@pytest.fixture(autouse=True)
+def git_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pin git's identity and dates and cut it off from user, system and inherited settings."""
+    for name in _INHERITED_GIT_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in GIT_IDENTITY.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    # Replaces any GIT_CONFIG_KEY_n the caller exported; the branch name silences git's hint.
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "init.defaultBranch")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "main")
+
+
+def make_repo(
+    root: Path, commits: Sequence[Contents], name: str = "repo"
+) -> tuple[Path, list[str]]:
+    """A repository `root/name` with one commit per mapping; the repository and the SHAs.
+
+    Each mapping writes `path -> content` over the previous tree (str is written as UTF-8) and
+    deletes the paths mapped to None. Commit k is "commit k", by TEST_AUTHOR on day k, so the
+    same commits always give the same SHAs.
+    """
+    repo = root / name
+    repo.mkdir(parents=True)
+    samples.init_repo(repo)
+    shas = []
+    for index, contents in enumerate(commits):
+        for path, content in contents.items():
+            target = repo / path
+            if content is None:
+                target.unlink()
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content.encode() if isinstance(content, str) else content)
+        shas.append(samples.commit_all(repo, f"commit {index}", TEST_AUTHOR, index))
+    return repo, shas
+
+
+@pytest.fixture(name="make_repo")
+def make_repo_fixture() -> Callable[..., tuple[Path, list[str]]]:
+    """`make_repo(tmp_path, [{"a.txt": "1\\n"}, {"a.txt": "2\\n"}])` without an import."""
+    return make_repo
+
+
+@pytest.fixture
+def sample_repo(tmp_path: Path) -> Callable[[str], tuple[Path, samples.Scenario]]:
+    """Build the named bundled scenario into a fresh directory under tmp_path."""
+    built: list[str] = []
+
+    def build(name: str) -> tuple[Path, samples.Scenario]:
+        scenario = samples.load(name)
+        built.append(name)
+        dest = tmp_path / f"{name}-{len(built)}"
+        return samples.build_repo(scenario, dest), scenario
+
+    return build
