@@ -74,14 +74,18 @@ class Memo(Generic[T]):
 
 
 @dataclass(frozen=True)
-class Step:
+class Step(Generic[T]):
     """One evaluation, reported to the listener: for progress displays and search plots."""
 
-    size: int  # number of items in the configuration asked about
+    config: frozenset[T]  # the configuration asked about
     outcome: Outcome
     source: Source
     granularity: int  # current number of parts n
-    remaining: int  # ddmin: size of the failing configuration; dd: size of the difference
+    failing: frozenset[T]  # the smallest configuration known to fail so far
+
+    @property
+    def size(self) -> int:
+        return len(self.config)
 
 
 @dataclass
@@ -109,7 +113,7 @@ class Isolation(Generic[T]):
 
 # A splitter cuts a configuration into about n parts that partition it (no overlap, no loss).
 Split = Callable[[Sequence[T], int], list[list[T]]]
-Listener = Callable[[Step], None]
+Listener = Callable[[Step[T]], None]
 
 
 def split_evenly(items: Sequence[T], n: int) -> list[list[T]]:
@@ -148,7 +152,7 @@ class DD(Generic[T]):
         split: Split[T] = split_evenly,
         cache: Cache[T] | None = None,
         stats: Stats | None = None,
-        listener: Listener | None = None,
+        listener: Listener[T] | None = None,
     ) -> None:
         self._test = test
         self._split = split
@@ -156,7 +160,6 @@ class DD(Generic[T]):
         self.stats = stats if stats is not None else Stats()
         self._listener = listener
         self._granularity = 2
-        self._remaining = 0
         # The smallest configuration known to fail; the best answer so far if the run is stopped.
         self.best: list[T] = []
 
@@ -179,7 +182,7 @@ class DD(Generic[T]):
         if outcome is Outcome.FAIL and len(key) < len(self.best):
             self.best = list(config)
         if self._listener is not None:
-            step = Step(len(key), outcome, source, self._granularity, self._remaining)
+            step = Step(key, outcome, source, self._granularity, frozenset(self.best))
             self._listener(step)
         return outcome
 
@@ -188,7 +191,7 @@ class DD(Generic[T]):
         current, n, start = list(items), 2, 0
         self.best = list(current)
         while len(current) >= 2:
-            self._granularity, self._remaining = n, len(current)
+            self._granularity = n
             parts = self._split(current, n)
             reduced = self._reduce_to_subset(parts, start)
             if reduced is not None:
@@ -230,7 +233,7 @@ class DD(Generic[T]):
             delta = _without(failing, passing)
             if len(delta) <= 1:
                 break  # a single change left between passing and failing: 1-minimal
-            self._granularity, self._remaining = n, len(delta)
+            self._granularity = n
             parts = self._split(delta, n)
             moved = self._isolation_step(passing, failing, parts, n)
             if moved is not None:

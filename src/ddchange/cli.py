@@ -1,0 +1,318 @@
+"""The command line: `ddchange GOOD..BAD -- CMD`, `git ddchange ...`, and `ddchange demo`.
+
+Owns argument parsing (click), the progress display (rich on a terminal, one plain line per test
+otherwise), and the one place where errors become messages and exit codes:
+
+    0  an answer was found          1  could not reproduce (pre-flight failed) or aborted
+    2  usage error                  130 interrupted (Ctrl-C, SIGTERM)
+    3  internal error (a bug in ddchange: please report it)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
+from ddchange import __version__, errors, report, samples, session
+from ddchange.dd import Outcome, Source
+
+EXIT_FOUND, EXIT_NOT_REPRODUCED, EXIT_USAGE, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+class RangeGroup(click.Group):
+    """Routes `ddchange GOOD..BAD -- CMD` to the `run` command; subcommands keep their names."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "--version"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+def _parse_range(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, str]:
+    good, sep, bad = value.partition("..")
+    if not sep or not good or not bad or bad.startswith("."):
+        raise click.BadParameter(f"expected GOOD..BAD (two revisions and '..'), got {value!r}")
+    return good, bad
+
+
+def _check_pattern(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise click.BadParameter(f"not a regular expression: {error}") from None
+    return value
+
+
+@click.group(cls=RangeGroup)
+@click.version_option(__version__, prog_name="ddchange")
+def cli() -> None:
+    """Find the changes between GOOD and BAD that make a test fail.
+
+    \b
+      ddchange GOOD..BAD [options] -- CMD [ARGS...]
+      git ddchange v1.0..v1.1 --build make -- make test
+      ddchange demo
+    """
+
+
+@cli.command()
+@click.argument("revisions", metavar="GOOD..BAD", callback=_parse_range)
+@click.argument("command", nargs=-1, required=True)
+@click.option("--build", metavar="SHELL-CMD", help="Run before each test; failure = unresolved.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Kill build or test after this long (its whole process group); counts unresolved.",
+)
+@click.option("--fail-pattern", callback=_check_pattern, help="The output must also match.")
+@click.option("--patch", "patch_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--granularity",
+    type=click.Choice(["file", "hunk"]),
+    default="hunk",
+    show_default=True,
+    help="The finest level the answer is 1-minimal at.",
+)
+@click.option("--no-monotony", is_flag=True, help="Do not assume subsets of passes pass.")
+@click.option("-C", "repo", type=click.Path(path_type=Path), default=Path("."))
+@click.option("--quiet", "-q", is_flag=True, help="Print only the answer.")
+@click.option("--verbose", "-v", is_flag=True, help="One line for every evaluation.")
+def run(
+    revisions: tuple[str, str],
+    command: tuple[str, ...],
+    build: str | None,
+    timeout: float | None,
+    fail_pattern: str | None,
+    patch_file: Path | None,
+    json_file: Path | None,
+    granularity: str,
+    no_monotony: bool,
+    repo: Path,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Search GOOD..BAD for a minimal set of changes that makes CMD fail."""
+    request = session.Request(
+        repo=repo,
+        good=revisions[0],
+        bad=revisions[1],
+        test=command,
+        build=build,
+        timeout=timeout,
+        fail_pattern=fail_pattern,
+        monotony=not no_monotony,
+        granularity=granularity,
+    )
+    result = _search(request, quiet=quiet, verbose=verbose)
+    _write_outputs(result, patch_file, json_file)
+
+
+@cli.command()
+@click.argument("name", required=False)
+@click.option("--list", "list_only", is_flag=True, help="List the bundled scenarios.")
+@click.option("--keep", is_flag=True, help="Keep the generated repository and say where.")
+@click.option("--quiet", "-q", is_flag=True)
+@click.option("--verbose", "-v", is_flag=True)
+def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bool) -> None:
+    """Build a bundled sample repository and run the whole search on it."""
+    if list_only:
+        for scenario in samples.scenarios():
+            click.echo(f"{scenario.name:12} {scenario.description}")
+        return
+    scenario = samples.load(name or samples.DEFAULT)
+    workdir = Path(tempfile.mkdtemp(prefix="ddchange-demo-"))
+    try:
+        repo = samples.build_repo(scenario, workdir / scenario.name)
+        if not quiet:
+            click.echo(f"{scenario.name}: {scenario.description}", err=True)
+            click.echo(f"repository: {repo}  ({scenario.good}..{scenario.bad})", err=True)
+        request = session.Request(
+            repo=repo,
+            good=scenario.good,
+            bad=scenario.bad,
+            test=scenario.test,
+            build=scenario.build,
+            timeout=scenario.timeout,
+        )
+        result = _search(request, quiet=quiet, verbose=verbose)
+        answer = [(hunk.path, hunk.diff) for hunk in result.culprits]
+        verdict = "matches" if samples.matches(scenario, answer) else "DIFFERS FROM"
+        click.echo(f"The answer {verdict} the scenario's expected answer.")
+        if verdict != "matches":
+            raise SystemExit(EXIT_BUG)
+    finally:
+        if keep:
+            click.echo(f"kept: {workdir}", err=True)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _search(request: session.Request, *, quiet: bool, verbose: bool) -> session.Result:
+    with _display(quiet=quiet, verbose=verbose) as listener:
+        result = session.run(request, listener)
+    click.echo(report.text(result), nl=False)
+    return result
+
+
+def _write_outputs(result: session.Result, patch_file: Path | None, json_file: Path | None) -> None:
+    if patch_file is not None:
+        patch_file.write_bytes(result.patch)
+        click.echo(f"patch: {patch_file} (apply on GOOD with `git apply {patch_file}`)", err=True)
+    if json_file is not None:
+        json_file.write_text(report.as_json(result))
+
+
+# -- progress -----------------------------------------------------------------------------------
+
+
+def _line(progress: session.Progress) -> str:
+    source = "" if progress.source is Source.TEST else f" [{progress.source.value}]"
+    return (
+        f"test {progress.tests_run:>3} {progress.phase:>5}: {progress.size:>4} changes -> "
+        f"{progress.outcome.value.upper():10} {progress.reason}{source}"
+        f"  ({progress.remaining} left, n={progress.granularity})"
+    )
+
+
+_STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.UNRESOLVED: "yellow"}
+
+
+@contextlib.contextmanager
+def _display(*, quiet: bool, verbose: bool) -> Iterator[session.Listener]:
+    """A listener that shows the search: a live status line on a terminal, plain lines elsewhere."""
+    console = Console(stderr=True)
+
+    def shown(progress: session.Progress) -> bool:
+        return verbose or progress.source is Source.TEST
+
+    def plain(progress: session.Progress) -> None:
+        if shown(progress):
+            click.echo(_line(progress), err=True)
+
+    if quiet:
+        yield lambda progress: None
+    elif not console.is_terminal:
+        yield plain
+    else:
+        with Live(console=console, transient=True, refresh_per_second=8) as live:
+
+            def show(progress: session.Progress) -> None:
+                if shown(progress):
+                    console.print(Text(_line(progress), style=_STYLE[progress.outcome]))
+                live.update(Text(f"searching… {_line(progress)}", style="bold"))
+
+            yield show
+
+
+# -- errors -------------------------------------------------------------------------------------
+
+
+def explain(error: errors.DDChangeError) -> tuple[str, int]:
+    """The message (ending with what to do next) and the exit code for an expected error."""
+    match error:
+        case errors.NotARepository(path):
+            return f"{path} is not inside a git repository; cd into one or pass -C PATH.", 2
+        case errors.BareRepository(path):
+            return f"{path} is a bare repository; run ddchange in a clone with a work tree.", 2
+        case errors.UnknownRevision(rev):
+            return f"unknown revision {rev!r}; check it with `git rev-parse {rev}`.", 2
+        case errors.BadRange(text):
+            return f"expected GOOD..BAD, got {text!r}; e.g. `ddchange v1.0..v1.1 -- make test`.", 2
+        case errors.SameRevisions(good, bad, sha):
+            return (
+                f"{good} and {bad} are the same commit ({sha[:12]}); nothing changed between "
+                "them. Pass a GOOD that is older than BAD.",
+                2,
+            )
+        case errors.EmptyDiff(good, bad):
+            return (
+                f"{good} and {bad} have identical trees: there are no changes to search. "
+                "Check the range with `git diff --stat GOOD BAD`.",
+                2,
+            )
+        case errors.UnknownScenario(name, known):
+            return f"no sample scenario {name!r}; choose one of: {', '.join(known)}.", 2
+        case errors.PreflightFailed():
+            return _explain_preflight(error), 1
+        case errors.MaterializationMismatch(paths):
+            return (
+                "applying every change to GOOD did not reproduce BAD for "
+                f"{', '.join(paths[:5])}; this is a ddchange limitation: please report it.",
+                1,
+            )
+        case errors.TestAborted(code, command):
+            return (
+                f"`{command}` exited with {code} (above 127), which means 'abort' as in "
+                "`git bisect run`; wrap it as `sh -c 'CMD || exit 1'` to count it as a failure.",
+                1,
+            )
+    return f"{type(error).__name__}: {error}", 1
+
+
+def _explain_preflight(error: errors.PreflightFailed) -> str:
+    expected = "pass" if error.which == "good" else "fail"
+    head = (
+        f"pre-flight: {error.which.upper()} should {expected}, but the test gave "
+        f"{error.verdict.upper()} ({error.reason}); there is nothing to search."
+    )
+    tail = "\n".join("  | " + line for line in error.tail.rstrip().splitlines()[-15:])
+    return (
+        f"{head}\n{tail}\nreproduce it by hand:\n  {error.rerun}"
+        if tail
+        else (f"{head}\nreproduce it by hand:\n  {error.rerun}")
+    )
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM unwinds like Ctrl-C, so every `finally` (worktree removal) still runs."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console entry point for `ddchange` and `git-ddchange`."""
+    try:
+        with _sigterm_as_interrupt():
+            return cli.main(args=argv, prog_name="ddchange", standalone_mode=False)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(EXIT_USAGE)
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("ddchange: interrupted; your repository is unchanged.", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except errors.DDChangeError as error:
+        message, code = explain(error)
+        click.echo(f"ddchange: {message}", err=True)
+        sys.exit(code)
+    except OSError as error:
+        click.echo(f"ddchange: {error.strerror or error}: {error.filename or ''}", err=True)
+        sys.exit(EXIT_NOT_REPRODUCED)
+    except Exception:
+        click.echo("ddchange: internal error (a bug): please report this:", err=True)
+        click.echo(traceback.format_exc(limit=-3), err=True)
+        sys.exit(EXIT_BUG)

@@ -1,0 +1,293 @@
+"""End to end: the real `ddchange` command on real repositories, as a user runs it.
+
+Covers the exact answer on every bundled scenario, a patch that reproduces the failure, the
+safety promise (the user's checkout, index, refs and stash byte-identical, also after Ctrl-C and
+SIGTERM), and every bad input that applies: an error message and exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ddchange import samples
+
+SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
+
+
+def ddchange(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "ddchange", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def scenario_args(scenario: samples.Scenario) -> list[str]:
+    args = [f"{scenario.good}..{scenario.bad}"]
+    if scenario.build:
+        args += ["--build", scenario.build]
+    if scenario.timeout:
+        args += ["--timeout", str(scenario.timeout)]
+    return args
+
+
+def snapshot(repo: Path) -> dict[str, object]:
+    """Everything of the user's that ddchange promises not to touch, byte for byte."""
+    gitdir = repo / ".git"
+    files = {
+        str(path.relative_to(repo)): (
+            path.read_bytes(),
+            path.stat().st_mode,
+            path.stat().st_mtime_ns,
+        )
+        for path in sorted(repo.rglob("*"))
+        if path.is_file() and gitdir not in path.parents
+    }
+    return {
+        "files": files,
+        "index": (gitdir / "index").read_bytes(),
+        "HEAD": (gitdir / "HEAD").read_bytes(),
+        "refs": git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
+        "stash": git(repo, "stash", "list", "--format=%H %s"),
+        "status": git(repo, "status", "--porcelain=v2", "--untracked-files=all"),
+        "worktrees": git(repo, "worktree", "list", "--porcelain"),
+    }
+
+
+def make_user_mess(repo: Path) -> None:
+    """Staged, unstaged and untracked changes, a stash entry and an extra branch."""
+    tracked = git(repo, "ls-files", "-z").split("\0")[:2]
+    (repo / tracked[0]).write_text("# stashed edit\n")
+    git(repo, "stash", "push", "-m", "user's stash")
+    git(repo, "branch", "user-branch")
+    (repo / tracked[0]).write_text("# staged edit\n")
+    git(repo, "add", tracked[0])
+    with (repo / tracked[1]).open("a") as f:
+        f.write("# unstaged edit\n")
+    (repo / "untracked notes.txt").write_text("mine\n")
+
+
+def culprit_matches(scenario: samples.Scenario, culprits: list[dict[str, str]]) -> bool:
+    return samples.matches(scenario, [(c["path"], c["diff"]) for c in culprits])
+
+
+@pytest.mark.parametrize("name", [s.name for s in samples.scenarios()])
+def test_every_sample_repo_gives_its_expected_answer(
+    name: str, sample_repo: SampleRepo, tmp_path: Path
+) -> None:
+    repo, scenario = sample_repo(name)
+    report, patch = tmp_path / "report.json", tmp_path / "answer.patch"
+    done = ddchange(
+        *scenario_args(scenario),
+        "--json",
+        str(report),
+        "--patch",
+        str(patch),
+        "--",
+        *scenario.test,
+        cwd=repo,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    result = json.loads(report.read_text())
+    assert culprit_matches(scenario, result["culprits"]), result["culprits"]
+    assert result["outcome"] == "found"
+    assert result["good"] == git(repo, "rev-parse", scenario.good).strip()
+    assert result["bad"] == git(repo, "rev-parse", scenario.bad).strip()
+    assert result["hunks_total"] > len(result["culprits"])
+    assert result["tests_run"] == len(result["log"])
+    for key in ("path", "header", "old_start", "old_lines", "new_start", "new_lines", "diff"):
+        assert all(key in culprit for culprit in result["culprits"])
+    assert_patch_reproduces_failure(repo, scenario, patch, tmp_path / "check")
+
+
+def assert_patch_reproduces_failure(
+    repo: Path, scenario: samples.Scenario, patch: Path, where: Path
+) -> None:
+    """GOOD + the patch fails the test with BAD's exit code: the answer is the real culprit."""
+    subprocess.run(["git", "clone", "-q", str(repo), str(where)], check=True)
+    git(where, "checkout", "-q", scenario.good)
+    git(where, "apply", str(patch))
+    outcome = subprocess.run(
+        f"{scenario.build or 'true'} && {shlex.join(scenario.test)}",
+        shell=True,
+        cwd=where,
+        capture_output=True,
+        timeout=120,
+    )
+    git(where, "checkout", "-q", "-f", scenario.bad)
+    bad = subprocess.run(
+        f"{scenario.build or 'true'} && {shlex.join(scenario.test)}",
+        shell=True,
+        cwd=where,
+        capture_output=True,
+        timeout=120,
+    )
+    assert bad.returncode not in (0, 125)
+    assert outcome.returncode == bad.returncode
+
+
+def test_the_users_repository_is_untouched_by_a_run(sample_repo: SampleRepo) -> None:
+    repo, scenario = sample_repo("two-files")
+    make_user_mess(repo)
+    before = snapshot(repo)
+    done = ddchange(*scenario_args(scenario), "--", *scenario.test, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert snapshot(repo) == before
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_run_leaves_the_repository_untouched(
+    sig: signal.Signals, sample_repo: SampleRepo
+) -> None:
+    repo, scenario = sample_repo("c-make")
+    make_user_mess(repo)
+    before = snapshot(repo)
+    command = [sys.executable, "-m", "ddchange", *scenario_args(scenario), "--", *scenario.test]
+    process = subprocess.Popen(command, cwd=repo, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    lines = [process.stderr.readline() for _ in range(4)]  # pre-flight and two search tests
+    assert all(line.startswith("test") for line in lines), lines
+    process.send_signal(sig)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "interrupted" in err
+    assert "Traceback" not in err
+    assert snapshot(repo) == before
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path) -> Path:
+    """good passes `sh test.sh`, bad fails it; `same` has bad's tree in another commit."""
+    test = "grep -q broken data.txt && exit 1; exit 0\n"
+    repo, _ = make_repo(
+        tmp_path,
+        [
+            {"test.sh": test, "data.txt": "fine\n"},
+            {"data.txt": "broken\n"},
+        ],
+    )
+    git(repo, "tag", "good", "HEAD~1")
+    git(repo, "tag", "bad", "HEAD")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "same tree")
+    git(repo, "tag", "same", "HEAD")
+    return repo
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["nope..bad", "--", "sh", "test.sh"], 2, "unknown revision 'nope'"),
+        (["good..nope", "--", "sh", "test.sh"], 2, "unknown revision 'nope'"),
+        (["bad..bad", "--", "sh", "test.sh"], 2, "are the same commit"),
+        (["bad..same", "--", "sh", "test.sh"], 2, "identical trees"),
+        (["good", "--", "sh", "test.sh"], 2, "expected GOOD..BAD"),
+        (["good...bad", "--", "sh", "test.sh"], 2, "expected GOOD..BAD"),
+        (["good..bad"], 2, "Missing argument"),
+        (["good..bad", "--fail-pattern", "(", "--", "sh", "test.sh"], 2, "not a regular"),
+        (["good..bad", "--timeout", "-1", "--", "sh", "test.sh"], 2, "--timeout"),
+        (["good..bad", "--", "false"], 1, "GOOD should pass"),
+        (["good..bad", "--", "true"], 1, "BAD should fail"),
+        (["good..bad", "--", "./no-such-test"], 1, "GOOD should pass"),
+        (["good..bad", "--timeout", "0.5", "--", "sleep", "30"], 1, "timeout after 0.5s"),
+        (["good..bad", "--build", "exit 3", "--", "sh", "test.sh"], 1, "build failed"),
+        (["good..bad", "--", "sh", "-c", "exit 200"], 1, "above 127"),
+        (["good..bad", "--fail-pattern", "nomatch", "--", "sh", "test.sh"], 1, "BAD should fail"),
+    ],
+)
+def test_bad_input_gets_a_clear_error_and_exit_code(
+    args: list[str], code: int, message: str, small_repo: Path
+) -> None:
+    before = snapshot(small_repo)
+    done = ddchange(*args, cwd=small_repo, timeout=60)
+    assert done.returncode == code, done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert snapshot(small_repo) == before
+
+
+def test_outside_a_repository(tmp_path: Path) -> None:
+    done = ddchange("-C", str(tmp_path), "a..b", "--", "true", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0, "one line"
+    assert "not inside a git repository" in done.stderr
+
+
+def test_preflight_failure_shows_output_and_how_to_rerun(small_repo: Path) -> None:
+    done = ddchange("good..bad", "--", "sh", "-c", "echo the-reason; exit 4", cwd=small_repo)
+    assert done.returncode == 1
+    assert "the-reason" in done.stderr
+    assert "worktree add --detach" in done.stderr
+    assert "sh -c 'echo the-reason; exit 4'" in done.stderr
+
+
+def test_odd_files_are_searched_and_the_binary_culprit_is_found(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """Renames, deletions, mode changes, symlinks, CRLF, no final newline, latin-1, spaces."""
+    test = "if grep -q BROKEN 'dir with space/data.bin'; then exit 1; fi; exit 0\n"
+    lines = "".join(f"line {i}\n" for i in range(30))
+    repo, _ = make_repo(
+        tmp_path,
+        [
+            {
+                "test.sh": test,
+                "dir with space/data.bin": b"\x00\x01fine\xff",
+                "crlf.txt": b"one\r\ntwo\r\n",
+                "noeol.txt": b"last line",
+                "latin1.txt": "caf\xe9\n".encode("latin-1"),
+                "old name.txt": lines,
+                "gone.txt": "bye\n",
+                "tool.sh": "echo tool\n",
+            },
+            {
+                "dir with space/data.bin": b"\x00\x01BROKEN\xff",
+                "crlf.txt": b"one\r\nTWO\r\n",
+                "noeol.txt": b"last line, changed",
+                "latin1.txt": "th\xe9\n".encode("latin-1"),
+                "new name.txt": lines.replace("line 3\n", "line three\n"),
+                "old name.txt": None,
+                "gone.txt": None,
+            },
+        ],
+    )
+    git(repo, "update-index", "--chmod=+x", "tool.sh")
+    os.symlink("crlf.txt", repo / "link")
+    git(repo, "add", "link")
+    git(repo, "commit", "-q", "-m", "mode and symlink")
+    git(repo, "tag", "good", "HEAD~2")
+    report = tmp_path / "report.json"
+    done = ddchange("good..HEAD", "--json", str(report), "--", "sh", "test.sh", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(report.read_text())
+    assert [(c["path"], c["kind"]) for c in result["culprits"]] == [
+        ("dir with space/data.bin", "content")
+    ]
+    assert result["hunks_total"] >= 9
+
+
+def test_git_subcommand_entry_point_is_installed() -> None:
+    scripts = Path(sys.executable).parent
+    assert (scripts / "git-ddchange").exists()
+    assert (scripts / "ddchange").exists()
+
+
+def test_demo_runs_the_default_scenario(tmp_path: Path) -> None:
+    done = ddchange("demo", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "matches the scenario's expected answer" in done.stdout
