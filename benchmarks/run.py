@@ -1,0 +1,88 @@
+"""Run ddchange over every bundled sample repository and record what each search cost.
+
+    .venv/bin/python benchmarks/run.py            # writes benchmarks/RESULTS.md
+
+Each scenario is built fresh in a temporary directory and searched once, in this process, with
+the scenario's own build, test and timeout. "overhead" is ddchange's own time: the wall time
+minus the time spent inside the user's build and test commands. Numbers are from one run on the
+machine that ran it; test counts are deterministic, times are not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import tempfile
+from pathlib import Path
+
+from ddchange import samples, session
+
+RESULTS = Path(__file__).with_name("RESULTS.md")
+COLUMNS = (
+    "scenario",
+    "hunks",
+    "answer",
+    "expected?",
+    "tests run",
+    "cache hits",
+    "implied",
+    "unresolved",
+    "wall s",
+    "overhead s",
+)
+
+
+def measure(scenario: samples.Scenario, workdir: Path) -> list[str]:
+    """One search over `scenario`; its row of the table."""
+    repo = samples.build_repo(scenario, workdir / scenario.name)
+    request = session.Request(
+        repo=repo,
+        good=scenario.good,
+        bad=scenario.bad,
+        test=scenario.test,
+        build=scenario.build,
+        timeout=scenario.timeout,
+    )
+    result = session.run(request)
+    unresolved = sum(r.outcome.value == "unresolved" for r in result.log)
+    return [
+        scenario.name,
+        str(len(result.diff.hunks)),
+        str(len(result.culprits)),
+        "yes" if samples.matches(scenario, [(h.path, h.diff) for h in result.culprits]) else "NO",
+        str(result.stats.tests_run),
+        str(result.stats.cache_hits),
+        str(result.stats.implied),
+        str(unresolved),
+        f"{result.wall_time:.2f}",
+        f"{result.wall_time - result.command_time:.2f}",
+    ]
+
+
+def table(rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ddchange-bench-") as tmp:
+        rows = [measure(scenario, Path(tmp)) for scenario in samples.scenarios()]
+    text = table(rows)
+    print(text, end="")
+    header = (
+        "# Benchmark results\n\n"
+        "## Sample repositories (`benchmarks/run.py`)\n\n"
+        f"One run on {platform.machine()}, Python {platform.python_version()}, "
+        f"{platform.system()}. `tests run` includes the two pre-flight runs; `unresolved` "
+        "counts real runs that could not say pass or fail (no build, timeout, other failure); "
+        "`overhead` is wall time minus the time inside build and test commands.\n\n"
+    )
+    args.output.write_text(header + text)
+
+
+if __name__ == "__main__":
+    main()

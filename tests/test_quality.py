@@ -1,0 +1,25 @@
+"""The house rules that tools can check: mypy strict on src/, ruff lint and format."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [sys.executable, "-m", "mypy"],
+        [sys.executable, "-m", "ruff", "check", "src", "tests", "benchmarks"],
+        [sys.executable, "-m", "ruff", "format", "--check", "src", "tests", "benchmarks"],
+    ],
+    ids=["mypy", "ruff-check", "ruff-format"],
+)
+def test_tool_is_clean(command: list[str]) -> None:
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
