@@ -183,10 +183,11 @@ def _write_outputs(result: session.Result, patch_file: Path | None, json_file: P
 
 
 def _line(progress: session.Progress) -> str:
-    source = "" if progress.source is Source.TEST else f" [{progress.source.value}]"
+    """`test  12  hunk:    3 changes -> FAIL       exit 1  (5 left, n=2)`."""
+    how = progress.reason if progress.source is Source.TEST else f"[{progress.source.value}]"
     return (
         f"test {progress.tests_run:>3} {progress.phase:>5}: {progress.size:>4} changes -> "
-        f"{progress.outcome.value.upper():10} {progress.reason}{source}"
+        f"{progress.outcome.value.upper():10} {how}"
         f"  ({progress.remaining} left, n={progress.granularity})"
     )
 

@@ -60,7 +60,7 @@ class Progress:
     phase: str
     outcome: Outcome
     source: Source
-    reason: str
+    reason: str  # why a real test gave its outcome ("exit 1", "build failed: ..."); "" if cached
     size: int
     remaining: int  # change units in the smallest configuration known to fail
     granularity: int
@@ -220,7 +220,7 @@ class _Search:
         )
 
     def _report(self, step: Step[str]) -> None:
-        reason = self._last if step.source is Source.TEST else step.source.value
+        reason = self._last if step.source is Source.TEST else ""
         self.listener(
             Progress(
                 self.phase,
