@@ -35,15 +35,7 @@ COLUMNS = (
 def measure(scenario: samples.Scenario, workdir: Path) -> list[str]:
     """One search over `scenario`; its row of the table."""
     repo = samples.build_repo(scenario, workdir / scenario.name)
-    request = session.Request(
-        repo=repo,
-        good=scenario.good,
-        bad=scenario.bad,
-        test=scenario.test,
-        build=scenario.build,
-        timeout=scenario.timeout,
-    )
-    result = session.run(request)
+    result = session.run(samples.request(scenario, repo))
     unresolved = sum(r.outcome.value == "unresolved" for r in result.log)
     return [
         scenario.name,

@@ -8,39 +8,20 @@ either from a bundled scenario (`sample_repo`) or from a list of commits (`make_
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from gitsandbox import Zoo, build_zoo, hermetic
 
 from ddchange import samples
+from ddchange.runner import GIT_REDIRECTS
 
 TEST_AUTHOR = "Test Author <author@example.org>"
 
-GIT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "Test Author",
-    "GIT_AUTHOR_EMAIL": "author@example.org",
-    "GIT_AUTHOR_DATE": "@1704110400 +0000",
-    "GIT_COMMITTER_NAME": "Test Author",
-    "GIT_COMMITTER_EMAIL": "author@example.org",
-    "GIT_COMMITTER_DATE": "@1704110400 +0000",
-}
-
 # Set when pytest runs inside a git hook or a script that exported them; each would redirect
-# git from the repository a test means to the caller's.
-_INHERITED_GIT_VARIABLES = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_NAMESPACE",
-    "GIT_PREFIX",
-    "GIT_CONFIG",
-    "GIT_CONFIG_PARAMETERS",
-)
+# git from the repository a test means to the caller's, or smuggle in configuration.
+_INHERITED_GIT_VARIABLES = GIT_REDIRECTS | {"GIT_CONFIG", "GIT_CONFIG_PARAMETERS"}
 
 Contents = Mapping[str, bytes | str | None]
 
@@ -50,10 +31,7 @@ def git_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pin git's identity and dates and cut it off from user, system and inherited settings."""
     for name in _INHERITED_GIT_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    for name, value in GIT_IDENTITY.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    hermetic(monkeypatch)
     # Replaces any GIT_CONFIG_KEY_n the caller exported; the branch name silences git's hint.
     monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
     monkeypatch.setenv("GIT_CONFIG_KEY_0", "init.defaultBranch")
@@ -83,6 +61,14 @@ def make_repo(
             target.write_bytes(content.encode() if isinstance(content, str) else content)
         shas.append(samples.commit_all(repo, f"commit {index}", TEST_AUTHOR, index))
     return repo, shas
+
+
+@pytest.fixture(scope="module")
+def zoo(tmp_path_factory: pytest.TempPathFactory) -> Zoo:
+    """One repository with every odd kind of change (gitsandbox.build_zoo), shared per module."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        hermetic(monkeypatch)
+        return build_zoo(tmp_path_factory.mktemp("zoo"))
 
 
 @pytest.fixture(name="make_repo")

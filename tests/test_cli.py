@@ -118,25 +118,19 @@ def assert_patch_reproduces_failure(
 ) -> None:
     """GOOD + the patch fails the test with BAD's exit code: the answer is the real culprit."""
     subprocess.run(["git", "clone", "-q", str(repo), str(where)], check=True)
+
+    def build_and_test() -> int:
+        command = f"{scenario.build or 'true'} && {shlex.join(scenario.test)}"
+        done = subprocess.run(command, shell=True, cwd=where, capture_output=True, timeout=120)
+        return done.returncode
+
     git(where, "checkout", "-q", scenario.good)
     git(where, "apply", str(patch))
-    outcome = subprocess.run(
-        f"{scenario.build or 'true'} && {shlex.join(scenario.test)}",
-        shell=True,
-        cwd=where,
-        capture_output=True,
-        timeout=120,
-    )
+    with_patch = build_and_test()
     git(where, "checkout", "-q", "-f", scenario.bad)
-    bad = subprocess.run(
-        f"{scenario.build or 'true'} && {shlex.join(scenario.test)}",
-        shell=True,
-        cwd=where,
-        capture_output=True,
-        timeout=120,
-    )
-    assert bad.returncode not in (0, 125)
-    assert outcome.returncode == bad.returncode
+    bad = build_and_test()
+    assert bad not in (0, 125)
+    assert with_patch == bad
 
 
 def test_the_users_repository_is_untouched_by_a_run(sample_repo: SampleRepo) -> None:

@@ -7,24 +7,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gitsandbox import ODD_NAMES, Sandbox, Zoo, build_zoo, hermetic, init
+from gitsandbox import ODD_NAMES, Sandbox, Zoo, init
 
 from ddchange import errors, git
 from ddchange.hunks import FileState
 
 ZERO = "0" * 40
-
-
-@pytest.fixture(autouse=True)
-def _hermetic(monkeypatch: pytest.MonkeyPatch) -> None:
-    hermetic(monkeypatch)
-
-
-@pytest.fixture(scope="module")
-def zoo(tmp_path_factory: pytest.TempPathFactory) -> Zoo:
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        hermetic(monkeypatch)
-        return build_zoo(tmp_path_factory.mktemp("zoo"))
 
 
 @pytest.fixture

@@ -7,24 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from gitsandbox import ODD_NAMES, Sandbox, Zoo, build_zoo, hermetic, init
+from gitsandbox import ODD_NAMES, Sandbox, Zoo, hermetic, init
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ddchange import git, hunks
 from ddchange.hunks import Conflict, Diff, FileDiff, FileState, Hunk, InconsistentDiff
-
-
-@pytest.fixture(autouse=True)
-def _hermetic(monkeypatch: pytest.MonkeyPatch) -> None:
-    hermetic(monkeypatch)
-
-
-@pytest.fixture(scope="module")
-def zoo(tmp_path_factory: pytest.TempPathFactory) -> Zoo:
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        hermetic(monkeypatch)
-        return build_zoo(tmp_path_factory.mktemp("zoo"))
 
 
 @pytest.fixture(scope="module")

@@ -10,18 +10,13 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
-from gitsandbox import Sandbox, build_zoo, hermetic, init
+from gitsandbox import Sandbox, build_zoo, init
 
 from ddchange import errors, git, hunks
 from ddchange.hunks import FileState
 from ddchange.worktree import Scratch, scratch_worktree
 
 OLD = 1_000_000_000_000_000_000  # a file time in ns (2001), far from "now"
-
-
-@pytest.fixture(autouse=True)
-def _hermetic(monkeypatch: pytest.MonkeyPatch) -> None:
-    hermetic(monkeypatch)
 
 
 @pytest.fixture

@@ -143,15 +143,7 @@ def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bo
         if not quiet:
             click.echo(f"{scenario.name}: {scenario.description}", err=True)
             click.echo(f"repository: {repo}  ({scenario.good}..{scenario.bad})", err=True)
-        request = session.Request(
-            repo=repo,
-            good=scenario.good,
-            bad=scenario.bad,
-            test=scenario.test,
-            build=scenario.build,
-            timeout=scenario.timeout,
-        )
-        result = _search(request, quiet=quiet, verbose=verbose)
+        result = _search(samples.request(scenario, repo), quiet=quiet, verbose=verbose)
         answer = [(hunk.path, hunk.diff) for hunk in result.culprits]
         verdict = "matches" if samples.matches(scenario, answer) else "DIFFERS FROM"
         click.echo(f"The answer {verdict} the scenario's expected answer.")

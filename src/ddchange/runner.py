@@ -56,6 +56,7 @@ GIT_REDIRECTS = frozenset(
         "GIT_OBJECT_DIRECTORY",
         "GIT_ALTERNATE_OBJECT_DIRECTORIES",
         "GIT_COMMON_DIR",
+        "GIT_NAMESPACE",
         "GIT_PREFIX",
     }
 )

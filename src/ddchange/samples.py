@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ddchange.errors import GitFailed, UnknownScenario
+from ddchange.session import Request
 
 SCENARIO_FILE = "scenario.toml"
 # What `ddchange demo` runs without a name: it needs nothing but python3.
@@ -90,6 +91,18 @@ def scenario_root() -> Path:
     """Where the bundled scenarios live: package data next to this module, so that an
     installed `ddchange demo` has them as much as a source checkout does."""
     return Path(__file__).resolve().parent / "sample_repos"
+
+
+def request(scenario: Scenario, repo: Path) -> Request:
+    """The search a user would ask for on a repository built from `scenario`."""
+    return Request(
+        repo=repo,
+        good=scenario.good,
+        bad=scenario.bad,
+        test=scenario.test,
+        build=scenario.build,
+        timeout=scenario.timeout,
+    )
 
 
 def matches(scenario: Scenario, found: Sequence[tuple[str, str]]) -> bool:
