@@ -54,7 +54,7 @@ def test_a_bare_repository_works(small: Sandbox, tmp_path: Path) -> None:
     repo = git.open_repo(tmp_path / "bare")
     head = git.resolve_commit(repo, "main")
     assert head == small.rev("main")
-    git.add_worktree(repo, tmp_path / "wt", head)
+    git.add_worktree(repo, tmp_path / "wt", head, reason="test")
     assert (tmp_path / "wt" / "a.txt").read_text() == "one\nmore\n"
     git.remove_worktree(repo, tmp_path / "wt")
     assert not (tmp_path / "wt").exists()
@@ -225,7 +225,7 @@ def test_add_worktree_is_detached_and_runs_no_hook(small: Sandbox, tmp_path: Pat
     branches = small.git("for-each-ref")
     repo = git.open_repo(small.path)
     first = small.rev("HEAD~1")
-    git.add_worktree(repo, tmp_path / "wt", first)
+    git.add_worktree(repo, tmp_path / "wt", first, reason="test")
     scratch = Sandbox(tmp_path / "wt")
     assert scratch.rev("HEAD") == first
     assert subprocess.run(["git", "-C", tmp_path / "wt", "symbolic-ref", "-q", "HEAD"]).returncode
@@ -237,17 +237,9 @@ def test_add_worktree_is_detached_and_runs_no_hook(small: Sandbox, tmp_path: Pat
     assert str(tmp_path / "wt") not in small.git("worktree", "list").decode()
 
 
-def test_prune_forgets_a_worktree_whose_directory_is_gone(small: Sandbox, tmp_path: Path) -> None:
-    repo = git.open_repo(small.path)
-    git.add_worktree(repo, tmp_path / "wt", small.rev("main"))
-    subprocess.run(["rm", "-rf", tmp_path / "wt"], check=True)
-    git.prune_worktrees(repo)
-    assert str(tmp_path / "wt") not in small.git("worktree", "list").decode()
-
-
 def test_modified_files_and_restore_files(small: Sandbox, tmp_path: Path) -> None:
     repo = git.open_repo(small.path)
-    git.add_worktree(repo, tmp_path / "wt", small.rev("main"))
+    git.add_worktree(repo, tmp_path / "wt", small.rev("main"), reason="test")
     (tmp_path / "wt" / "a.txt").write_text("rebuilt\n")
     (tmp_path / "wt" / "sub" / "b.txt").unlink()
     os.utime(tmp_path / "wt" / "c.txt", (0, 0))  # touched, content unchanged: not modified
@@ -263,7 +255,7 @@ def test_modified_files_and_restore_files(small: Sandbox, tmp_path: Path) -> Non
 
 
 def _worktree_at(zoo: Zoo, path: Path, rev: str) -> Path:
-    git.add_worktree(git.open_repo(zoo.repo.path), path, rev)
+    git.add_worktree(git.open_repo(zoo.repo.path), path, rev, reason="test")
     return path
 
 

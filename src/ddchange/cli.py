@@ -17,7 +17,7 @@ import signal
 import sys
 import tempfile
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -31,6 +31,21 @@ from ddchange import __version__, errors, report, samples, session
 from ddchange.dd import Outcome, Source
 
 EXIT_FOUND, EXIT_NOT_REPRODUCED, EXIT_USAGE, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+def _common_options(command: Any) -> Any:
+    """The options every searching command shares."""
+    for option in reversed(
+        [
+            click.option("-C", "repo", type=click.Path(path_type=Path), default=Path(".")),
+            click.option("--patch", "patch_file", type=click.Path(dir_okay=False, path_type=Path)),
+            click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path)),
+            click.option("--quiet", "-q", is_flag=True, help="Print only the answer."),
+            click.option("--verbose", "-v", is_flag=True, help="One line for every evaluation."),
+        ]
+    ):
+        command = option(command)
+    return command
 
 
 class RangeGroup(click.Group):
@@ -81,8 +96,6 @@ def cli() -> None:
     help="Kill build or test after this long (its whole process group); counts unresolved.",
 )
 @click.option("--fail-pattern", callback=_check_pattern, help="The output must also match.")
-@click.option("--patch", "patch_file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--granularity",
     type=click.Choice(["file", "hunk"]),
@@ -91,24 +104,35 @@ def cli() -> None:
     help="The finest level the answer is 1-minimal at.",
 )
 @click.option("--no-monotony", is_flag=True, help="Do not assume subsets of passes pass.")
-@click.option("-C", "repo", type=click.Path(path_type=Path), default=Path("."))
-@click.option("--quiet", "-q", is_flag=True, help="Print only the answer.")
-@click.option("--verbose", "-v", is_flag=True, help="One line for every evaluation.")
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Run each test N more times; disagreeing outcomes mark the test flaky.",
+)
+@click.option("--no-confirm", is_flag=True, help="Skip re-running the answer at the end.")
+@_common_options
 def run(
     revisions: tuple[str, str],
     command: tuple[str, ...],
     build: str | None,
     timeout: float | None,
     fail_pattern: str | None,
-    patch_file: Path | None,
-    json_file: Path | None,
     granularity: str,
     no_monotony: bool,
+    retries: int,
+    no_confirm: bool,
     repo: Path,
+    patch_file: Path | None,
+    json_file: Path | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
-    """Search GOOD..BAD for a minimal set of changes that makes CMD fail."""
+    """Search GOOD..BAD for a minimal set of changes that makes CMD fail.
+
+    Rerunning the same command resumes an interrupted run: tests it completed are not run
+    again (see `ddchange log`).
+    """
     request = session.Request(
         repo=repo,
         good=revisions[0],
@@ -119,9 +143,56 @@ def run(
         fail_pattern=fail_pattern,
         monotony=not no_monotony,
         granularity=granularity,
+        retries=retries,
+        confirm=not no_confirm,
     )
-    result = _search(request, quiet=quiet, verbose=verbose)
-    _write_outputs(result, patch_file, json_file)
+    result = _search(lambda show: session.run(request, show), quiet, verbose)
+    _finish(result, patch_file, json_file)
+
+
+@cli.command()
+@click.argument("log_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
+@_common_options
+def replay(
+    log_file: str,
+    repo: Path,
+    patch_file: Path | None,
+    json_file: Path | None,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Replay a `ddchange log` FILE (edited or not), then continue that search."""
+    path = Path(log_file)
+    try:
+        description, records = report.parse_log(path.read_text(errors="replace"))
+        request = session.request_from(description, repo)
+    except ValueError as error:
+        line, problem = error.args if len(error.args) == 2 else (0, str(error))
+        raise errors.BadLogFile(path, int(line), str(problem)) from None
+    result = _search(lambda show: session.replay(request, records, show), quiet, verbose)
+    _finish(result, patch_file, json_file)
+
+
+@cli.command()
+@click.option("-C", "repo", type=click.Path(path_type=Path), default=Path("."))
+@click.option("--all", "show_all", is_flag=True, help="Every run, not only the latest.")
+def log(repo: Path, show_all: bool) -> None:
+    """Print the history of the latest run (replayable with `ddchange replay`)."""
+    runs = session.history(repo)
+    if not runs:
+        click.echo("ddchange: no runs recorded in this repository yet.", err=True)
+        return
+    for logged in runs if show_all else runs[:1]:
+        click.echo(report.log_text(logged.description, logged.records), nl=False)
+
+
+@cli.command()
+@click.option("-C", "repo", type=click.Path(path_type=Path), default=Path("."))
+def reset(repo: Path) -> None:
+    """Remove all ddchange state: scratch worktrees and the recorded tests."""
+    for path in session.reset(repo):
+        click.echo(f"removed scratch worktree {path}", err=True)
+    click.echo("ddchange: state removed; the next run starts from scratch.", err=True)
 
 
 @cli.command()
@@ -143,7 +214,8 @@ def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bo
         if not quiet:
             click.echo(f"{scenario.name}: {scenario.description}", err=True)
             click.echo(f"repository: {repo}  ({scenario.good}..{scenario.bad})", err=True)
-        result = _search(samples.request(scenario, repo), quiet=quiet, verbose=verbose)
+        request = samples.request(scenario, repo)
+        result = _search(lambda show: session.run(request, show), quiet, verbose)
         answer = [(hunk.path, hunk.diff) for hunk in result.culprits]
         verdict = "matches" if samples.matches(scenario, answer) else "DIFFERS FROM"
         click.echo(f"The answer {verdict} the scenario's expected answer.")
@@ -156,19 +228,26 @@ def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bo
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _search(request: session.Request, *, quiet: bool, verbose: bool) -> session.Result:
+def _search(
+    start: Callable[[session.Listener], session.Result], quiet: bool, verbose: bool
+) -> session.Result:
+    """Run a search with the progress display, and print its report."""
     with _display(quiet=quiet, verbose=verbose) as listener:
-        result = session.run(request, listener)
+        result = start(listener)
     click.echo(report.text(result), nl=False)
     return result
 
 
-def _write_outputs(result: session.Result, patch_file: Path | None, json_file: Path | None) -> None:
+def _finish(result: session.Result, patch_file: Path | None, json_file: Path | None) -> None:
+    """Write the requested files, then exit with the code the result's outcome calls for."""
     if patch_file is not None:
         patch_file.write_bytes(result.patch)
         click.echo(f"patch: {patch_file} (apply on GOOD with `git apply {patch_file}`)", err=True)
     if json_file is not None:
         json_file.write_text(report.as_json(result))
+    codes = {"found": EXIT_FOUND, "flaky": EXIT_NOT_REPRODUCED, "interrupted": EXIT_INTERRUPTED}
+    if codes[result.outcome] != EXIT_FOUND:
+        sys.exit(codes[result.outcome])
 
 
 # -- progress -----------------------------------------------------------------------------------
@@ -248,6 +327,21 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
             return (
                 "applying every change to GOOD did not reproduce BAD for "
                 f"{', '.join(paths[:5])}; this is a ddchange limitation: please report it.",
+                1,
+            )
+        case errors.RunInProgress(pids):
+            return (
+                f"ddchange is still running in this repository (pid {', '.join(map(str, pids))}); "
+                "stop it first, then run `ddchange reset` again.",
+                1,
+            )
+        case errors.BadLogFile(path, line, problem):
+            where = f"{path}:{line}" if line else str(path)
+            return f"{where}: not a ddchange log ({problem}); make one with `ddchange log`.", 2
+        case errors.JournalUnavailable(path, reason):
+            return (
+                f"cannot keep the record of completed tests in {path} ({reason}); make the "
+                "repository's .git directory writable, or run ddchange in a writable clone.",
                 1,
             )
         case errors.TestAborted(code, command):

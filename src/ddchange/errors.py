@@ -105,3 +105,27 @@ class TestAborted(DDChangeError):
 
     exit_code: int
     command: str
+
+
+@dataclass
+class RunInProgress(DDChangeError):
+    """`ddchange reset` while other ddchange processes still work in the repository."""
+
+    pids: tuple[int, ...]
+
+
+@dataclass
+class BadLogFile(DDChangeError):
+    """`ddchange replay FILE` with a file that is not a `ddchange log`."""
+
+    path: Path
+    line: int
+    problem: str
+
+
+@dataclass
+class JournalUnavailable(DDChangeError):
+    """The journal of completed tests cannot be opened or written (read-only .git, disk full)."""
+
+    path: Path
+    reason: str

@@ -299,19 +299,47 @@ def read_diff(repo: Repo, good: str, bad: str) -> hunks.Diff:
     return hunks.parse_diff(raw, patch, read_blobs(repo, hunks.needed_blobs(raw)))
 
 
-def add_worktree(repo: Repo, path: Path, sha: str) -> None:
-    """Check `sha` out, detached (no branch is created), into the new work tree `path`."""
-    _in_repo(repo, "worktree", "add", "--detach", os.fspath(path), sha)
+def add_worktree(repo: Repo, path: Path, sha: str, *, reason: str) -> None:
+    """Check `sha` out, detached (no branch is created), into the new work tree `path`.
+
+    The work tree is locked with `reason`, so that `git worktree prune` (also the automatic one
+    in `git gc`) leaves it alone while we use it, and so that the next run can tell ours from
+    the user's and see whose it was (see `worktrees`).
+    """
+    _in_repo(
+        repo, "worktree", "add", "--detach", "--lock", "--reason", reason, os.fspath(path), sha
+    )
 
 
 def remove_worktree(repo: Repo, path: Path) -> None:
-    """Delete the linked work tree `path`, build products and edits included."""
-    _in_repo(repo, "worktree", "remove", "--force", os.fspath(path))
+    """Delete the linked work tree `path`, build products and edits included, even if locked."""
+    # One --force discards edits and untracked files; the second one also removes a locked tree.
+    _in_repo(repo, "worktree", "remove", "--force", "--force", os.fspath(path))
 
 
-def prune_worktrees(repo: Repo) -> None:
-    """Forget linked work trees whose directories no longer exist."""
-    _in_repo(repo, "worktree", "prune")
+@dataclass(frozen=True)
+class Worktree:
+    """A linked work tree as `git worktree list` reports it."""
+
+    path: Path
+    locked: str | None  # the lock's reason ("" if locked without one); None if not locked
+
+
+def worktrees(repo: Repo) -> list[Worktree]:
+    """The repository's linked work trees (the main one is not listed)."""
+    out = _in_repo(repo, "worktree", "list", "--porcelain", "-z")
+    # -z: records are separated by an empty field, fields are "key value" or a lone "key".
+    found: list[Worktree] = []
+    for record in out.decode("utf-8", "surrogateescape").split("\0\0"):
+        fields = dict(field.partition(" ")[::2] for field in record.split("\0") if field)
+        if "worktree" in fields:
+            found.append(Worktree(Path(fields["worktree"]), fields.get("locked")))
+    return found[1:]
+
+
+def common_dir(repo: Repo) -> Path:
+    """The git directory shared by all work trees (`.git` of the main one, or the bare repo)."""
+    return Path(repo.common_dir).resolve()
 
 
 def modified_files(worktree: Path) -> list[str]:

@@ -1,29 +1,43 @@
 """One search, from two revisions to a 1-minimal failing set of changes.
 
-Owns the order of events: resolve the revisions, read the diff, open the scratch worktree, check
-that GOOD passes and BAD fails (pre-flight), run ddmin level by level down the hierarchy, and keep
-the statistics and the test log. It reaches git, the worktree and the processes only through
-their modules' small functions; the algorithm itself lives in dd.py.
+Owns the order of events: clean up after runs that were killed, resolve the revisions, read the
+diff, open the scratch worktree and the journal, replay what earlier attempts of the same run
+already tested, check that GOOD passes and BAD fails (pre-flight), run ddmin level by level down
+the hierarchy, confirm the answer, and keep the statistics and the test log. It reaches git, the
+worktree and the processes only through their modules' small functions; the algorithm itself
+lives in dd.py.
 
-Counting: `Stats.tests_run` counts every real run of the test (build + test), the two pre-flight
-runs included, because each one costs the user the same. Cache hits and implied outcomes are
-answers that cost no run.
+Counting: `Result.tests_run` counts the real runs of the build and test made by this process,
+the pre-flight, retry and confirmation runs included, because each one costs the user the same.
+(`Stats.tests_run` is dd's own count of the configurations it had to ask for.) Outcomes replayed
+from the journal, cache hits and implied outcomes cost no run and are counted apart.
+
+Flakiness: a configuration whose runs disagree (with `retries`, or across resumed attempts) is
+UNRESOLVED for the search, and the result is reported as flaky with the evidence, never as a
+confident answer.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import shlex
+import shutil
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ddchange import errors, git, grouping, hunks, runner
-from ddchange.cache import OutcomeCache, Projected
+from ddchange import errors, git, grouping, hunks, runner, worktree
+from ddchange.cache import Journal, OutcomeCache, Projected, TestRecord
 from ddchange.dd import DD, Outcome, Source, Stats, Step
 from ddchange.hunks import Diff, Hunk
 from ddchange.worktree import Scratch, scratch_worktree
+
+# Bumped whenever the meaning of change-unit ids changes, so that old journals are not reused.
+FORMAT = 1
 
 
 @dataclass(frozen=True)
@@ -39,23 +53,19 @@ class Request:
     fail_pattern: str | None = None
     monotony: bool = True
     granularity: str = "hunk"
+    retries: int = 0
+    confirm: bool = True
 
 
 @dataclass(frozen=True)
-class TestRecord:
-    """One real run of the build and test, as the log and the report show it."""
-
-    number: int
-    phase: str  # "good", "bad", or the name of the hierarchy level
-    size: int  # change units applied
-    outcome: Outcome
-    reason: str
-    duration: float  # seconds inside the build and test commands
+class Revisions:
+    good: str  # full SHAs
+    bad: str
 
 
 @dataclass(frozen=True)
 class Progress:
-    """Sent to the listener after every evaluation, real or answered from the cache."""
+    """Sent to the listener after every evaluation, real or answered without a run."""
 
     phase: str
     outcome: Outcome
@@ -68,9 +78,20 @@ class Progress:
 
 
 @dataclass(frozen=True)
-class Revisions:
-    good: str  # full SHAs
-    bad: str
+class Disagreement:
+    """Evidence of a flaky test: one configuration, several runs, different outcomes."""
+
+    phase: str
+    size: int
+    outcomes: tuple[Outcome, ...]
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """The answer checked again at the end, with real runs."""
+
+    answer: Outcome  # GOOD + the answer: FAIL confirms it
+    rest: Outcome  # BAD without the answer: PASS means the answer is the whole cause
 
 
 @dataclass
@@ -83,32 +104,37 @@ class Result:
     culprits: list[Hunk]
     patch: bytes
     stats: Stats
-    log: list[TestRecord]
+    log: list[TestRecord]  # every test of this run, earlier attempts included
     wall_time: float
-    outcome: str = "found"
-    command_time: float = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.command_time = sum(record.duration for record in self.log)
+    command_time: float  # seconds inside build and test commands, in this process
+    tests_run: int  # real runs of build and test, in this process
+    outcome: str = "found"  # or "interrupted", "flaky"
+    resumed: int = 0  # tests taken from earlier attempts instead of running them
+    confirmation: Confirmation | None = None
+    disagreements: list[Disagreement] = field(default_factory=list)
 
 
 Listener = Callable[[Progress], None]
 
 
 def run(request: Request, listener: Listener | None = None) -> Result:
-    """Resolve, pre-flight and search; raise an `errors.DDChangeError` when it cannot."""
+    """Resolve, pre-flight and search; raise an `errors.DDChangeError` when it cannot.
+
+    Ctrl-C (KeyboardInterrupt) during the search still gives a Result: the smallest failing
+    configuration found so far, with outcome "interrupted". During pre-flight it propagates.
+    """
     started = time.monotonic()
     repo = git.open_repo(request.repo)
+    worktree.remove_stale(repo)
     revisions = resolve(repo, request.good, request.bad)
     diff = read_diff(repo, request, revisions)
-    with scratch_worktree(repo, revisions.good) as scratch:
-        search = _Search(request, diff, scratch, listener or (lambda _: None))
-        search.preflight(revisions)
-        culprits = search.minimize()
-        scratch.apply(hunks.materialize(diff, {h.id for h in culprits}))
+    with Journal(journal_path(repo)) as journal, scratch_worktree(repo, revisions.good) as scratch:
+        search = _Search(request, revisions, diff, scratch, journal, listener or (lambda _: None))
+        search.resume()
+        search.preflight()
+        outcome = search.search()
         patch = scratch.patch(revisions.good, hunks.touched_paths(diff))
-    elapsed = time.monotonic() - started
-    return Result(request, revisions, diff, culprits, patch, search.stats, search.log, elapsed)
+    return search.result(outcome, patch, time.monotonic() - started)
 
 
 def resolve(repo: git.Repo, good: str, bad: str) -> Revisions:
@@ -127,66 +153,227 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Diff:
     return diff
 
 
-class _Search:
-    """The state of one search: the worktree, the cache, the statistics and the log."""
+def journal_path(repo: git.Repo) -> Path:
+    """Where the journal of every run in this repository lives (shared by its work trees)."""
+    return git.common_dir(repo) / "ddchange" / "journal.sqlite"
 
-    def __init__(self, request: Request, diff: Diff, scratch: Scratch, listener: Listener):
+
+@dataclass(frozen=True)
+class Logged:
+    """A run as `ddchange log` shows it: what was asked, and every test so far."""
+
+    description: dict[str, object]
+    records: list[TestRecord]
+
+
+def history(repo_path: Path) -> list[Logged]:
+    """Every run the journal of this repository knows, most recent first."""
+    repo = git.open_repo(repo_path)
+    with Journal(journal_path(repo)) as journal:
+        return [
+            Logged(json.loads(info.request), journal.records(info.key)) for info in journal.runs()
+        ]
+
+
+def replay(request: Request, records: list[TestRecord], listener: Listener | None = None) -> Result:
+    """Put `records` in place of the run's journal (like `git bisect replay`), then resume."""
+    repo = git.open_repo(request.repo)
+    revisions = resolve(repo, request.good, request.bad)
+    key = run_key(request, revisions)
+    with Journal(journal_path(repo)) as journal:
+        journal.begin(key, json.dumps(describe(request, revisions)))
+        journal.forget(key)
+        for record in records:
+            journal.append(key, record)
+    return run(request, listener)
+
+
+def reset(repo_path: Path) -> list[Path]:
+    """Remove all of ddchange's state in the repository: scratch work trees and the journal.
+
+    Refuses (errors.RunInProgress) while a live ddchange process owns a scratch work tree.
+    Returns the work trees it removed.
+    """
+    repo = git.open_repo(repo_path)
+    removed = worktree.remove_stale(repo)
+    live = worktree.owners(repo)
+    if live:
+        raise errors.RunInProgress(tuple(sorted(live.values())))
+    shutil.rmtree(journal_path(repo).parent, ignore_errors=True)
+    return removed
+
+
+def describe(request: Request, revisions: Revisions) -> dict[str, object]:
+    """The run as the journal and `ddchange log` record it (enough to replay it)."""
+    return {
+        "good": revisions.good,
+        "bad": revisions.bad,
+        "good_rev": request.good,
+        "bad_rev": request.bad,
+        "test": list(request.test),
+        "build": request.build,
+        "timeout": request.timeout,
+        "fail_pattern": request.fail_pattern,
+        "granularity": request.granularity,
+    }
+
+
+def run_key(request: Request, revisions: Revisions) -> str:
+    """What identifies a run for resuming: everything that can change a test's outcome.
+
+    The revision names are left out (their SHAs are in), and so are monotony, retries and
+    confirmation, which change which tests are asked, not what a test answers.
+    """
+    facts = {**describe(request, revisions), "format": FORMAT}
+    del facts["good_rev"], facts["bad_rev"]
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class _Search:
+    """The state of one search: the worktree, the cache, the journal, the statistics."""
+
+    def __init__(
+        self,
+        request: Request,
+        revisions: Revisions,
+        diff: Diff,
+        scratch: Scratch,
+        journal: Journal,
+        listener: Listener,
+    ) -> None:
         self.request = request
+        self.revisions = revisions
         self.diff = diff
         self.scratch = scratch
+        self.journal = journal
+        self.key = run_key(request, revisions)
         self.listener = listener
         self.cache = OutcomeCache[str](monotony=request.monotony)
         self.stats = Stats()
         self.log: list[TestRecord] = []
+        self.disagreements: list[Disagreement] = []
+        self.everything = frozenset(h.id for h in diff.hunks)
+        self.best = self.everything  # the smallest configuration known to fail
         self.phase = "good"
+        self.resumed = 0
+        self.tests_run = 0
+        self.command_time = 0.0
+        self.confirmation: Confirmation | None = None
         pattern = re.compile(request.fail_pattern) if request.fail_pattern else None
         self.expect = runner.Expectation(exit_code=None, pattern=pattern)
         self._last = ""
 
-    def preflight(self, revisions: Revisions) -> None:
+    # -- phases -----------------------------------------------------------------------------
+
+    def resume(self) -> None:
+        """Take over every outcome that earlier attempts of this run recorded."""
+        self.journal.begin(self.key, json.dumps(describe(self.request, self.revisions)))
+        self.log = self.journal.records(self.key)
+        self.resumed = len(self.log)
+        for config, records in _by_config(self.log).items():
+            self.cache.store(config, self._agreed(records))
+        for record in self.log:
+            if record.phase == "bad" and record.outcome is Outcome.FAIL:
+                self._adopt_failure(record.exit_code)
+
+    def preflight(self) -> None:
         """GOOD must pass and BAD must fail; BAD's exit code becomes *the* failure."""
-        everything = frozenset(h.id for h in self.diff.hunks)
-        # Self-check: every change applied to GOOD must give BAD's tree, as git itself has it.
-        bad_tree = git.tree_states(self.scratch.repo, revisions.bad, hunks.touched_paths(self.diff))
-        mismatched = hunks.differences(self.diff, everything, bad_tree)
-        if mismatched:
-            raise errors.MaterializationMismatch(tuple(mismatched))
+        self._self_check()
         for phase, config, wanted in (
             ("good", frozenset[str](), Outcome.PASS),
-            ("bad", everything, Outcome.FAIL),
+            ("bad", self.everything, Outcome.FAIL),
         ):
             self.phase = phase
+            known = self.cache.lookup(config)
+            if known is not None and not known.implied and known.outcome is wanted:
+                continue  # an earlier attempt of this run checked it already
             verdict = self._run(config)
-            self.stats.tests_run += 1
-            self._report(Step(config, verdict.outcome, Source.TEST, 1, everything))
             if verdict.outcome is not wanted:
-                sha = revisions.good if phase == "good" else revisions.bad
-                raise self._preflight_failed(phase, sha, verdict)
+                raise self._preflight_failed(phase, verdict)
             self.cache.store(config, wanted)
             if phase == "bad" and verdict.test is not None:
-                self.expect = runner.Expectation(verdict.test.exit_code, self.expect.pattern)
+                self._adopt_failure(verdict.test.exit_code)
 
-    def minimize(self) -> list[Hunk]:
+    def search(self) -> str:
+        """Minimize, then confirm; the outcome of the whole run."""
+        try:
+            self.best = self._minimize()
+            if self.request.confirm:
+                self.confirmation = self._confirm(self.best)
+        except KeyboardInterrupt:
+            outcome = "interrupted"
+        else:
+            outcome = "flaky" if self.disagreements else "found"
+        self._show(self.best)
+        return outcome
+
+    def result(self, outcome: str, patch: bytes, wall_time: float) -> Result:
+        culprits = [h for h in self.diff.hunks if h.id in self.best]
+        return Result(
+            self.request,
+            self.revisions,
+            self.diff,
+            culprits,
+            patch,
+            self.stats,
+            self.log,
+            wall_time,
+            self.command_time,
+            self.tests_run,
+            outcome,
+            self.resumed,
+            self.confirmation,
+            self.disagreements,
+        )
+
+    # -- the search ---------------------------------------------------------------------------
+
+    def _minimize(self) -> frozenset[str]:
         """ddmin at each level of the hierarchy, descending into what the answer kept."""
         kept = list(self.diff.hunks)
         for name, level in grouping.levels_named(self.request.granularity):
             self.phase = name
-            groups = level(kept)
             dd = DD(
                 lambda config: self._test(grouping.members(config)),
                 cache=Projected(self.cache, grouping.members),
                 stats=self.stats,
                 listener=self._report_groups,
             )
-            chosen = grouping.members(dd.ddmin(groups))
+            chosen = grouping.members(dd.ddmin(level(kept)))
             kept = [h for h in kept if h.id in chosen]
-        return kept
+        return frozenset(h.id for h in kept)
+
+    def _confirm(self, answer: frozenset[str]) -> Confirmation:
+        """Run GOOD + answer and BAD − answer again, for real, and check they agree."""
+        self.phase = "confirm"
+        outcomes = [self._test(config) for config in (answer, self.everything - answer)]
+        return Confirmation(*outcomes)
 
     def _test(self, config: frozenset[str]) -> Outcome:
-        return self._run(config).outcome
+        """The outcome of `config` from 1 + retries real runs; UNRESOLVED if they disagree.
+
+        Earlier outcomes of the same configuration (from the search, or a resumed attempt)
+        count as runs too: confirmation compares against them.
+        """
+        earlier = [r for r in self.log if r.config == config]
+        runs = [self._run(config).outcome]
+        while runs[-1] is not Outcome.UNRESOLVED and len(runs) <= self.request.retries:
+            runs.append(self._run(config).outcome)
+        return self._agreed(earlier + self.log[-len(runs) :])
+
+    def _agreed(self, records: list[TestRecord]) -> Outcome:
+        """The outcome all `records` (of one configuration) agree on; else note the evidence."""
+        outcomes = tuple(dict.fromkeys(r.outcome for r in records))
+        if len(outcomes) == 1:
+            return outcomes[0]
+        evidence = Disagreement(
+            records[-1].phase, records[-1].size, tuple(r.outcome for r in records)
+        )
+        self.disagreements.append(evidence)
+        return Outcome.UNRESOLVED
 
     def _run(self, config: frozenset[str]) -> runner.Verdict:
-        """Materialize `config` in the worktree, build and test it, and log the run."""
+        """Materialize `config` in the worktree, build and test it, and record the run."""
         try:
             self.scratch.apply(hunks.materialize(self.diff, config))
         except hunks.Conflict as conflict:
@@ -199,13 +386,48 @@ class _Search:
                 timeout=self.request.timeout,
                 expect=self.expect,
             )
-        duration = sum(e.duration for e in (verdict.build, verdict.test) if e is not None)
-        number = len(self.log) + 1
-        self.log.append(
-            TestRecord(number, self.phase, len(config), verdict.outcome, verdict.reason, duration)
-        )
-        self._last = verdict.reason
+        self._record(config, verdict)
         return verdict
+
+    def _record(self, config: frozenset[str], verdict: runner.Verdict) -> None:
+        executions = [e for e in (verdict.build, verdict.test) if e is not None]
+        duration = sum(e.duration for e in executions)
+        last = executions[-1] if executions else None
+        record = TestRecord(
+            len(self.log) + 1,
+            self.phase,
+            config,
+            verdict.outcome,
+            verdict.reason,
+            None if last is None else last.exit_code,
+            duration,
+            "" if last is None else last.tail,
+        )
+        self.journal.append(self.key, record)
+        self.log.append(record)
+        self.tests_run += 1
+        self.command_time += duration
+        self._last = verdict.reason
+        if self.phase in ("good", "bad", "confirm"):
+            step = Step(config, verdict.outcome, Source.TEST, 1, self.best)
+            self._report(step)
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _self_check(self) -> None:
+        """Every change applied to GOOD must give BAD's tree, as git itself has it."""
+        paths = hunks.touched_paths(self.diff)
+        bad_tree = git.tree_states(self.scratch.repo, self.revisions.bad, paths)
+        mismatched = hunks.differences(self.diff, self.everything, bad_tree)
+        if mismatched:
+            raise errors.MaterializationMismatch(tuple(mismatched))
+
+    def _adopt_failure(self, exit_code: int | None) -> None:
+        self.expect = runner.Expectation(exit_code, self.expect.pattern)
+
+    def _show(self, config: frozenset[str]) -> None:
+        """Leave `config` in the worktree, so that the patch is taken from it."""
+        self.scratch.apply(hunks.materialize(self.diff, config))
 
     def _report_groups(self, step: Step[grouping.Group]) -> None:
         members = grouping.members
@@ -220,6 +442,8 @@ class _Search:
         )
 
     def _report(self, step: Step[str]) -> None:
+        if step.outcome is Outcome.FAIL and len(step.config) < len(self.best):
+            self.best = step.config
         reason = self._last if step.source is Source.TEST else ""
         self.listener(
             Progress(
@@ -228,24 +452,29 @@ class _Search:
                 step.source,
                 reason,
                 step.size,
-                len(step.failing),
+                len(self.best),
                 step.granularity,
-                self.stats.tests_run,
+                self.tests_run,
             )
         )
 
-    def _preflight_failed(
-        self, phase: str, sha: str, verdict: runner.Verdict
-    ) -> errors.PreflightFailed:
+    def _preflight_failed(self, phase: str, verdict: runner.Verdict) -> errors.PreflightFailed:
         failed = verdict.test or verdict.build
-        tail = failed.tail if failed is not None else ""
+        sha = self.revisions.good if phase == "good" else self.revisions.bad
         return errors.PreflightFailed(
             which=phase,
             verdict=verdict.outcome.value,
             reason=verdict.reason,
-            tail=tail,
+            tail=failed.tail if failed is not None else "",
             rerun=rerun_command(self.request, sha),
         )
+
+
+def _by_config(records: list[TestRecord]) -> dict[frozenset[str], list[TestRecord]]:
+    grouped: dict[frozenset[str], list[TestRecord]] = defaultdict(list)
+    for record in records:
+        grouped[record.config].append(record)
+    return grouped
 
 
 def rerun_command(request: Request, sha: str) -> str:
@@ -259,3 +488,33 @@ def rerun_command(request: Request, sha: str) -> str:
         steps.append(request.build)
     steps.append(shlex.join(request.test))
     return " && ".join(steps)
+
+
+def request_from(description: dict[str, object], repo: Path) -> Request:
+    """The Request that a `describe` dictionary (a log file's run line) stands for.
+
+    Raises ValueError when a field has the wrong type: the file was edited by hand.
+    """
+
+    def text(name: str, optional: bool = False) -> str | None:
+        value = description.get(name)
+        if isinstance(value, str) or (optional and value is None):
+            return value
+        raise ValueError(f"{name!r} must be a string")
+
+    test = description.get("test")
+    timeout = description.get("timeout")
+    if not isinstance(test, list) or not test or not all(isinstance(a, str) for a in test):
+        raise ValueError("'test' must be a non-empty list of strings")
+    if timeout is not None and not isinstance(timeout, int | float):
+        raise ValueError("'timeout' must be a number")
+    return Request(
+        repo=repo,
+        good=text("good") or "",
+        bad=text("bad") or "",
+        test=tuple(test),
+        build=text("build", optional=True),
+        timeout=None if timeout is None else float(timeout),
+        fail_pattern=text("fail_pattern", optional=True),
+        granularity=text("granularity") or "hunk",
+    )

@@ -14,8 +14,10 @@ stay, unless one stands where a configuration needs a tracked file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import stat
 import tempfile
 from collections.abc import Collection, Iterator, Mapping
@@ -78,30 +80,91 @@ class Scratch:
         return True
 
 
+# The lock reason of every scratch work tree: says it is ours, and which process owns it.
+_OWNER = "ddchange pid="
+
+
 @contextmanager
 def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
-    """A fresh detached work tree of `good_sha` in a new temporary directory, removed on exit."""
-    path = Path(tempfile.mkdtemp(prefix="ddchange-"))
+    """A fresh detached work tree of `good_sha` in a new temporary directory, removed on exit.
+
+    The work tree is locked in the name of this process: if the process dies without its
+    `finally` (SIGKILL, a power cut), the next run's `remove_stale` sees the owner is gone and
+    removes it.
+    """
+    path = Path(tempfile.mkdtemp(prefix=f"ddchange-{os.getpid()}-"))
     try:
-        git.add_worktree(repo, path, good_sha)
+        git.add_worktree(repo, path, good_sha, reason=f"{_OWNER}{os.getpid()}")
         yield Scratch(repo, path, good_sha)
     finally:
         _dispose(repo, path)
 
 
+def owners(repo: git.Repo) -> dict[Path, int]:
+    """ddchange's scratch work trees of this repository and the process id that owns each."""
+    found = {}
+    for tree in git.worktrees(repo):
+        if tree.locked is not None and tree.locked.startswith(_OWNER):
+            pid = tree.locked.removeprefix(_OWNER)
+            found[tree.path] = int(pid) if pid.isdigit() else 0
+    return found
+
+
+def remove_stale(repo: git.Repo) -> list[Path]:
+    """Remove the scratch work trees whose owning process is gone; return their paths.
+
+    Trees of a live process (another ddchange run in this repository) are left alone. Only
+    trees locked by ddchange are ever considered: the user's own work trees never are.
+    """
+    stale = [path for path, pid in owners(repo).items() if not _alive(pid)]
+    for path in stale:
+        _kill_processes_in(path)
+        git.remove_worktree(repo, path)  # also when its directory is already gone
+        shutil.rmtree(path, ignore_errors=True)
+    return stale
+
+
+def _kill_processes_in(path: Path) -> None:
+    """SIGKILL every process whose working directory is inside `path`.
+
+    A ddchange killed with SIGKILL cannot stop the build or test it was running; those keep
+    working in its scratch tree. Where /proc exists (Linux) we find them by their working
+    directory; elsewhere they are left to finish on their own.
+    """
+    proc, path = Path("/proc"), path.resolve()
+    if not proc.is_dir():
+        return
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cwd = Path(os.readlink(entry / "cwd"))
+        except OSError:  # gone meanwhile, or not ours to look at
+            continue
+        if cwd == path or path in cwd.parents:
+            with contextlib.suppress(OSError):
+                os.kill(int(entry.name), signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, but belongs to another user
+        return True
+    return True
+
+
 def _dispose(repo: git.Repo, path: Path) -> None:
     # `worktree remove` also forgets the work tree in the repository. If it fails (the add
-    # failed halfway, or git refuses), delete the directory ourselves and let prune forget
-    # it; prune is not run otherwise, as it would also forget the user's own work trees whose
-    # directories are merely missing for now (an unmounted disk).
-    try:
+    # failed halfway, or git refuses), the directory still goes; a registration left behind is
+    # locked in this process's name, so the next run's `remove_stale` forgets it.
+    with contextlib.suppress(errors.GitFailed):
         git.remove_worktree(repo, path)
-        forgotten = True
-    except errors.GitFailed:
-        forgotten = False
     shutil.rmtree(path, ignore_errors=True)
-    if not forgotten:
-        git.prune_worktrees(repo)
 
 
 def _deepest_first(states: Mapping[str, FileState | None]) -> list[str]:

@@ -1,0 +1,237 @@
+"""Never lose work, never touch the user's tree: interruption, resume, log/replay/reset, flakiness.
+
+The kill tests stop a real run with SIGINT, SIGTERM or SIGKILL after a chosen number of tests,
+then run the same command again and check that the user's repository is byte-identical, that no
+scratch work tree or process is left, and that the resumed run reaches the same answer with at
+most one repeated test (the one that was running when the signal came).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_cli import SampleRepo, culprit_matches, ddchange, git, make_user_mess, scenario_args
+from test_cli import snapshot as user_state
+
+from ddchange import samples
+
+
+def search_records(report: dict[str, object]) -> list[dict[str, object]]:
+    log = report["log"]
+    assert isinstance(log, list)
+    return [r for r in log if r["phase"] != "confirm"]
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> int:
+    """How many search tests an uninterrupted c-make run needs."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        from gitsandbox import hermetic
+
+        hermetic(monkeypatch)
+        scenario = samples.load("c-make")
+        root = tmp_path_factory.mktemp("baseline")
+        repo = samples.build_repo(scenario, root / "c-make")
+        out = root / "report.json"
+        done = ddchange(
+            *scenario_args(scenario), "--json", str(out), "--", *scenario.test, cwd=repo
+        )
+        assert done.returncode == 0, done.stderr
+        return len(search_records(json.loads(out.read_text())))
+
+
+def start(repo: Path, args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "ddchange", *args]
+    return subprocess.Popen(
+        command, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+
+
+def wait_for_tests(process: subprocess.Popen[str], count: int) -> None:
+    """Read the progress lines until `count` real tests have been reported."""
+    assert process.stderr is not None
+    seen = 0
+    while seen < count:
+        line = process.stderr.readline()
+        assert line, "ddchange ended early"
+        seen += line.startswith("test")
+
+
+@pytest.mark.parametrize(
+    ("sig", "after"),
+    [(signal.SIGINT, 5), (signal.SIGTERM, 11), (signal.SIGKILL, 8), (signal.SIGKILL, 2)],
+    ids=["SIGINT@5", "SIGTERM@11", "SIGKILL@8", "SIGKILL@2"],
+)
+def test_killed_run_resumes_to_the_same_answer(
+    sig: signal.Signals, after: int, sample_repo: SampleRepo, tmp_path: Path, baseline: int
+) -> None:
+    repo, scenario = sample_repo("c-make")
+    make_user_mess(repo)
+    before = user_state(repo)
+    report = tmp_path / "report.json"
+    args = [*scenario_args(scenario), "--json", str(report), "--", *scenario.test]
+
+    process = start(repo, args)
+    wait_for_tests(process, after)
+    process.send_signal(sig)
+    out, err = process.communicate(timeout=60)
+    if sig == signal.SIGKILL:
+        assert process.returncode == -signal.SIGKILL
+    else:
+        assert process.returncode == 130, err
+        assert "Traceback" not in err
+        assert "Best answer so far" in out
+        assert json.loads(report.read_text())["outcome"] == "interrupted"
+        assert user_state(repo) == before
+
+    done = ddchange(*args, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(report.read_text())
+    assert culprit_matches(scenario, result["culprits"])
+    assert result["resumed"] >= min(after, 2) - 1
+    assert len(search_records(result)) <= baseline + 1, "at most one test repeated"
+    assert user_state(repo) == before, "no scratch work tree left, user's files untouched"
+
+
+def processes_in(prefix: str) -> list[int]:
+    """Process ids whose working directory starts with `prefix`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.readlink(entry / "cwd").startswith(prefix):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture
+def sleepy_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path) -> Path:
+    """BAD's test sleeps for a minute before failing: a run can be killed in the middle."""
+    test = "if grep -q broken data.txt; then sleep 60; exit 1; fi; exit 0\n"
+    repo, _ = make_repo(tmp_path, [{"test.sh": test, "data.txt": "ok\n"}, {"data.txt": "broken\n"}])
+    return repo
+
+
+@pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc (Linux)")
+def test_sigkill_mid_test_leaves_no_process_after_reset(sleepy_repo: Path) -> None:
+    before = user_state(sleepy_repo)
+    process = start(sleepy_repo, ["HEAD~1..HEAD", "--", "sh", "test.sh"])
+    wait_for_tests(process, 1)  # GOOD passed; BAD's test is now sleeping
+    deadline = time.monotonic() + 30
+    while not (orphans := processes_in(f"{os.path.realpath('/tmp')}/ddchange-{process.pid}-")):
+        assert time.monotonic() < deadline, "the test never started"
+        time.sleep(0.05)
+    process.kill()
+    process.wait()
+    assert all(_alive(pid) for pid in orphans), "the test outlives a SIGKILLed ddchange"
+
+    done = ddchange("reset", cwd=sleepy_repo)
+    assert done.returncode == 0, done.stderr
+    assert not any(_alive(pid) for pid in orphans)
+    assert user_state(sleepy_repo) == before
+    assert not (sleepy_repo / ".git" / "ddchange").exists()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_log_reset_and_replay(sample_repo: SampleRepo, tmp_path: Path) -> None:
+    repo, scenario = sample_repo("two-files")
+    report = tmp_path / "report.json"
+    args = [*scenario_args(scenario), "--json", str(report), "--", *scenario.test]
+    assert ddchange(*args, cwd=repo).returncode == 0
+    first = json.loads(report.read_text())
+
+    log = ddchange("log", cwd=repo)
+    assert log.returncode == 0
+    assert log.stdout.startswith("# ddchange log: v2.0..v2.1 -- sh test.sh")
+    assert log.stdout.count("\ntest {") == len(first["log"])
+    saved = tmp_path / "run.log"
+    saved.write_text(log.stdout)
+
+    assert ddchange("reset", cwd=repo).returncode == 0
+    assert "no runs recorded" in ddchange("log", cwd=repo).stderr
+
+    replayed = ddchange("replay", str(saved), "--json", str(report), cwd=repo)
+    assert replayed.returncode == 0, replayed.stderr
+    again = json.loads(report.read_text())
+    assert again["culprits"] == first["culprits"]
+    assert again["resumed"] == len(first["log"])
+    assert again["tests_run"] == 2, "only the confirmation runs are new"
+
+
+def test_replay_of_a_file_that_is_not_a_log(sample_repo: SampleRepo, tmp_path: Path) -> None:
+    repo, _ = sample_repo("two-files")
+    bogus = tmp_path / "bogus.log"
+    bogus.write_text("run {not json\n")
+    done = ddchange("replay", str(bogus), cwd=repo)
+    assert done.returncode == 2
+    assert "bogus.log:1: not a ddchange log" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.fixture
+def flaky_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path) -> Path:
+    """The broken change fails the test only every other time it is run."""
+    test = (
+        "if grep -q broken data.txt; then\n"
+        '  n=$(cat "$FLAKY_STATE" 2>/dev/null || echo 0); echo $((n + 1)) > "$FLAKY_STATE"\n'
+        "  [ $((n % 2)) -eq 0 ] && exit 1\n"
+        "fi\nexit 0\n"
+    )
+    files = {f"f{i}.txt": f"{i}\n" for i in range(6)}
+    repo, _ = make_repo(
+        tmp_path,
+        [
+            {"test.sh": test, "data.txt": "ok\n", **files},
+            {"data.txt": "broken\n", **{k: v + "more\n" for k, v in files.items()}},
+        ],
+    )
+    return repo
+
+
+@pytest.mark.parametrize("retries", [[], ["--retries", "1"]], ids=["confirmation", "retries"])
+def test_a_flaky_test_is_reported_as_flaky(
+    retries: list[str], flaky_repo: Path, tmp_path: Path
+) -> None:
+    env = {**os.environ, "FLAKY_STATE": str(tmp_path / "state")}
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "ddchange", "HEAD~1..HEAD", *retries, "--json", str(report)]
+    done = subprocess.run(
+        [*command, "--", "sh", "test.sh"], cwd=flaky_repo, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 1, done.stderr
+    assert "flaky" in done.stdout
+    result = json.loads(report.read_text())
+    assert result["outcome"] == "flaky"
+    assert result["flaky"], "the evidence is reported"
+    assert all(len(set(d["outcomes"])) > 1 for d in result["flaky"])
+
+
+def test_concurrent_runs_in_one_repository_do_not_interfere(sample_repo: SampleRepo) -> None:
+    repo, scenario = sample_repo("two-files")
+    args = [*scenario_args(scenario), "--", *scenario.test]
+    runs = [start(repo, args), start(repo, [*args[: -len(scenario.test)], *scenario.test])]
+    outputs = [run.communicate(timeout=120) for run in runs]
+    for run, (out, err) in zip(runs, outputs, strict=True):
+        assert run.returncode == 0, err
+        assert "csvreport/settings.py" in out
+    journal = repo / ".git" / "ddchange" / "journal.sqlite"
+    with sqlite3.connect(journal) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert git(repo, "worktree", "list").count("\n") == 1
