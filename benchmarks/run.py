@@ -42,7 +42,7 @@ def measure(scenario: samples.Scenario, workdir: Path) -> list[str]:
         str(len(result.diff.hunks)),
         str(len(result.culprits)),
         "yes" if samples.matches(scenario, [(h.path, h.diff) for h in result.culprits]) else "NO",
-        str(result.stats.tests_run),
+        str(result.tests_run),
         str(result.stats.cache_hits),
         str(result.stats.implied),
         str(unresolved),
