@@ -8,6 +8,7 @@ configuration, so the repositories (and their object names) are the same on ever
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -186,3 +187,38 @@ def build_zoo(root: Path) -> Zoo:
     Sandbox(zoo.path / "sub").git("checkout", "-q", "--detach", "main")
     bad = zoo.commit("bad")
     return Zoo(zoo, good, bad)
+
+
+def checkout_state(path: Path) -> dict[str, object]:
+    """Everything of a user's repository at `path` that ddchange promises not to touch, byte for
+    byte: work tree files (kind, bytes, mode, mtime), index, HEAD, refs, stash, status and work
+    tree list. Also for a linked work tree (.git is a file) and a bare repository (no files)."""
+    ask = Sandbox(path).git
+    bare = ask("rev-parse", "--is-bare-repository").strip() == b"true"
+    index = path / os.fsdecode(ask("rev-parse", "--git-path", "index").strip())
+    head = path / os.fsdecode(ask("rev-parse", "--git-path", "HEAD").strip())
+    return {
+        "files": {} if bare else _files(path),
+        "index": index.read_bytes() if index.exists() else None,
+        "HEAD": head.read_bytes(),
+        "refs": ask("for-each-ref", "--format=%(refname) %(objectname)"),
+        "stash": b"" if bare else ask("stash", "list", "--format=%H %s"),
+        "status": b"" if bare else ask("status", "--porcelain=v2", "-z", "--untracked-files=all"),
+        "worktrees": ask("worktree", "list", "--porcelain", "-z"),
+    }
+
+
+def _files(root: Path) -> dict[str, tuple[int, bytes, int]]:
+    """Every file and symlink under `root` but .git: (st_mode, bytes or target, st_mtime_ns)."""
+    found = {}
+    for directory, subdirectories, names in os.walk(root):
+        if directory == os.fspath(root):
+            subdirectories[:] = [name for name in subdirectories if name != ".git"]
+            names = [name for name in names if name != ".git"]  # a linked work tree's .git file
+        for name in names:
+            full = os.path.join(directory, name)
+            info = os.lstat(full)
+            link = stat.S_ISLNK(info.st_mode)
+            data = os.readlink(os.fsencode(full)) if link else Path(full).read_bytes()
+            found[os.path.relpath(full, root)] = (info.st_mode, data, info.st_mtime_ns)
+    return found

@@ -115,6 +115,31 @@ def test_resolve_commit_refuses_what_is_no_commit(small: Sandbox, rev: str) -> N
     assert raised.value.rev == spelled
 
 
+def test_resolve_commit_says_why_a_revision_is_no_commit(small: Sandbox, tmp_path: Path) -> None:
+    repo = git.open_repo(small.path)
+
+    def refusal(rev: str) -> errors.UnknownRevision:
+        with pytest.raises(errors.UnknownRevision) as raised:
+            git.resolve_commit(repo, rev)
+        return raised.value
+
+    assert refusal("main^{tree}").kind == "tree"
+    assert refusal("main:a.txt").kind == "blob"
+    assert "no upstream" in refusal("main@{upstream}").complaint
+    assert refusal("nope") == errors.UnknownRevision("nope")
+    first = small.rev("HEAD~1")
+    assert git.resolve_commit(repo, ":/second") == small.rev("HEAD")  # a message search
+    shallow = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth=1", f"file://{small.path}", str(shallow)], check=True
+    )
+    cut_off = git.open_repo(shallow)
+    for rev in ("HEAD~1", first):  # a full object name passes rev-parse --verify unchecked
+        with pytest.raises(errors.UnknownRevision) as raised:
+            git.resolve_commit(cut_off, rev)
+        assert raised.value == errors.UnknownRevision(rev, shallow=True)
+
+
 # -- diff_raw and diff_patch -----------------------------------------------------------------
 
 

@@ -271,3 +271,49 @@ def test_every_kind_of_change_round_trips_between_good_and_bad(tmp_path: Path) -
         assert scratch.patch(zoo.good, paths) == b""
         Sandbox(scratch.path).git("apply", "--whitespace=nowarn", stdin=to_bad)
         assert scratch.patch(zoo.bad, paths) == b""
+
+
+def test_apply_rewrites_in_place_but_spares_hard_links_and_read_only_files(
+    repo: Sandbox, tmp_path: Path
+) -> None:
+    """A plain file is truncated and rewritten (same inode, cheap); a file with a second link
+    elsewhere, or one a build made read-only, is replaced, and the other link keeps its bytes."""
+    with scratch_worktree(_open(repo), repo.rev("HEAD")) as scratch:
+        inode = (scratch.path / "edit.txt").stat().st_ino
+        os.link(scratch.path / "keep.txt", tmp_path / "linked-copy")
+        (scratch.path / "outside.txt").chmod(0o444)
+        states = {
+            "edit.txt": FileState(b"after\n", 0o100644),
+            "keep.txt": FileState(b"changed\n", 0o100644),
+            "outside.txt": FileState(b"changed too\n", 0o100644),
+        }
+        assert scratch.apply(states) == ["edit.txt", "keep.txt", "outside.txt"]
+        assert (scratch.path / "edit.txt").stat().st_ino == inode
+        assert (tmp_path / "linked-copy").read_bytes() == b"kept\n"
+        assert [(scratch.path / path).read_bytes() for path in states] == [
+            state.content for state in states.values()
+        ]
+
+
+def test_apply_writes_files_as_a_checkout_converts_them(tmp_path: Path) -> None:
+    """Blob contents go through git's checkout conversion (eol, smudge filter); the patch
+    compares cleaned files, so it is empty for GOOD's contents."""
+    repo = init(tmp_path / "repo")
+    repo.git("config", "filter.upper.smudge", "tr a-z A-Z")
+    repo.git("config", "filter.upper.clean", "tr A-Z a-z")
+    repo.write(".gitattributes", "*.txt eol=crlf\n*.up filter=upper\n")
+    repo.write("a.txt", "one\ntwo\n")
+    repo.write("b.up", "shout\n")
+    repo.write("plain", "as is\n")
+    repo.commit("good")
+    objects = repo.git("count-objects", "-v")
+    with scratch_worktree(_open(repo), repo.rev("HEAD")) as scratch:
+        states = _good_states(scratch, ["a.txt", "b.up", "plain"])
+        assert scratch.apply(states) == []  # the checkout wrote exactly these forms
+        states["a.txt"] = FileState(b"one\nthree\n", 0o100644)
+        states["b.up"] = FileState(b"louder\n", 0o100644)
+        assert scratch.apply(states) == ["a.txt", "b.up"]
+        assert (scratch.path / "a.txt").read_bytes() == b"one\r\nthree\r\n"
+        assert (scratch.path / "b.up").read_bytes() == b"LOUDER\n"
+        assert b"+three" in scratch.patch(scratch.good, list(states))
+    assert repo.git("count-objects", "-v") == objects, "the blobs went to a throwaway store"

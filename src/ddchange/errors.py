@@ -30,7 +30,18 @@ class BareRepository(DDChangeError):
 
 @dataclass
 class UnknownRevision(DDChangeError):
+    """`rev` names no commit.
+
+    `kind` is the type of object it names instead ("tree", "blob"), if it names one;
+    `complaint` is git's own message where git gave one ("no upstream configured for branch
+    'x'"); `shallow` says the repository is a shallow clone, whose history may be cut off
+    before the commit the user means (`git fetch --unshallow` brings the rest).
+    """
+
     rev: str
+    kind: str | None = None
+    complaint: str = ""
+    shallow: bool = False
 
 
 @dataclass
@@ -47,8 +58,12 @@ class SameRevisions(DDChangeError):
 
 @dataclass
 class EmptyDiff(DDChangeError):
+    """Nothing to search between `good` and `bad`: identical trees, or (`unsearched`) only
+    changes ddchange cannot search, submodule pointers."""
+
     good: str
     bad: str
+    unsearched: tuple[str, ...] = ()
 
 
 @dataclass
@@ -78,7 +93,9 @@ class PreflightFailed(DDChangeError):
 
     `which` is "good" or "bad"; `verdict` is the outcome's name; `reason` says why in a few
     words (exit code, timeout, build failure); `tail` is the end of the command's output;
-    `rerun` is a shell command that reproduces the check by hand.
+    `rerun` is a shell command that reproduces the check by hand. `unsearched` lists the
+    changes ddchange cannot apply (submodule pointers stay as in GOOD): when BAD "passes", the
+    failure may well come from them, and the real BAD checkout would still fail.
     """
 
     which: str
@@ -86,6 +103,7 @@ class PreflightFailed(DDChangeError):
     reason: str
     tail: str
     rerun: str
+    unsearched: tuple[str, ...] = ()
 
 
 @dataclass

@@ -193,17 +193,48 @@ def open_repo(path: Path) -> Repo:
 
 
 def resolve_commit(repo: Repo, rev: str) -> str:
-    """The full object name of the commit `rev` names (tags peeled); UnknownRevision if none."""
-    # --end-of-options keeps a rev like "--all" from being read as an option; ^{commit} turns
-    # blobs and trees into errors and peels annotated tags; --verify insists on one object.
-    spec = f"{rev}^{{commit}}"
+    """The full object name of the commit `rev` names (tags peeled); UnknownRevision if none.
+
+    Two steps, because a suffix like ^{commit} cannot be added to every revision: ":/fix" looks
+    for a commit message, and ":/fix^{commit}" would look for that text.
+    """
+    name = _verify(repo, rev)
+    commit = None if name is None else _verify(repo, f"{name}^{{commit}}")  # peels tags
+    if commit is not None:
+        return commit
+    # A full object name passes --verify unchecked, also when the object is not there (cut
+    # off by a shallow clone): only its type tells.
+    kind = None if name is None else _object_type(repo, name)
+    if kind is None:
+        raise errors.UnknownRevision(rev, shallow=_is_shallow(repo))
+    raise errors.UnknownRevision(rev, kind=kind)
+
+
+def _verify(repo: Repo, rev: str) -> str | None:
+    """The one object `rev` names, or None. UnknownRevision with git's complaint where git
+    rejects the revision outright ("no upstream configured", a malformed @{...})."""
+    # --end-of-options keeps a rev like "--all" from being read as an option; --verify insists
+    # on exactly one object, and --quiet turns "no such object" into a silent exit 1.
     try:
-        out = _in_repo(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", spec)
+        out = _in_repo(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", rev)
     except errors.GitFailed as failure:
-        if failure.returncode == 1:  # --verify --quiet: "not a single valid object"
-            raise errors.UnknownRevision(rev) from None
-        raise
+        if failure.returncode == 1:
+            return None
+        complaint = failure.stderr.strip().removeprefix("fatal: ").splitlines()
+        raise errors.UnknownRevision(rev, complaint=complaint[0] if complaint else "") from None
     return out.decode("ascii").strip()
+
+
+def _is_shallow(repo: Repo) -> bool:
+    return _in_repo(repo, "rev-parse", "--is-shallow-repository").strip() == b"true"
+
+
+def _object_type(repo: Repo, name: str) -> str | None:
+    """The type of object `name` ("commit", "tree", ...); None if the repository lacks it."""
+    try:
+        return _in_repo(repo, "cat-file", "-t", name).decode("ascii").strip()
+    except errors.GitFailed:
+        return None
 
 
 def diff_raw(repo: Repo, good: str, bad: str) -> list[RawEntry]:
@@ -350,9 +381,84 @@ def modified_files(worktree: Path) -> list[str]:
     return _nul_split(out)
 
 
+def tracked_files(worktree: Path) -> set[str]:
+    """Every file and symlink in the index of `worktree` (no submodules)."""
+    out = _run(worktree, "ls-files", "-z", "--stage")
+    records = (record.split("\t", 1) for record in _nul_split(out))
+    return {path for meta, path in records if not meta.startswith("160000 ")}
+
+
 def restore_files(worktree: Path, paths: Iterable[str]) -> None:
     """Rewrite `paths` in `worktree` from its index (recreating deleted ones)."""
     _run(worktree, "checkout-index", "-f", "-u", "-z", "--stdin", stdin=_nul_joined(paths))
+
+
+# gitattributes(5): what can make a checkout write other bytes than the blob holds. Line-end
+# conversion (text, eol, the older crlf), smudge filters (git-lfs puts a pointer in the blob and
+# the real content in the work tree), $Id$ expansion, and a re-encoding.
+_CONVERSION_ATTRIBUTES = ("filter", "ident", "working-tree-encoding", "eol", "crlf", "text")
+
+
+def converted_paths(worktree: Path, paths: Iterable[str]) -> set[str]:
+    """Those of `paths` that a checkout in `worktree` may write differently from their blob,
+    by the attributes in force there now (its .gitattributes files, $GIT_DIR/info/attributes,
+    core.attributesFile) and core.autocrlf / core.eol. A superset: git decides the details."""
+    out = _run(
+        worktree,
+        *("check-attr", "-z", "--stdin", *_CONVERSION_ATTRIBUTES),
+        stdin=_nul_joined(paths),
+    )
+    fields = _nul_split(out)  # path, attribute, value; path, attribute, value; ...
+    values: dict[str, dict[str, str]] = {}
+    for path, name, value in zip(fields[0::3], fields[1::3], fields[2::3], strict=True):
+        values.setdefault(path, {})[name] = value
+    autocrlf = _config(worktree, "core.autocrlf").lower() == "true"
+    crlf_text = autocrlf or _config(worktree, "core.eol").lower() == "crlf"
+    return {path for path, found in values.items() if _may_convert(found, autocrlf, crlf_text)}
+
+
+def _may_convert(values: Mapping[str, str], autocrlf: bool, crlf_text: bool) -> bool:
+    if any(values[name] not in ("unspecified", "unset") for name in _CONVERSION_ATTRIBUTES[:-1]):
+        return True
+    if values["text"] == "unspecified":
+        return autocrlf  # core.autocrlf=true treats files without attributes as text=auto
+    return values["text"] != "unset" and crlf_text
+
+
+def _config(cwd: Path, name: str) -> str:
+    return _run(cwd, "config", "--default", "", "--get", name).decode("utf-8", "replace").strip()
+
+
+def checkout_forms(worktree: Path, contents: Mapping[str, bytes]) -> dict[str, bytes]:
+    """What a checkout in `worktree` writes at each path for the given blob contents: git's own
+    line-end conversion, smudge filters and encodings, by `checkout-index` into a scratch
+    directory.
+
+    The contents become blobs in a throwaway object directory and index, with the repository's
+    objects only as an alternate (see `tree_patch`): nothing is added to the repository. Not
+    `cat-file --batch --filters`: git 2.39 announces the blob's size, not the converted one.
+    """
+    objects = _objects_dir(worktree)
+    with tempfile.TemporaryDirectory(prefix="ddchange-convert-") as tmp:
+        env = _throwaway_index_env(Path(tmp), objects)
+        sources = []
+        for number, content in enumerate(contents.values()):
+            source = Path(tmp, f"{number}.blob")
+            source.write_bytes(content)
+            sources.append(os.fsencode(source) + b"\n")
+        hashed = _run(
+            worktree, "hash-object", "-w", "--no-filters", "--stdin-paths",
+            stdin=b"".join(sources), env=env,
+        )  # fmt: skip
+        entries = b"".join(
+            f"100644 {name}\t".encode("ascii") + os.fsencode(path) + b"\0"
+            for name, path in zip(hashed.decode("ascii").split(), contents, strict=True)
+        )
+        _run(worktree, "update-index", "-z", "--index-info", stdin=entries, env=env)
+        # The throwaway index holds no .gitattributes, so git takes them from the work tree.
+        out = Path(tmp, "out")
+        _run(worktree, "checkout-index", "-a", "-f", f"--prefix={out}/", env=env)
+        return {path: (out / path).read_bytes() for path in contents}
 
 
 def tree_patch(worktree: Path, base_sha: str, paths: Iterable[str]) -> bytes:

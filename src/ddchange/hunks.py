@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
+from array import array
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from typing import TYPE_CHECKING, Literal
 
 from unidiff.errors import UnidiffParseError
@@ -42,6 +44,7 @@ _FORMAT = 0o170000  # the file-type bits of a git mode
 _SYMLINK = 0o120000
 _GITLINK = 0o160000
 _DEV_NULL = "/dev/null"
+_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
 # How the sections git prints for each raw status look to unidiff: (source is /dev/null,
 # target is /dev/null) per section. A type change (file <-> symlink) is one raw entry but two
@@ -120,6 +123,16 @@ class FileDiff:
         """The old path; the new one for an added file."""
         return next(path for path in (self.old_path, self.new_path) if path is not None)
 
+    @cached_property
+    def old_starts(self) -> array[int]:
+        """Line starts of the old content (see `_line_starts`), computed once per search."""
+        return _line_starts(self.old_content or b"")
+
+    @cached_property
+    def new_starts(self) -> array[int]:
+        """Line starts of the new content."""
+        return _line_starts(self.new_content or b"")
+
     @property
     def before(self) -> FileState | None:
         """The file in GOOD; None for an added file."""
@@ -196,15 +209,28 @@ def _is_submodule(entry: RawEntry) -> bool:
     return _GITLINK in (entry.old_mode, entry.new_mode)
 
 
-def _lines(data: bytes) -> list[bytes]:
-    """`data` split after each b"\\n" (BytesIO knows no other line end, unlike splitlines);
-    a last line without one is a line of its own."""
-    return io.BytesIO(data).readlines()
+def _count_lines(data: bytes) -> int:
+    """The lines of `data`, as git counts them: each ends after a b"\\n" (git knows no other
+    line end, unlike bytes.splitlines), and a last line without one is a line of its own."""
+    return data.count(b"\n") + (not data.endswith(b"\n") and bool(data))
+
+
+def _line_starts(data: bytes) -> array[int]:
+    """Where each line of `data` starts, then len(data): line k is data[starts[k]:starts[k+1]].
+
+    Lines end after each b"\\n" only, as in git's diff (bytes.splitlines would also end them at
+    b"\\r"); a last line without one is a line of its own. Read about a megabyte of lines at a
+    time, so a 50 MB file never exists as a million line objects at once.
+    """
+    starts = array("Q", [0])
+    reader = io.BytesIO(data)  # shares the buffer of `data`, no copy
+    while lines := reader.readlines(1 << 20):
+        starts.extend(accumulate(map(len, lines), initial=starts.pop()))
+    return starts
 
 
 def _sections(patch: str) -> list[_Section]:
-    # The same split as unidiff's: StringIO with newline="\n" ends lines at "\n" only.
-    lines = io.StringIO(patch, newline="\n").readlines()
+    lines = _split_lines(patch)
     starts = [i for i, line in enumerate(lines) if line.startswith("diff --git ")]
     try:
         parsed = PatchSet(_with_neutral_names(lines), metadata_only=True)
@@ -219,7 +245,14 @@ def _sections(patch: str) -> list[_Section]:
     ]
 
 
-def _with_neutral_names(lines: list[str]) -> str:
+def _split_lines(text: str) -> list[str]:
+    """`text` split after each "\\n" only, as git ends lines (str.splitlines would also end
+    them at "\\r", form feeds and more). unidiff gets these very lines: given one string, it
+    would copy the whole patch into a StringIO, four bytes per character."""
+    return _LINE.findall(text)
+
+
+def _with_neutral_names(lines: list[str]) -> list[str]:
     """The patch with every file header naming a/f and b/f, line for line.
 
     unidiff splits "diff --git a/a b/c b/a b/c" (the file "a b/c") at the wrong " b/" and then
@@ -239,7 +272,7 @@ def _with_neutral_names(lines: list[str]) -> str:
         elif in_header and line.startswith("+++ ") and line != f"+++ {_DEV_NULL}\n":
             line = "+++ b/f\n"
         out.append(line)
-    return "".join(out)
+    return out
 
 
 def _hunk_texts(lines: list[str], count: int) -> tuple[str, ...]:
@@ -336,8 +369,8 @@ def _whole(
     diff: str,
     mine: list[_Section],
 ) -> Hunk:
-    old_lines = 0 if old is None else len(_lines(old))
-    new_lines = 0 if new is None else len(_lines(new))
+    old_lines = 0 if old is None else _count_lines(old)
+    new_lines = 0 if new is None else _count_lines(new)
     return Hunk(
         id="",
         file=-1,
@@ -448,7 +481,7 @@ def _file_states(file: FileDiff, units: list[Hunk]) -> dict[str, FileState | Non
     old, new = file.before, file.after
     if old is None or new is None:  # an added or deleted file: its one unit is all of it
         return {file.path: new if kinds else old}
-    content = _content(old.content, new.content, units, kinds)
+    content = _content(file, units, kinds)
     state = FileState(content, new.mode if _takes_new_mode(file, kinds) else old.mode)
     if file.status != "R":
         return {file.path: state}
@@ -456,11 +489,14 @@ def _file_states(file: FileDiff, units: list[Hunk]) -> dict[str, FileState | Non
     return {file.origin: None if moved else state, file.path: state if moved else None}
 
 
-def _content(old: bytes, new: bytes, units: list[Hunk], kinds: set[Kind]) -> bytes:
+def _content(file: FileDiff, units: list[Hunk], kinds: set[Kind]) -> bytes:
+    old, new = file.old_content or b"", file.new_content or b""
     if "content" in kinds:
         return new
     texts = [unit for unit in units if unit.kind == "text"]
-    return apply_hunks(old, new, texts) if texts else old  # no need to split what stays
+    if not texts:
+        return old  # no need to split what stays
+    return _splice(old, new, file.old_starts, file.new_starts, texts)
 
 
 def _takes_new_mode(file: FileDiff, kinds: set[Kind]) -> bool:
@@ -476,17 +512,24 @@ def apply_hunks(old: bytes, new: bytes, hunks: Sequence[Hunk]) -> bytes:
     Context lines are equal on both sides, so replacing them too is harmless, and a hunk's new
     lines are right whichever other hunks are applied: hunks never overlap in `old`.
     """
-    old_lines, new_lines = _lines(old), _lines(new)
-    out: list[bytes] = []
+    return _splice(old, new, _line_starts(old), _line_starts(new), hunks)
+
+
+def _splice(
+    old: bytes, new: bytes, old_at: array[int], new_at: array[int], hunks: Sequence[Hunk]
+) -> bytes:
+    # Slices of memoryviews: the bytes are copied once, into the result.
+    old_view, new_view = memoryview(old), memoryview(new)
+    pieces: list[memoryview] = []
     done = 0
     for hunk in hunks:
         start = _first_index(hunk.old_start, hunk.old_lines)
         first_new = _first_index(hunk.new_start, hunk.new_lines)
-        out += old_lines[done:start]
-        out += new_lines[first_new : first_new + hunk.new_lines]
-        done = start + hunk.old_lines
-    out += old_lines[done:]
-    return b"".join(out)
+        pieces.append(old_view[done : old_at[start]])
+        pieces.append(new_view[new_at[first_new] : new_at[first_new + hunk.new_lines]])
+        done = old_at[start + hunk.old_lines]
+    pieces.append(old_view[done:])
+    return b"".join(pieces)
 
 
 def _first_index(start: int, length: int) -> int:

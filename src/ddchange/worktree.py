@@ -22,7 +22,7 @@ import stat
 import tempfile
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ddchange import errors, git
@@ -39,18 +39,71 @@ class Scratch:
     repo: git.Repo
     path: Path
     good: str
+    # Whether a checkout here converts each touched path (see `_checked_out`); asked once.
+    _converts: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
 
     def apply(self, states: Mapping[str, FileState | None]) -> list[str]:
         """Make the tracked files match `states` (None: must not exist) and every other tracked
-        file match GOOD again; return the paths changed on disk, sorted."""
+        file match GOOD again; return the paths changed on disk, sorted.
+
+        `states` hold blob contents; files are written as a checkout would write them (line-end
+        conversion, smudge filters; see `_checked_out`).
+        """
         restored = self._restore_others(states)
+        # .gitattributes go first: they decide how every other file is checked out, also the
+        # files outside the diff, which are checked out again when their conversion changes.
+        attributes = {path: state for path, state in states.items() if _is_attributes(path)}
+        changing = not all(self._has(path, state) for path, state in attributes.items())
+        before = self._converted_others(states) if changing else set()
         removed = [path for path in _deepest_first(states) if self._remove(path, states[path])]
-        written = [path for path, state in states.items() if self._write(path, state)]
-        return sorted({*restored, *removed, *written})
+        written = [path for path, state in attributes.items() if self._write(path, state)]
+        again = sorted(before | self._converted_others(states)) if changing else []
+        self._check_out_again(again)
+        rest = {path: state for path, state in states.items() if path not in attributes}
+        for path, state in self._checked_out(rest, fresh=bool(attributes)).items():
+            if self._write(path, state):
+                written.append(path)
+        return sorted({*restored, *removed, *written, *again})
 
     def patch(self, base_sha: str, paths: Collection[str]) -> bytes:
         """A patch (for `git apply`) from `base_sha` to the files now at `paths`."""
         return git.tree_patch(self.path, base_sha, paths)
+
+    def _checked_out(
+        self, states: Mapping[str, FileState | None], *, fresh: bool
+    ) -> Mapping[str, FileState | None]:
+        """`states` with every file's blob content replaced by what a checkout writes here.
+
+        Only paths whose attributes ask for a conversion go through git (`* eol=crlf`, a
+        `filter=lfs`), so a repository without any costs one `check-attr` per search. `fresh`:
+        the diff touches .gitattributes, so a path's attributes can change from one
+        configuration to the next and are asked again each time.
+        """
+        files = {p: s for p, s in states.items() if s is not None and s.mode != _SYMLINK}
+        unknown = list(files) if fresh else [p for p in files if p not in self._converts]
+        if unknown:
+            converted = git.converted_paths(self.path, unknown)
+            self._converts.update((path, path in converted) for path in unknown)
+        blobs = {path: state.content for path, state in files.items() if self._converts[path]}
+        if not blobs:
+            return states
+        forms = git.checkout_forms(self.path, blobs)
+        return {**states, **{p: FileState(forms[p], files[p].mode) for p in forms}}
+
+    def _converted_others(self, states: Mapping[str, FileState | None]) -> set[str]:
+        """The tracked files outside `states` that a checkout here converts, by the attributes
+        on disk now."""
+        return git.converted_paths(self.path, git.tracked_files(self.path) - states.keys())
+
+    def _check_out_again(self, paths: list[str]) -> None:
+        # Deleted first: checkout-index leaves a file alone that git deems unchanged, and a
+        # file's clean form does not change with its line-end conversion.
+        for path in paths:
+            full = self.path / path
+            if _exists_here(full, self.path) and not _is_directory(full):
+                full.unlink()
+        if paths:
+            git.restore_files(self.path, paths)
 
     def _restore_others(self, states: Mapping[str, FileState | None]) -> list[str]:
         # A build may rewrite or delete tracked files outside the diff (generated sources under
@@ -61,22 +114,33 @@ class Scratch:
         return others
 
     def _remove(self, path: str, state: FileState | None) -> bool:
-        full = self.path / path
-        # None means "no file here": a directory there holds other paths (or build output).
-        if state is not None or not _exists_here(full, self.path) or _is_directory(full):
+        if state is not None or self._has(path, None):
             return False
+        full = self.path / path
         full.unlink()
         _prune_empty_parents(full.parent, self.path)
         return True
 
+    def _has(self, path: str, state: FileState | None) -> bool:
+        """Whether `path` already is in `state` on disk. For None, "no file here": a directory
+        there holds other paths (or build output)."""
+        full = self.path / path
+        if state is None:
+            return not _exists_here(full, self.path) or _is_directory(full)
+        return _exists_here(full, self.path) and _holds(full, state)
+
     def _write(self, path: str, state: FileState | None) -> bool:
         full = self.path / path
-        if state is None or (_exists_here(full, self.path) and _holds(full, state)):
+        if state is None:
             return False
-        _make_parents(full, self.path)
-        if os.path.lexists(full):
-            _delete(full)
-        _create(full, state)
+        here = _exists_here(full, self.path)
+        if here and _holds(full, state):
+            return False
+        if not (here and _overwrote(full, state)):
+            _make_parents(full, self.path)
+            if os.path.lexists(full):
+                _delete(full)
+            _create(full, state)
         return True
 
 
@@ -167,6 +231,10 @@ def _dispose(repo: git.Repo, path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+def _is_attributes(path: str) -> bool:
+    return path == ".gitattributes" or path.endswith("/.gitattributes")
+
+
 def _deepest_first(states: Mapping[str, FileState | None]) -> list[str]:
     return sorted(states, key=lambda path: path.count("/"), reverse=True)
 
@@ -174,13 +242,19 @@ def _deepest_first(states: Mapping[str, FileState | None]) -> list[str]:
 def _exists_here(full: Path, root: Path) -> bool:
     """Whether `full` exists in the work tree itself. A path beyond a symlinked directory is
     not in it (git says "beyond a symbolic link"), and may even lead out of the work tree."""
-    parents = full.relative_to(root).parents[:-1]  # the last one is root itself
-    return all(_is_directory(root / parent) for parent in parents) and os.path.lexists(full)
+    # Plain strings, not pathlib: this runs for every touched path on every test.
+    text, top = os.fspath(full), os.fspath(root)
+    parent = os.path.dirname(text)
+    while parent != top:
+        if not _is_directory(parent):
+            return False
+        parent = os.path.dirname(parent)
+    return os.path.lexists(text)
 
 
-def _is_directory(path: Path) -> bool:
+def _is_directory(path: str | Path) -> bool:
     try:
-        return stat.S_ISDIR(path.lstat().st_mode)
+        return stat.S_ISDIR(os.lstat(path).st_mode)
     except (FileNotFoundError, NotADirectoryError):
         return False
 
@@ -207,6 +281,29 @@ def _holds(full: Path, state: FileState) -> bool:
         and info.st_size == len(state.content)
         and full.read_bytes() == state.content
     )
+
+
+def _overwrote(full: Path, state: FileState) -> bool:
+    """Rewrite `full` in place if it is a regular file of the right kind (executable or not);
+    False if it is not, or cannot be opened for writing (a build made it read-only).
+
+    Truncating keeps the inode: on ext4 that costs a seventh of unlinking and creating a file,
+    which adds up when a test rewrites hundreds of files.
+    """
+    info = full.lstat()
+    executable = bool(info.st_mode & stat.S_IXUSR)
+    # A second link (a build's `cp -l`) would see the new content too: replace such a file.
+    if state.mode == _SYMLINK or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+        return False
+    if executable != (state.mode == _EXECUTABLE):
+        return False
+    try:
+        descriptor = os.open(full, os.O_WRONLY | os.O_TRUNC)
+    except OSError:
+        return False
+    with open(descriptor, "wb") as file:
+        file.write(state.content)
+    return True
 
 
 def _create(full: Path, state: FileState) -> None:

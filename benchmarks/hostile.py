@@ -1,0 +1,190 @@
+"""Hostile sizes: what ddchange costs on a diff of 20,000 hunks and on 50 MB files.
+
+    .venv/bin/python benchmarks/hostile.py     # updates its section of benchmarks/RESULTS.md
+
+Each case is built fresh in a temporary directory and searched once by the real command (a
+subprocess, so that its peak memory is its own: `wait4`'s ru_maxrss). "ddchange s/test" is
+ddchange's own time per real test: wall time minus the time inside the test command, divided by
+the tests run, so it includes the one-off costs (reading the diff, the scratch checkout, the
+final patch). tests/test_hostile.py runs smaller versions of the same cases for their answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ddchange import samples
+
+RESULTS = Path(__file__).with_name("RESULTS.md")
+HEADING = "## Hostile sizes (`benchmarks/hostile.py`)"
+AUTHOR = "Bench Mark <bench@example.org>"
+COLUMNS = (
+    "case",
+    "hunks",
+    "answer",
+    "tests run",
+    "wall s",
+    "test s",
+    "ddchange s/test",
+    "peak MB",
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    good: Mapping[str, str]
+    bad: Mapping[str, str | None]
+    test: str
+    answer: list[tuple[str, str]]
+
+
+def many_hunks(files: int, hunks: int) -> Case:
+    """`files` files of `hunks` hunks each (10 lines apart); the test fails on one hunk."""
+
+    def text(number: int, changed: bool) -> str:
+        lines = [f"file {number} block {b} line {k}\n" for b in range(hunks) for k in range(10)]
+        if changed:
+            for block in range(hunks):
+                lines[block * 10 + 5] = f"file {number} block {block} changed\n"
+        return "".join(lines)
+
+    culprit = f"src/d{123 % 20}/f123.txt"
+    return Case(
+        f"{files} files x {hunks} hunks",
+        {f"src/d{n % 20}/f{n}.txt": text(n, False) for n in range(files)},
+        {f"src/d{n % 20}/f{n}.txt": text(n, True) for n in range(files)},
+        f"grep -q 'file 123 block 37 changed' {culprit} && exit 1; exit 0\n",
+        [(culprit, "text")],
+    )
+
+
+def big_file(megabytes: int) -> tuple[str, list[str]]:
+    lines = [f"{n:08d} {'x' * 55}\n" for n in range(megabytes * (1 << 20) // 64)]
+    return "".join(lines), lines
+
+
+def big_edit(megabytes: int) -> Case:
+    """A change in the middle of a large file, a harmless one a quarter in, a small file."""
+    good, lines = big_file(megabytes)
+    lines[len(lines) // 2] = "BROKEN\n"
+    lines[len(lines) // 4] = "harmless\n"
+    return Case(
+        f"{megabytes} MB file, edited",
+        {"big.txt": good, "small.txt": "a\nb\nc\n"},
+        {"big.txt": "".join(lines), "small.txt": "a\nB\nc\n"},
+        "grep -q BROKEN big.txt && exit 1; exit 0\n",
+        [("big.txt", "text")],
+    )
+
+
+def big_add(megabytes: int) -> Case:
+    good, _ = big_file(megabytes)
+    return Case(
+        f"{megabytes} MB file, added",
+        {"small.txt": "a\nb\nc\n"},
+        {"big.txt": good, "small.txt": "a\nB\nc\n"},
+        "test -e big.txt && exit 1; exit 0\n",
+        [("big.txt", "add")],
+    )
+
+
+CASES: list[Callable[[], Case]] = [
+    lambda: many_hunks(400, 50),
+    lambda: big_edit(50),
+    lambda: big_add(50),
+]
+
+
+def build(case: Case, repo: Path) -> None:
+    repo.mkdir()
+    samples.init_repo(repo)
+    for index, tree in enumerate([{**case.good, "test.sh": case.test}, case.bad]):
+        for path, content in tree.items():
+            target = repo / path
+            if content is None:
+                target.unlink()
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content)
+        samples.commit_all(repo, f"commit {index}", AUTHOR, index)
+
+
+def measure(case: Case, workdir: Path) -> list[str]:
+    """Build `case`, search it with the real command, and return its row of the table."""
+    repo = workdir / "repo"
+    build(case, repo)
+    report = workdir / "report.json"
+    command = [sys.executable, "-m", "ddchange", "HEAD~1..HEAD", "-q", "--json", str(report)]
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [*command, "--", "sh", "test.sh"],
+        cwd=repo,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.monotonic() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{case.name}: ddchange failed; rerun it in {repo}")
+    result = json.loads(report.read_text())
+    answer = [(c["path"], c["kind"]) for c in result["culprits"]]
+    tests = result["tests_run"]
+    own = (result["wall_time"] - result["command_time"]) / tests
+    return [
+        case.name,
+        str(result["hunks_total"]),
+        "right" if answer == case.answer else f"WRONG: {answer}",
+        str(tests),
+        f"{wall:.2f}",
+        f"{result['command_time']:.2f}",
+        f"{own:.3f}",
+        f"{usage.ru_maxrss / 1024:.0f}",  # Linux reports kilobytes
+    ]
+
+
+def table(rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def with_section(document: str, section: str) -> str:
+    """`document` with the section under HEADING replaced by `section` (appended if absent)."""
+    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## |\Z)", re.MULTILINE | re.DOTALL)
+    if pattern.search(document):
+        return pattern.sub(lambda _: section, document)
+    return document.rstrip("\n") + "\n\n" + section
+
+
+def main() -> None:
+    rows = []
+    for make in CASES:
+        case = make()
+        with tempfile.TemporaryDirectory(prefix="ddchange-hostile-") as tmp:
+            rows.append(measure(case, Path(tmp)))
+        print(" | ".join(rows[-1]), flush=True)
+    section = (
+        f"{HEADING}\n\n"
+        f"One run on {platform.machine()}, Python {platform.python_version()}, "
+        f"{platform.system()}, {os.cpu_count()} cores. `test s` is the time inside the test "
+        "command; `ddchange s/test` is the rest of the wall time per test run (one-off costs "
+        "included); `peak MB` is the maximum resident set of the ddchange process.\n\n"
+        + table(rows)
+    )
+    existing = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    RESULTS.write_text(with_section(existing, section))
+
+
+if __name__ == "__main__":
+    main()
