@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import subprocess
 import sys
 import tempfile
@@ -23,9 +22,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from results import write_section
+
 from ddchange import samples
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
 HEADING = "## Hostile sizes (`benchmarks/hostile.py`)"
 AUTHOR = "Bench Mark <bench@example.org>"
 COLUMNS = (
@@ -159,14 +159,6 @@ def table(rows: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def with_section(document: str, section: str) -> str:
-    """`document` with the section under HEADING replaced by `section` (appended if absent)."""
-    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## |\Z)", re.MULTILINE | re.DOTALL)
-    if pattern.search(document):
-        return pattern.sub(lambda _: section, document)
-    return document.rstrip("\n") + "\n\n" + section
-
-
 def main() -> None:
     rows = []
     for make in CASES:
@@ -174,16 +166,14 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="ddchange-hostile-") as tmp:
             rows.append(measure(case, Path(tmp)))
         print(" | ".join(rows[-1]), flush=True)
-    section = (
-        f"{HEADING}\n\n"
+    body = (
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
         f"{platform.system()}, {os.cpu_count()} cores. `test s` is the time inside the test "
         "command; `ddchange s/test` is the rest of the wall time per test run (one-off costs "
         "included); `peak MB` is the maximum resident set of the ddchange process.\n\n"
         + table(rows)
     )
-    existing = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    RESULTS.write_text(with_section(existing, section))
+    write_section(HEADING, body)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Run ddchange over every bundled sample repository and record what each search cost.
 
-    .venv/bin/python benchmarks/run.py            # writes benchmarks/RESULTS.md
+    .venv/bin/python benchmarks/run.py    # rewrites its section of benchmarks/RESULTS.md
 
 Each scenario is built fresh in a temporary directory and searched once, in this process, with
 the scenario's own build, test and timeout. "overhead" is ddchange's own time: the wall time
@@ -10,14 +10,15 @@ machine that ran it; test counts are deterministic, times are not.
 
 from __future__ import annotations
 
-import argparse
 import platform
 import tempfile
 from pathlib import Path
 
+from results import write_section
+
 from ddchange import samples, session
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
+HEADING = "## Sample repositories (`benchmarks/run.py`)"
 COLUMNS = (
     "scenario",
     "hunks",
@@ -58,22 +59,18 @@ def table(rows: list[list[str]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, default=RESULTS)
-    args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ddchange-bench-") as tmp:
         rows = [measure(scenario, Path(tmp)) for scenario in samples.scenarios()]
     text = table(rows)
     print(text, end="")
-    header = (
-        "# Benchmark results\n\n"
-        "## Sample repositories (`benchmarks/run.py`)\n\n"
+    write_section(
+        HEADING,
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
-        f"{platform.system()}. `tests run` includes the two pre-flight runs; `unresolved` "
-        "counts real runs that could not say pass or fail (no build, timeout, other failure); "
-        "`overhead` is wall time minus the time inside build and test commands.\n\n"
+        f"{platform.system()}. `tests run` counts every real run (pre-flight and the two "
+        "confirmation runs included); `unresolved` counts real runs that could not say pass or "
+        "fail (no build, timeout, other failure); `overhead` is wall time minus the time inside "
+        "build and test commands.\n\n" + text,
     )
-    args.output.write_text(header + text)
 
 
 if __name__ == "__main__":

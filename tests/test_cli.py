@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from gitsandbox import checkout_state
 
 from ddchange import samples
 
@@ -24,7 +25,15 @@ SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
 
 def ddchange(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "ddchange", *args]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    # Decoded like file names: a diff of a latin-1 file is its bytes, not an error.
+    return subprocess.run(
+        command,
+        cwd=cwd,
+        capture_output=True,
+        encoding="utf-8",
+        errors="surrogateescape",
+        timeout=timeout,
+    )
 
 
 def git(repo: Path, *args: str) -> str:
@@ -40,29 +49,6 @@ def scenario_args(scenario: samples.Scenario) -> list[str]:
     if scenario.timeout:
         args += ["--timeout", str(scenario.timeout)]
     return args
-
-
-def snapshot(repo: Path) -> dict[str, object]:
-    """Everything of the user's that ddchange promises not to touch, byte for byte."""
-    gitdir = repo / ".git"
-    files = {
-        str(path.relative_to(repo)): (
-            path.read_bytes(),
-            path.stat().st_mode,
-            path.stat().st_mtime_ns,
-        )
-        for path in sorted(repo.rglob("*"))
-        if path.is_file() and gitdir not in path.parents
-    }
-    return {
-        "files": files,
-        "index": (gitdir / "index").read_bytes(),
-        "HEAD": (gitdir / "HEAD").read_bytes(),
-        "refs": git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
-        "stash": git(repo, "stash", "list", "--format=%H %s"),
-        "status": git(repo, "status", "--porcelain=v2", "--untracked-files=all"),
-        "worktrees": git(repo, "worktree", "list", "--porcelain"),
-    }
 
 
 def make_user_mess(repo: Path) -> None:
@@ -135,10 +121,10 @@ def assert_patch_reproduces_failure(
 def test_the_users_repository_is_untouched_by_a_run(sample_repo: SampleRepo) -> None:
     repo, scenario = sample_repo("two-files")
     make_user_mess(repo)
-    before = snapshot(repo)
+    before = checkout_state(repo)
     done = ddchange(*scenario_args(scenario), "--", *scenario.test, cwd=repo)
     assert done.returncode == 0, done.stderr
-    assert snapshot(repo) == before
+    assert checkout_state(repo) == before
 
 
 # -- bad input ----------------------------------------------------------------------------------
@@ -186,12 +172,12 @@ def small_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path)
 def test_bad_input_gets_a_clear_error_and_exit_code(
     args: list[str], code: int, message: str, small_repo: Path
 ) -> None:
-    before = snapshot(small_repo)
+    before = checkout_state(small_repo)
     done = ddchange(*args, cwd=small_repo, timeout=60)
     assert done.returncode == code, done.stderr
     assert message in done.stderr
     assert "Traceback" not in done.stderr
-    assert snapshot(small_repo) == before
+    assert checkout_state(small_repo) == before
 
 
 def test_outside_a_repository(tmp_path: Path) -> None:
@@ -272,3 +258,17 @@ def test_unwritable_journal_gives_a_clear_error(small_repo: Path) -> None:
     assert done.returncode == 1
     assert "cannot keep the record of completed tests" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_test_runs_in_the_subdirectory_the_user_is_in(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """As with `git bisect run`, relative paths in the command mean the same as in the shell."""
+    test = "grep -q broken ../data.txt && exit 1; exit 0\n"
+    repo, _ = make_repo(
+        tmp_path,
+        [{"tests/check.sh": test, "data.txt": "fine\n"}, {"data.txt": "broken\n"}],
+    )
+    done = ddchange("HEAD~1..HEAD", "--", "sh", "check.sh", cwd=repo / "tests")
+    assert done.returncode == 0, done.stderr
+    assert "data.txt" in done.stdout

@@ -382,11 +382,6 @@ def test_odd_file_names_are_found_and_the_patch_applies(tmp_path: Path) -> None:
     assert os.path.exists(check / renamed[0]), "the patch holds the answer only"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the lead: cli.py must write the report with errors='surrogateescape' "
-    "(today: UnicodeEncodeError, a traceback, exit 3)",
-)
 def test_a_latin_1_hunk_is_printed_even_where_stdout_is_strict_utf_8(tmp_path: Path) -> None:
     case = CASES["latin-1 text"]
     repo = two_commits(tmp_path / "repo", case.good, case.bad, case.test)
@@ -436,11 +431,6 @@ def test_a_submodule_change_is_reported_as_not_searched(
     assert "not searched (kept as in GOOD): sub" in run.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the lead: session passes diff.skipped as PreflightFailed.unsearched for BAD, "
-    "and cli names those changes (see the report of issue 'hostile input')",
-)
 def test_a_failure_caused_only_by_a_submodule_is_explained(
     submodule_repo: tuple[Sandbox, str],
 ) -> None:
@@ -455,11 +445,6 @@ def test_a_failure_caused_only_by_a_submodule_is_explained(
     assert "sub" in run.stderr.split("submodule", 1)[1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the lead: session passes diff.skipped as EmptyDiff.unsearched, and cli says "
-    "that only submodule pointers changed (today: 'identical trees', which is false)",
-)
 def test_a_range_that_changes_only_a_submodule(submodule_repo: tuple[Sandbox, str]) -> None:
     repo, second = submodule_repo
     put(repo, {"test.sh": "exit 0\n"})

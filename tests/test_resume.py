@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from gitsandbox import checkout_state, hermetic
 from test_cli import SampleRepo, culprit_matches, ddchange, git, make_user_mess, scenario_args
-from test_cli import snapshot as user_state
 
 from ddchange import samples
 
@@ -35,8 +35,6 @@ def search_records(report: dict[str, object]) -> list[dict[str, object]]:
 def baseline(tmp_path_factory: pytest.TempPathFactory) -> int:
     """How many search tests an uninterrupted c-make run needs."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        from gitsandbox import hermetic
-
         hermetic(monkeypatch)
         scenario = samples.load("c-make")
         root = tmp_path_factory.mktemp("baseline")
@@ -76,7 +74,7 @@ def test_killed_run_resumes_to_the_same_answer(
 ) -> None:
     repo, scenario = sample_repo("c-make")
     make_user_mess(repo)
-    before = user_state(repo)
+    before = checkout_state(repo)
     report = tmp_path / "report.json"
     args = [*scenario_args(scenario), "--json", str(report), "--", *scenario.test]
 
@@ -91,7 +89,7 @@ def test_killed_run_resumes_to_the_same_answer(
         assert "Traceback" not in err
         assert "Best answer so far" in out
         assert json.loads(report.read_text())["outcome"] == "interrupted"
-        assert user_state(repo) == before
+        assert checkout_state(repo) == before
 
     done = ddchange(*args, cwd=repo)
     assert done.returncode == 0, done.stderr
@@ -99,7 +97,7 @@ def test_killed_run_resumes_to_the_same_answer(
     assert culprit_matches(scenario, result["culprits"])
     assert result["resumed"] >= min(after, 2) - 1
     assert len(search_records(result)) <= baseline + 1, "at most one test repeated"
-    assert user_state(repo) == before, "no scratch work tree left, user's files untouched"
+    assert checkout_state(repo) == before, "no scratch work tree left, user's files untouched"
 
 
 def processes_in(prefix: str) -> list[int]:
@@ -124,7 +122,7 @@ def sleepy_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
 
 @pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc (Linux)")
 def test_sigkill_mid_test_leaves_no_process_after_reset(sleepy_repo: Path) -> None:
-    before = user_state(sleepy_repo)
+    before = checkout_state(sleepy_repo)
     process = start(sleepy_repo, ["HEAD~1..HEAD", "--", "sh", "test.sh"])
     wait_for_tests(process, 1)  # GOOD passed; BAD's test is now sleeping
     deadline = time.monotonic() + 30
@@ -138,7 +136,7 @@ def test_sigkill_mid_test_leaves_no_process_after_reset(sleepy_repo: Path) -> No
     done = ddchange("reset", cwd=sleepy_repo)
     assert done.returncode == 0, done.stderr
     assert not any(_alive(pid) for pid in orphans)
-    assert user_state(sleepy_repo) == before
+    assert checkout_state(sleepy_repo) == before
     assert not (sleepy_repo / ".git" / "ddchange").exists()
 
 

@@ -11,7 +11,9 @@ otherwise), and the one place where errors become messages and exit codes:
 from __future__ import annotations
 
 import contextlib
+import io
 import re
+import shlex
 import shutil
 import signal
 import sys
@@ -303,6 +305,19 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
             return f"{path} is not inside a git repository; cd into one or pass -C PATH.", 2
         case errors.BareRepository(path):
             return f"{path} is a bare repository; run ddchange in a clone with a work tree.", 2
+        case errors.UnknownRevision(rev, kind=str(kind)):
+            return f"{rev!r} names a {kind}, not a commit; GOOD and BAD must be commits.", 2
+        case errors.UnknownRevision(rev, shallow=True):
+            return (
+                f"unknown revision {rev!r}; this clone is shallow and may not reach it: fetch "
+                "more history with `git fetch --unshallow` (or `--deepen=N`).",
+                2,
+            )
+        case errors.UnknownRevision(rev, complaint=complaint) if complaint:
+            return (
+                f"unknown revision {rev!r} ({complaint}); check it with `git rev-parse {rev}`.",
+                2,
+            )
         case errors.UnknownRevision(rev):
             return f"unknown revision {rev!r}; check it with `git rev-parse {rev}`.", 2
         case errors.BadRange(text):
@@ -311,6 +326,14 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
             return (
                 f"{good} and {bad} are the same commit ({sha[:12]}); nothing changed between "
                 "them. Pass a GOOD that is older than BAD.",
+                2,
+            )
+        case errors.EmptyDiff(good, bad, unsearched) if unsearched:
+            return (
+                f"between {good} and {bad} only submodule pointers changed "
+                f"({', '.join(unsearched)}), and ddchange does not search inside submodules; "
+                f"bisect inside the submodule (`git diff {good} {bad} -- {unsearched[0]}` shows "
+                "both commits).",
                 2,
             )
         case errors.EmptyDiff(good, bad):
@@ -344,6 +367,13 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
                 "repository's .git directory writable, or run ddchange in a writable clone.",
                 1,
             )
+        case errors.GitFailed(command, code, stderr):
+            complaint = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
+            return (
+                f"`{shlex.join(command)}` failed (exit {code}): {complaint}; run it by hand to "
+                "see why (a failing filter or hook in .gitattributes or your git config?).",
+                1,
+            )
         case errors.TestAborted(code, command):
             return (
                 f"`{command}` exited with {code} (above 127), which means 'abort' as in "
@@ -355,16 +385,23 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
 
 def _explain_preflight(error: errors.PreflightFailed) -> str:
     expected = "pass" if error.which == "good" else "fail"
-    head = (
+    lines = [
         f"pre-flight: {error.which.upper()} should {expected}, but the test gave "
         f"{error.verdict.upper()} ({error.reason}); there is nothing to search."
-    )
-    tail = "\n".join("  | " + line for line in error.tail.rstrip().splitlines()[-15:])
-    return (
-        f"{head}\n{tail}\nreproduce it by hand:\n  {error.rerun}"
-        if tail
-        else (f"{head}\nreproduce it by hand:\n  {error.rerun}")
-    )
+    ]
+    lines += ["  | " + line for line in error.tail.rstrip().splitlines()[-15:]]
+    if error.reason in ("exit 126", "exit 127"):
+        lines.append(
+            "the command was not found or not executable in the scratch worktree of GOOD: "
+            "files you have not committed are not there, so give an absolute path for them."
+        )
+    if error.unsearched:
+        lines.append(
+            f"not searched: the submodule changes at {', '.join(error.unsearched)} stay as in "
+            "GOOD in every test; if they cause the failure, ddchange cannot find it."
+        )
+    lines += ["reproduce it by hand:", f"  {error.rerun}"]
+    return "\n".join(lines)
 
 
 @contextlib.contextmanager
@@ -383,6 +420,11 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point for `ddchange` and `git-ddchange`."""
+    # Diffs of non-UTF-8 files carry their bytes as surrogate escapes: print them as those bytes
+    # rather than fail on a strictly UTF-8 terminal.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="surrogateescape")
     try:
         with _sigterm_as_interrupt():
             return cli.main(args=argv, prog_name="ddchange", standalone_mode=False)

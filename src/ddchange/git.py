@@ -368,6 +368,11 @@ def worktrees(repo: Repo) -> list[Worktree]:
     return found[1:]
 
 
+def prefix(path: Path) -> str:
+    """Where `path` lies inside its work tree ("sub/dir/"); "" at the top, in .git, or bare."""
+    return os.fsdecode(_run(path, "rev-parse", "--show-prefix").strip())
+
+
 def common_dir(repo: Repo) -> Path:
     """The git directory shared by all work trees (`.git` of the main one, or the bare repo)."""
     return Path(repo.common_dir).resolve()

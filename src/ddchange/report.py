@@ -47,6 +47,19 @@ def _headline(result: Result) -> str:
     )
 
 
+SHOWN_LINES = 40  # of each culprit's diff in the text report; --patch and --json have them all
+
+
+def _shown_diff(diff: str) -> list[str]:
+    lines = diff.rstrip("\n").splitlines()
+    shown = ["    " + line for line in lines[:SHOWN_LINES]]
+    if len(lines) > SHOWN_LINES:
+        shown.append(
+            f"    … {len(lines) - SHOWN_LINES} more lines (the whole change is in --patch)"
+        )
+    return shown
+
+
 def _confirmation(confirmation: Confirmation | None) -> list[str]:
     if confirmation is None:
         return ["Not confirmed (--no-confirm)."]
@@ -86,9 +99,7 @@ def text(result: Result) -> str:
     if result.outcome == "flaky":
         lines += [*_flaky(result), ""]
     for number, hunk in enumerate(result.culprits, 1):
-        lines.append(f"[{number}] {_location(hunk)}")
-        lines.extend("    " + line for line in hunk.diff.rstrip("\n").splitlines())
-        lines.append("")
+        lines += [f"[{number}] {_location(hunk)}", *_shown_diff(hunk.diff), ""]
     if result.outcome != "interrupted":
         lines += _confirmation(result.confirmation)
     lines.append(_cost(result))

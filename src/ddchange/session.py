@@ -149,7 +149,7 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Diff:
     """The change units between the revisions; there must be at least one."""
     diff = git.read_diff(repo, revisions.good, revisions.bad)
     if not diff.hunks:
-        raise errors.EmptyDiff(request.good, request.bad)
+        raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
     return diff
 
 
@@ -247,6 +247,9 @@ class _Search:
         self.scratch = scratch
         self.journal = journal
         self.key = run_key(request, revisions)
+        # Like `git bisect run`, the test runs where the user stands: the same subdirectory
+        # of the scratch tree (its top if GOOD has no such directory).
+        self.where = scratch.path / git.prefix(request.repo)
         self.listener = listener
         self.cache = OutcomeCache[str](monotony=request.monotony)
         self.stats = Stats()
@@ -380,7 +383,7 @@ class _Search:
             verdict = runner.Verdict(Outcome.UNRESOLVED, f"does not apply: {conflict}", None, None)
         else:
             verdict = runner.run_candidate(
-                self.scratch.path,
+                self.where if self.where.is_dir() else self.scratch.path,
                 self.request.test,
                 build=self.request.build,
                 timeout=self.request.timeout,
@@ -467,6 +470,7 @@ class _Search:
             reason=verdict.reason,
             tail=failed.tail if failed is not None else "",
             rerun=rerun_command(self.request, sha),
+            unsearched=self.diff.skipped if phase == "bad" else (),
         )
 
 
