@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -378,12 +379,13 @@ def playground(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
         return repo
 
 
-def _git_apply(repo: Sandbox, old: bytes, units: list[Hunk]) -> bytes:
+def _git_apply(repo: Sandbox, old: bytes, units: list[Hunk], *options: str) -> bytes:
     """`old` with `units` applied by `git apply`, from the hunk texts git printed."""
     (repo.path / "f").write_bytes(old)
     if units:
         patch = "diff --git a/f b/f\n--- a/f\n+++ b/f\n" + "".join(unit.diff for unit in units)
-        repo.git("apply", "--whitespace=nowarn", stdin=patch.encode("utf-8", "surrogateescape"))
+        data = patch.encode("utf-8", "surrogateescape")
+        repo.git("apply", "--whitespace=nowarn", *options, stdin=data)
     return (repo.path / "f").read_bytes()
 
 
@@ -412,3 +414,74 @@ def test_materialize_agrees_with_git_apply(
     assert all(unit.kind == "text" for unit in diff.hunks)
     state = hunks.materialize(diff, _ids(*units)).get("f")
     assert (state.content if state else old) == _git_apply(playground, old, units)
+
+
+def _renumbered(units: list[Hunk]) -> list[Hunk]:
+    """`units` as a patch of their own: each new-side start shifted by what the chosen units
+    before it add or remove (git applies a zero-context hunk where its numbers say)."""
+    shifted, offset = [], 0
+    for unit in units:
+        if unit.new_lines == 0:
+            start = unit.old_start + offset - 1
+        elif unit.old_lines == 0:
+            start = unit.old_start + offset + 1
+        else:
+            start = unit.old_start + offset
+        header, _, body = unit.diff.partition("\n")
+        old_range = header.split()[1]
+        count = "" if unit.new_lines == 1 else f",{unit.new_lines}"
+        text = f"@@ {old_range} +{start}{count} @@\n{body}"
+        shifted.append(dataclasses.replace(unit, diff=text))
+        offset += unit.new_lines - unit.old_lines
+    return shifted
+
+
+@st.composite
+def unique_versions(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    """Like `versions`, but no line occurs twice in a file (see the test below)."""
+    endings = st.sampled_from([b"\n", b"\r\n", b"\rx\n"])
+    fresh = iter(range(10_000))
+    old = [b"%d" % next(fresh) + draw(endings) for _ in range(draw(st.integers(0, 20)))]
+    new = list(old)
+    for _ in range(draw(st.integers(0, 6))):
+        at = draw(st.integers(0, len(new)))
+        edit = draw(st.sampled_from(["insert", "delete", "replace"]))
+        if edit != "insert" and at < len(new):
+            del new[at]
+        if edit != "delete":
+            count = draw(st.integers(1, 3))
+            new[at:at] = [b"n%d" % next(fresh) + draw(endings) for _ in range(count)]
+    return _maybe_unterminated(draw, b"".join(old)), _maybe_unterminated(draw, b"".join(new))
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(pair=unique_versions(), mask=st.integers(0, 2**16 - 1))
+@example(pair=(b"a\nb\nc\nd\n", b"A\nb\nC\nD\nE\n"), mask=0b10)
+@example(pair=(b"a\nb", b"a\nB"), mask=1)
+@example(pair=(b"a\nb\n", b"x\na\nb\ny"), mask=0b10)
+def test_line_changes_agree_with_git_apply_of_zero_context_hunks(
+    playground: Sandbox, pair: tuple[bytes, bytes], mask: int
+) -> None:
+    """Each line change is a zero-context hunk: any subset applies like `git apply
+    --unidiff-zero` of the same hunks, and all of them (none of them) give BAD (GOOD).
+
+    (With no context, git places a hunk by its preimage; the lines are unique so that the
+    place is unambiguous.)"""
+    old, new = pair
+    (playground.path / "f").write_bytes(old)
+    good = playground.commit("old")
+    (playground.path / "f").write_bytes(new)
+    bad = playground.commit("new")
+    diff = hunks.split_lines(git.read_diff(git.open_repo(playground.path), good, bad))
+    units = [unit for n, unit in enumerate(diff.hunks) if mask >> n & 1]
+    state = hunks.materialize(diff, _ids(*units)).get("f")
+    reference = _git_apply(playground, old, _renumbered(units), "--unidiff-zero")
+    assert (state.content if state else old) == reference
+    everything = hunks.materialize(diff, _ids(*diff.hunks)).get("f")
+    assert (everything.content if everything else old) == new
+    assert all(unit.removed + unit.added > 0 for unit in diff.hunks)
