@@ -476,7 +476,7 @@ def test_a_change_in_the_middle_of_a_large_file(tmp_path: Path) -> None:
     )
     run = search(repo)
     assert found(run) == [("big.txt", "text")]
-    assert run.report["culprits"][0]["new_start"] == middle + 1 - 3  # 3 lines of context
+    assert run.report["culprits"][0]["new_start"] == middle + 1  # the changed line itself
 
 
 def many_hunks(files: int, hunks: int, culprit: tuple[int, int]) -> tuple[Tree, Tree, str]:
@@ -507,7 +507,7 @@ def test_one_culprit_among_two_thousand_hunks(tmp_path: Path) -> None:
     run = search(two_commits(tmp_path / "repo", good, bad, test))
     assert found(run) == [("src/d3/f17.txt", "text")]
     assert run.report["hunks_total"] == 2000 + 3  # and the three hunks of the noise
-    assert run.report["culprits"][0]["new_start"] == 33 * 10 + 3
+    assert run.report["culprits"][0]["new_start"] == 33 * 10 + 6  # the changed line itself
 
 
 # -- revisions and repositories -------------------------------------------------------------

@@ -100,10 +100,15 @@ def cli() -> None:
 @click.option("--fail-pattern", callback=_check_pattern, help="The output must also match.")
 @click.option(
     "--granularity",
-    type=click.Choice(["file", "hunk"]),
-    default="hunk",
+    type=click.Choice(["file", "function", "hunk", "line"]),
+    default="line",
     show_default=True,
     help="The finest level the answer is 1-minimal at.",
+)
+@click.option(
+    "--no-dependencies",
+    is_flag=True,
+    help="Do not keep uses together with the definitions they need.",
 )
 @click.option("--no-monotony", is_flag=True, help="Do not assume subsets of passes pass.")
 @click.option(
@@ -121,6 +126,7 @@ def run(
     timeout: float | None,
     fail_pattern: str | None,
     granularity: str,
+    no_dependencies: bool,
     no_monotony: bool,
     retries: int,
     no_confirm: bool,
@@ -145,6 +151,7 @@ def run(
         fail_pattern=fail_pattern,
         monotony=not no_monotony,
         granularity=granularity,
+        dependencies=not no_dependencies,
         retries=retries,
         confirm=not no_confirm,
     )

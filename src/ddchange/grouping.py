@@ -1,23 +1,47 @@
-"""The hierarchy of change groups that the search descends: file → hunk.
+"""The hierarchy of change groups that the search descends, and the dependencies between changes.
 
-Owns how change units are bundled into the items dd works on at each level. Searching coarse
-groups first is the biggest lever against inconsistent configurations (Zeller's GDB study: 470
-tests flat, 289 grouped by location, 97 by function): a whole file's changes usually build
-together, half of them often do not. The search runs dd at one level, then splits only the groups
-the answer kept into the next level's finer groups.
+Owns how change units are bundled into the items dd works on at each level, and which units only
+make sense together. Both fight inconsistency, the reason delta debugging over changes is hard:
+most subsets of a large change do not even build (on GDB, 457 of 470 tests were unresolved).
 
-A level is a function from the units still in play to groups of them. Every level partitions its
-input (each unit in exactly one group), so a configuration of groups always stands for a well
-defined set of units.
+Levels, coarsest first: directory (only for wide diffs) → file → function → hunk → line. The
+search runs dd at one level, then splits only the groups the answer kept into the next level's
+finer groups. Every level partitions the units it is given, so a configuration of groups always
+stands for a well-defined set of units. A unit's function is its innermost enclosing function
+or class in the new file (the old one for a pure deletion), from tree-sitter where a grammar is
+installed (ddchange[syntax]), else git's hunk header, which follows .gitattributes diff drivers.
+
+Dependencies: a unit that adds a use of a name needs every unit that adds a definition of it
+(a call needs its function, a caller needs the new signature), and a unit that removes a
+definition needs every unit that removes a use of it (a rename's old name must leave all call
+sites with it). dd tests only configurations closed under these needs: each configuration is
+replaced by its *interior* (`interior`), the largest closed subset, which drops every unit whose
+needs are not all there. So a call without its new function, or half a rename, is never built;
+they simply have no effect until what they need is in the configuration too. (The interior,
+unlike adding what is missing, never drags a culprit into a configuration through a spurious
+need, so a 1-minimal configuration is also a smallest closed one.) The analysis over-approximates
+(same-named things in different scopes); the price is tests that change less than they could,
+never a wrong answer: every configuration tested is exactly what it claims to be. When a build
+fails anyway, `learn` reads the missing names from its output (undefined reference, undeclared,
+NameError, ImportError ...) and adds the needs it reveals, so that the configuration's interior
+leaves the offending units out: Zeller's failure resolution loop.
 """
 
 from __future__ import annotations
 
+import os
+import re
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import groupby
 
-from ddchange.hunks import Hunk
+from ddchange import syntax
+from ddchange.hunks import Diff, FileDiff, Hunk, changed_lines
+
+LEVELS = ("directory", "file", "function", "hunk", "line")
+GRANULARITIES = LEVELS[1:]
+# With more changed files than this, the search starts one level higher, at directories.
+WIDE = 32
 
 
 @dataclass(frozen=True)
@@ -25,40 +49,229 @@ class Group:
     """Change units that dd adds or removes together. `label` names them for people."""
 
     label: str
-    members: tuple[str, ...]  # hunk ids, in diff order
-
-
-Level = Callable[[Sequence[Hunk]], list[Group]]
-
-
-def by_file(hunks: Sequence[Hunk]) -> list[Group]:
-    """One group per changed file (all its hunks, its rename and mode change together)."""
-    return [
-        Group(path, tuple(h.id for h in members))
-        for (_, path), members in _runs(hunks, key=lambda h: (h.file, h.path))
-    ]
-
-
-def by_hunk(hunks: Sequence[Hunk]) -> list[Group]:
-    """Every change unit on its own: the finest level of the first version."""
-    return [Group(f"{h.path}:{h.new_start}", (h.id,)) for h in hunks]
-
-
-LEVELS: dict[str, Level] = {"file": by_file, "hunk": by_hunk}
-
-
-def levels_named(granularity: str) -> list[tuple[str, Level]]:
-    """The levels to search, coarsest first, ending at `granularity` (a key of LEVELS)."""
-    names = list(LEVELS)
-    return [(name, LEVELS[name]) for name in names[: names.index(granularity) + 1]]
+    members: tuple[str, ...]  # unit ids, in diff order
 
 
 def members(groups: Iterable[Group]) -> frozenset[str]:
-    """The hunk ids a configuration of groups stands for."""
-    return frozenset(hunk_id for group in groups for hunk_id in group.members)
+    """The unit ids a configuration of groups stands for."""
+    return frozenset(unit for group in groups for unit in group.members)
 
 
-def _runs(
-    hunks: Sequence[Hunk], key: Callable[[Hunk], tuple[int, str]]
-) -> list[tuple[tuple[int, str], list[Hunk]]]:
-    return [(k, list(g)) for k, g in groupby(hunks, key=key)]
+def levels_for(granularity: str, diff: Diff) -> list[str]:
+    """The level names to search, coarsest first, ending at `granularity`."""
+    names = list(LEVELS[: LEVELS.index(granularity) + 1])
+    if len(diff.files) <= WIDE or granularity == "directory":
+        names.remove("directory")
+    return names
+
+
+class Hierarchy:
+    """Scopes and dependencies of the units of one diff, computed once per search."""
+
+    def __init__(self, diff: Diff, *, dependencies: bool = True) -> None:
+        self.diff = diff
+        self._scope = {unit.id: _scope(diff.files[unit.file], unit) for unit in diff.hunks}
+        self._names = _Names(diff) if dependencies else None
+        self.needs: dict[str, set[str]] = {}
+        self._needed_by: dict[str, set[str]] = {}
+        for user, providers in (self._names.needs() if self._names else {}).items():
+            for provider in providers:
+                self._need(user, provider)
+        self.learned = 0  # configurations whose interior a failed build changed
+
+    def groups(self, level: str, units: Sequence[Hunk]) -> list[Group]:
+        """`units` partitioned into the groups of `level`, in diff order."""
+        key: Callable[[Hunk], tuple[object, str]] = {
+            "directory": lambda u: (os.path.dirname(u.path), os.path.dirname(u.path) or "."),
+            "file": lambda u: (u.file, u.path),
+            "function": lambda u: ((u.file, self._scope[u.id]), _label(u, self._scope[u.id])),
+            "hunk": lambda u: (u.hunk, f"{u.path}:{u.new_start}"),
+            "line": lambda u: (u.id, f"{u.path}:{u.new_start}"),
+        }[level]
+        grouped: dict[object, list[str]] = {}
+        labels: dict[object, str] = {}
+        for unit in units:
+            k, label = key(unit)
+            grouped.setdefault(k, []).append(unit.id)
+            labels.setdefault(k, label)
+        return [Group(labels[k], tuple(ids)) for k, ids in grouped.items()]
+
+    def interior(self, config: Iterable[str]) -> frozenset[str]:
+        """The largest subset of `config` in which every unit has all it needs."""
+        kept = set(config)
+        dropped = [unit for unit in kept if not self.needs.get(unit, set()) <= kept]
+        while dropped:
+            unit = dropped.pop()
+            if unit not in kept:
+                continue
+            kept.discard(unit)
+            dropped.extend(user for user in self._needed_by.get(unit, ()) if user in kept)
+        return frozenset(kept)
+
+    def is_closed(self, config: frozenset[str]) -> bool:
+        return all(self.needs.get(unit, set()) <= config for unit in config)
+
+    def learn(self, config: frozenset[str], output: str) -> bool:
+        """Read missing names from a failed build's `output`; add the needs they reveal for
+        the units of `config`. True if that changes `config`'s interior (worth a retry)."""
+        if self._names is None:
+            return False
+        for name in missing_names(output):
+            for user in self._names.users(name) & config:
+                for provider in self._names.providers(name) - {user}:
+                    self._need(user, provider)
+        changed = self.interior(config) != config
+        self.learned += changed
+        return changed
+
+    def _need(self, user: str, provider: str) -> None:
+        self.needs.setdefault(user, set()).add(provider)
+        self._needed_by.setdefault(provider, set()).add(user)
+
+
+def _scope(file: FileDiff, unit: Hunk) -> str:
+    """The innermost function or class around a text unit; "" at top level or for whole files."""
+    if unit.kind != "text":
+        return ""
+    removed, added = changed_lines(unit)
+    for content, lines in ((file.new_content, added), (file.old_content, removed)):
+        if content is None or not lines:
+            continue
+        found = syntax.scopes(file.path, content)
+        if found is None:
+            break  # no grammar: git's header below
+        scope = syntax.enclosing(found, lines[0], lines[-1])
+        return "" if scope is None else f"{scope.kind} {scope.name}"
+    return unit.header.strip()
+
+
+def _label(unit: Hunk, scope: str) -> str:
+    return f"{unit.path}: {scope}" if scope else unit.path
+
+
+class _Names:
+    """Which units add or remove definitions and uses of which names."""
+
+    def __init__(self, diff: Diff) -> None:
+        self.added_defs: dict[str, set[str]] = defaultdict(set)
+        self.removed_defs: dict[str, set[str]] = defaultdict(set)
+        self.added_uses: dict[str, set[str]] = defaultdict(set)
+        self.removed_uses: dict[str, set[str]] = defaultdict(set)
+        for unit in diff.hunks:
+            self._read(diff.files[unit.file], unit)
+            self._read_file_names(diff.files[unit.file], unit)
+
+    def _read(self, file: FileDiff, unit: Hunk) -> None:
+        removed, added = _lines_of(file, unit)
+        for content, path, lines, defs, uses in (
+            (file.new_content, file.path, added, self.added_defs, self.added_uses),
+            (file.old_content, file.origin, removed, self.removed_defs, self.removed_uses),
+        ):
+            if content is None or not lines:
+                continue
+            found = syntax.names(path, content, lines)
+            for name in found.defined:
+                defs[name].add(unit.id)
+            for name in found.used:
+                uses[name].add(unit.id)
+
+    def _read_file_names(self, file: FileDiff, unit: Hunk) -> None:
+        """Files are names too: an added file defines its name and stem (version.h, version),
+        which an `#include "version.h"`, a Makefile's `version.o` or a Python `import version`
+        use; a deleted file's name is a removed definition."""
+        if unit.kind in ("add", "delete"):
+            defs = self.added_defs if unit.kind == "add" else self.removed_defs
+            for name in file_names(file.path):
+                defs[name].add(unit.id)
+        removed, added = _lines_of(file, unit)
+        for content, lines, uses in (
+            (file.new_content, added, self.added_uses),
+            (file.old_content, removed, self.removed_uses),
+        ):
+            for line in _texts(content, lines) if unit.kind not in ("add", "delete") else ():
+                for token in _FILE_TOKEN.findall(line):
+                    for name in file_names(token):
+                        uses[name].add(unit.id)
+
+    def needs(self) -> dict[str, set[str]]:
+        needs: dict[str, set[str]] = defaultdict(set)
+        for name, users in self.added_uses.items():
+            for user in users:
+                needs[user] |= self.added_defs.get(name, set()) - {user}
+        for name, definers in self.removed_defs.items():
+            for definer in definers:
+                needs[definer] |= self.removed_uses.get(name, set()) - {definer}
+        return {unit: needed for unit, needed in needs.items() if needed}
+
+    def users(self, name: str) -> set[str]:
+        """Units whose new lines mention `name`."""
+        return self.added_uses.get(name, set()) | self.added_defs.get(name, set())
+
+    def providers(self, name: str) -> set[str]:
+        """Units that add a definition of `name`, or change its uses (arity errors)."""
+        return self.added_defs.get(name, set()) | self.added_uses.get(name, set())
+
+
+def _lines_of(file: FileDiff, unit: Hunk) -> tuple[list[int], list[int]]:
+    """Old lines removed and new lines added by any unit; a whole added or deleted file counts
+    all its lines."""
+    if unit.kind == "add" and file.new_content is not None:
+        return [], list(range(1, file.new_content.count(b"\n") + 2))
+    if unit.kind == "delete" and file.old_content is not None:
+        return list(range(1, file.old_content.count(b"\n") + 2)), []
+    return changed_lines(unit)
+
+
+# What compilers, linkers and interpreters say when a name is missing (C, C++, Python, Java,
+# Go, Rust, JavaScript). The name is the first group of the first pattern that matches.
+_MISSING = re.compile(
+    r"undefined reference to [`']([A-Za-z_]\w*)'"
+    r"|[‘'`]([A-Za-z_]\w*)[’'] undeclared"
+    r"|implicit declaration of function [‘'`]([A-Za-z_]\w*)[’']"
+    r"|unknown type name [‘'`]([A-Za-z_]\w*)[’']"
+    r"|(?:too few|too many) arguments to function [‘'`](?:\w+\s+\**)?([A-Za-z_]\w*)"
+    r"|conflicting types for [‘'`]([A-Za-z_]\w*)[’']"
+    r"|[‘'`]([A-Za-z_]\w*)[’'] was not declared in this scope"
+    r"|NameError: name '([A-Za-z_]\w*)' is not defined"
+    r"|ImportError: cannot import name '([A-Za-z_]\w*)'"
+    r"|has no attribute '([A-Za-z_]\w*)'"
+    r"|cannot find symbol\s+symbol:\s+\w+\s+([A-Za-z_]\w*)"
+    r"|undefined: ([A-Za-z_]\w*)"
+    r"|cannot find (?:value|function|type) `([A-Za-z_]\w*)`"
+    r"|ReferenceError: ([A-Za-z_]\w*) is not defined"
+)
+
+
+# ... and when a file is missing: the file's name and stem are the missing names.
+_MISSING_FILE = re.compile(
+    r"fatal error: ([\w./+-]+): No such file or directory"
+    r"|No rule to make target [`']([^']+)'"
+    r"|No module named '([\w.]+)'"
+    r"|Cannot find module '([^']+)'"
+)
+# A file name in a line of code: a word with an extension (version.h, src/version.o, a.py).
+_FILE_TOKEN = re.compile(r"[\w./+-]*\w\.[A-Za-z]\w*")
+
+
+def file_names(path: str) -> set[str]:
+    """The names under which code refers to a file: its base name and its stem."""
+    base = os.path.basename(path.replace("\\", "/"))
+    return {base, base.split(".", 1)[0]} - {""}
+
+
+def missing_names(output: str) -> set[str]:
+    """The names a failed build or test says are missing (identifiers and files)."""
+    names = {next(g for g in match.groups() if g) for match in _MISSING.finditer(output)}
+    for match in _MISSING_FILE.finditer(output):
+        missing = next(g for g in match.groups() if g)
+        names |= file_names(missing.replace(".", "/") if "/" not in missing else missing)
+        names |= file_names(missing)
+    return names
+
+
+def _texts(content: bytes | None, lines: list[int]) -> list[str]:
+    """The text of the given 1-based lines of `content`."""
+    if content is None or not lines:
+        return []
+    split = content.split(b"\n")
+    return [split[n - 1].decode("utf-8", "replace") for n in lines if 0 < n <= len(split)]

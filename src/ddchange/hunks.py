@@ -655,3 +655,19 @@ def _context(header: str) -> str:
     """The function context after a "@@ ... @@" line, with its newline."""
     rest = header.split("@@", 2)[-1]
     return rest if rest.endswith("\n") else rest + "\n"
+
+
+def changed_lines(unit: Hunk) -> tuple[list[int], list[int]]:
+    """The old line numbers a text unit removes and the new line numbers it adds (context lines
+    of a git hunk are in neither). Other units: ([], [])."""
+    if unit.kind != "text":
+        return [], []
+    _, *body = _text_lines(unit.diff)
+    old = unit.old_start if unit.old_lines else unit.old_start + 1
+    new = unit.new_start if unit.new_lines else unit.new_start + 1
+    removed: list[int] = []
+    added: list[int] = []
+    for first_old, first_new, count_removed, count_added, _ in _runs(body, old, new):
+        removed += range(first_old, first_old + count_removed)
+        added += range(first_new, first_new + count_added)
+    return removed, added

@@ -111,10 +111,17 @@ def _cost(result: Result) -> str:
     stats = result.stats
     resumed = f"{result.resumed} taken from earlier attempts, " if result.resumed else ""
     overhead = result.wall_time - result.command_time
+    retried, resolved = result.resolutions
+    resolution = (
+        f" {_plural(retried, 'failed build')} retried with a missing dependency, {resolved} "
+        "of them then resolved."
+        if retried
+        else ""
+    )
     return (
         f"{_plural(result.tests_run, 'test')} run, {resumed}{stats.cache_hits} answered from "
         f"the cache, {stats.implied} implied by monotony; {result.wall_time:.1f}s in all, "
-        f"{overhead:.1f}s of it ddchange's own."
+        f"{overhead:.1f}s of it ddchange's own.{resolution}"
     )
 
 
@@ -164,6 +171,8 @@ def as_json(result: Result) -> str:
         "resumed": result.resumed,
         "cache_hits": stats.cache_hits,
         "implied": stats.implied,
+        "dependencies": request.dependencies,
+        "resolution": {"retried": result.resolutions[0], "resolved": result.resolutions[1]},
         "hunks_total": len(result.diff.hunks),
         "wall_time": round(result.wall_time, 3),
         "command_time": round(result.command_time, 3),

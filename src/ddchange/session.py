@@ -26,13 +26,14 @@ import shlex
 import shutil
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ddchange import errors, git, grouping, hunks, runner, worktree
 from ddchange.cache import Journal, OutcomeCache, Projected, TestRecord
 from ddchange.dd import DD, Outcome, Source, Stats, Step
+from ddchange.grouping import Group, Hierarchy
 from ddchange.hunks import Diff, Hunk
 from ddchange.worktree import Scratch, scratch_worktree
 
@@ -52,7 +53,8 @@ class Request:
     timeout: float | None = None
     fail_pattern: str | None = None
     monotony: bool = True
-    granularity: str = "hunk"
+    granularity: str = "line"
+    dependencies: bool = True
     retries: int = 0
     confirm: bool = True
 
@@ -112,9 +114,78 @@ class Result:
     resumed: int = 0  # tests taken from earlier attempts instead of running them
     confirmation: Confirmation | None = None
     disagreements: list[Disagreement] = field(default_factory=list)
+    resolutions: tuple[int, int] = (0, 0)  # builds retried with a missing dependency; resolved
 
 
 Listener = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class Minimized:
+    """What `minimize` found and what it cost."""
+
+    answer: frozenset[str]  # unit ids, closed under the dependencies
+    tests: int  # calls to the test function
+    cache_hits: int
+    implied: int
+    learned: int  # times a failed build revealed a missing dependency (see Hierarchy.learn)
+
+
+def minimize(
+    diff: Diff,
+    test: Callable[[frozenset[str]], Outcome],
+    *,
+    levels: Sequence[str] = ("file", "function", "hunk", "line"),
+    dependencies: bool = True,
+    monotony: bool = True,
+    hierarchy: Hierarchy | None = None,
+    cache: OutcomeCache[str] | None = None,
+    stats: Stats | None = None,
+    listener: Callable[[str, Step[str]], None] | None = None,
+) -> Minimized:
+    """ddmin level by level down `levels`, testing only dependency-closed configurations.
+
+    `test` gets configurations as frozensets of the ids of `diff.hunks` (for the "line" level,
+    pass `hunks.split_lines(diff)`, whose units are line changes); only configurations closed
+    under the dependencies are asked (see `Hierarchy.interior`). Precondition, not tested here:
+    the empty configuration passes and all of `diff.hunks` fail. The answer is closed, fails,
+    and is 1-minimal at the last level: without any one of its units, its interior does not
+    fail.
+    """
+    hierarchy = hierarchy or Hierarchy(diff, dependencies=dependencies)
+    cache = cache if cache is not None else OutcomeCache[str](monotony=monotony)
+    stats = stats if stats is not None else Stats()
+    calls = 0
+
+    def counted(config: frozenset[str]) -> Outcome:
+        nonlocal calls
+        calls += 1
+        return test(config)
+
+    def expand(groups: frozenset[Group]) -> frozenset[str]:
+        return hierarchy.interior(grouping.members(groups))
+
+    kept = list(diff.hunks)
+    for level in levels:
+
+        def report(step: Step[Group], level: str = level) -> None:
+            if listener is not None:
+                expanded = (expand(step.config), expand(step.failing))
+                listener(
+                    level,
+                    Step(expanded[0], step.outcome, step.source, step.granularity, expanded[1]),
+                )
+
+        dd = DD(
+            lambda groups: counted(expand(groups)),
+            cache=Projected(cache, expand),
+            stats=stats,
+            listener=report,
+        )
+        chosen = expand(frozenset(dd.ddmin(hierarchy.groups(level, kept))))
+        kept = [unit for unit in diff.hunks if unit.id in chosen]
+    answer = frozenset(unit.id for unit in kept)
+    return Minimized(answer, calls, stats.cache_hits, stats.implied, hierarchy.learned)
 
 
 def run(request: Request, listener: Listener | None = None) -> Result:
@@ -150,7 +221,7 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Diff:
     diff = git.read_diff(repo, revisions.good, revisions.bad)
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
-    return diff
+    return hunks.split_lines(diff) if request.granularity == "line" else diff
 
 
 def journal_path(repo: git.Repo) -> Path:
@@ -262,6 +333,10 @@ class _Search:
         self.tests_run = 0
         self.command_time = 0.0
         self.confirmation: Confirmation | None = None
+        self.hierarchy = Hierarchy(diff, dependencies=request.dependencies)
+        self.resolutions = 0  # retries after a build revealed a missing dependency
+        self.resolved = 0  # of which gave PASS or FAIL
+        self._output = ""  # of the last build or test that ran
         pattern = re.compile(request.fail_pattern) if request.fail_pattern else None
         self.expect = runner.Expectation(exit_code=None, pattern=pattern)
         self._last = ""
@@ -327,24 +402,39 @@ class _Search:
             self.resumed,
             self.confirmation,
             self.disagreements,
+            (self.resolutions, self.resolved),
         )
 
     # -- the search ---------------------------------------------------------------------------
 
     def _minimize(self) -> frozenset[str]:
-        """ddmin at each level of the hierarchy, descending into what the answer kept."""
-        kept = list(self.diff.hunks)
-        for name, level in grouping.levels_named(self.request.granularity):
-            self.phase = name
-            dd = DD(
-                lambda config: self._test(grouping.members(config)),
-                cache=Projected(self.cache, grouping.members),
-                stats=self.stats,
-                listener=self._report_groups,
-            )
-            chosen = grouping.members(dd.ddmin(level(kept)))
-            kept = [h for h in kept if h.id in chosen]
-        return frozenset(h.id for h in kept)
+        """ddmin down the hierarchy (see `minimize`), with the failure resolution loop."""
+
+        def report(level: str, step: Step[str]) -> None:
+            self.phase = level
+            self._report(step)
+
+        found = minimize(
+            self.diff,
+            self._resolving_test,
+            levels=grouping.levels_for(self.request.granularity, self.diff),
+            hierarchy=self.hierarchy,
+            cache=self.cache,
+            stats=self.stats,
+            listener=report,
+        )
+        return found.answer
+
+    def _resolving_test(self, config: frozenset[str]) -> Outcome:
+        """`_test`, and when a build fails for want of a name another change defines, the
+        same configuration again with that change (Zeller's failure resolution loop)."""
+        outcome = self._test(config)
+        while outcome is Outcome.UNRESOLVED and self.hierarchy.learn(config, self._output):
+            self.resolutions += 1
+            config = self.hierarchy.interior(config)
+            outcome = self._test(config)
+            self.resolved += outcome is not Outcome.UNRESOLVED
+        return outcome
 
     def _confirm(self, answer: frozenset[str]) -> Confirmation:
         """Run GOOD + answer and BAD − answer again, for real, and check they agree."""
@@ -406,6 +496,7 @@ class _Search:
             duration,
             "" if last is None else last.tail,
         )
+        self._output = last.output if last is not None else ""
         self.journal.append(self.key, record)
         self.log.append(record)
         self.tests_run += 1
@@ -431,18 +522,6 @@ class _Search:
     def _show(self, config: frozenset[str]) -> None:
         """Leave `config` in the worktree, so that the patch is taken from it."""
         self.scratch.apply(hunks.materialize(self.diff, config))
-
-    def _report_groups(self, step: Step[grouping.Group]) -> None:
-        members = grouping.members
-        self._report(
-            Step(
-                members(step.config),
-                step.outcome,
-                step.source,
-                step.granularity,
-                members(step.failing),
-            )
-        )
 
     def _report(self, step: Step[str]) -> None:
         if step.outcome is Outcome.FAIL and len(step.config) < len(self.best):
