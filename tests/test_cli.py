@@ -23,7 +23,9 @@ from ddchange import samples
 SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
 
 
-def ddchange(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+def ddchange(
+    *args: str, cwd: Path, timeout: float = 180, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "ddchange", *args]
     # Decoded like file names: a diff of a latin-1 file is its bytes, not an error.
     return subprocess.run(
@@ -33,6 +35,7 @@ def ddchange(*args: str, cwd: Path, timeout: float = 180) -> subprocess.Complete
         encoding="utf-8",
         errors="surrogateescape",
         timeout=timeout,
+        env=env,
     )
 
 
@@ -96,6 +99,20 @@ def test_every_sample_repo_gives_its_expected_answer(
     for key in ("path", "header", "old_start", "old_lines", "new_start", "new_lines", "diff"):
         assert all(key in culprit for culprit in result["culprits"])
     assert_patch_reproduces_failure(repo, scenario, patch, tmp_path / "check")
+
+
+@pytest.mark.parametrize("name", ["c-make", "py-rename", "rename-hunk"])
+def test_without_tree_sitter_the_answers_are_the_same(
+    name: str, sample_repo: SampleRepo, tmp_path: Path
+) -> None:
+    """The fallback path: git's hunk headers for functions, a token scan for names."""
+    repo, scenario = sample_repo(name)
+    report = tmp_path / "report.json"
+    env = {**os.environ, "DDCHANGE_NO_SYNTAX": "1"}
+    args = [*scenario_args(scenario), "--json", str(report), "--", *scenario.test]
+    done = ddchange(*args, cwd=repo, env=env)
+    assert done.returncode == 0, done.stderr
+    assert culprit_matches(scenario, json.loads(report.read_text())["culprits"])
 
 
 def assert_patch_reproduces_failure(

@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ddchange import syntax
@@ -68,13 +68,21 @@ def levels_for(granularity: str, diff: Diff) -> list[str]:
 class Hierarchy:
     """Scopes and dependencies of the units of one diff, computed once per search."""
 
-    def __init__(self, diff: Diff, *, dependencies: bool = True) -> None:
+    def __init__(
+        self,
+        diff: Diff,
+        *,
+        dependencies: bool = True,
+        needs: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        """`needs`, when given, replaces the analysis of names (tests, known ground truth)."""
         self.diff = diff
         self._scope = {unit.id: _scope(diff.files[unit.file], unit) for unit in diff.hunks}
-        self._names = _Names(diff) if dependencies else None
+        self._names = _Names(diff) if dependencies and needs is None else None
         self.needs: dict[str, set[str]] = {}
         self._needed_by: dict[str, set[str]] = {}
-        for user, providers in (self._names.needs() if self._names else {}).items():
+        found = needs if needs is not None else self._names.needs() if self._names else {}
+        for user, providers in found.items():
             for provider in providers:
                 self._need(user, provider)
         self.learned = 0  # configurations whose interior a failed build changed
@@ -263,9 +271,10 @@ def missing_names(output: str) -> set[str]:
     """The names a failed build or test says are missing (identifiers and files)."""
     names = {next(g for g in match.groups() if g) for match in _MISSING.finditer(output)}
     for match in _MISSING_FILE.finditer(output):
-        missing = next(g for g in match.groups() if g)
-        names |= file_names(missing.replace(".", "/") if "/" not in missing else missing)
-        names |= file_names(missing)
+        path, target, module, js_module = match.groups()
+        if module:  # a.b.c is the file a/b/c.py
+            names |= file_names(module.replace(".", "/"))
+        names |= file_names(path or target or js_module or "")
     return names
 
 

@@ -1,0 +1,186 @@
+"""The hierarchy and the dependencies: properties of the search over random diffs and oracles,
+and the function level with and without tree-sitter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from ddchange import git, hunks, syntax
+from ddchange.dd import Outcome
+from ddchange.grouping import Hierarchy, levels_for, missing_names
+from ddchange.hunks import Diff, FileDiff, Hunk
+from ddchange.session import minimize
+
+Oracle = Callable[[frozenset[str]], Outcome]
+
+
+def synthetic_diff(shape: list[list[int]]) -> Diff:
+    """Files of hunks of line changes: shape[f][h] line changes in hunk h of file f."""
+    files, units = [], []
+    for f, hunk_sizes in enumerate(shape):
+        ids = []
+        for h, lines in enumerate(hunk_sizes):
+            for n in range(lines):
+                line = 10 * h + n + 1
+                unit = Hunk(
+                    f"{f}.{h}.{n}",
+                    f,
+                    f"f{f}.txt",
+                    "text",
+                    line,
+                    1,
+                    line,
+                    1,
+                    "",
+                    f"@@ -{line} +{line} @@\n-a\n+b\n",
+                    1,
+                    1,
+                    parent=f"{f}.{h}",
+                )
+                units.append(unit)
+                ids.append(unit.id)
+        files.append(
+            FileDiff(
+                f, "M", f"f{f}.txt", f"f{f}.txt", 0o100644, 0o100644, b"", b"", False, tuple(ids)
+            )
+        )
+    return Diff(tuple(files), tuple(units), ())
+
+
+@st.composite
+def problems(draw: st.DrawFn) -> tuple[Diff, dict[str, set[str]], list[frozenset[str]], set]:
+    """A diff, a dependency graph over its units, culprit sets, and hidden needs."""
+    shape = draw(
+        st.lists(st.lists(st.integers(1, 3), min_size=1, max_size=3), min_size=1, max_size=4)
+    )
+    diff = synthetic_diff(shape)
+    ids = [u.id for u in diff.hunks]
+    unit = st.sampled_from(ids)
+    needs: dict[str, set[str]] = {}
+    for user, provider in draw(st.lists(st.tuples(unit, unit), max_size=len(ids))):
+        if user != provider:
+            needs.setdefault(user, set()).add(provider)
+    culprits = draw(st.lists(st.frozensets(unit, min_size=1, max_size=3), min_size=1, max_size=2))
+    hidden = set(draw(st.lists(st.tuples(unit, unit), max_size=3)))  # unknown to ddchange
+    return diff, needs, culprits, hidden
+
+
+def make_oracle(hierarchy: Hierarchy, culprits: list[frozenset[str]], hidden: set) -> Oracle:
+    """FAIL iff the closed configuration holds a culprit set; UNRESOLVED when a hidden need
+    (one ddchange does not know about) is violated."""
+
+    def test(config: frozenset[str]) -> Outcome:
+        assert hierarchy.is_closed(config), "only closed configurations are ever built"
+        if any(user in config and provider not in config for user, provider in hidden):
+            return Outcome.UNRESOLVED
+        return Outcome.FAIL if any(c <= config for c in culprits) else Outcome.PASS
+
+    return test
+
+
+@settings(max_examples=150, deadline=None)
+@given(problems(), st.sampled_from(["file", "hunk", "line"]))
+@example(
+    (synthetic_diff([[2, 1], [1]]), {"0.0.1": {"1.0.0"}}, [frozenset({"0.0.1"})], set()), "line"
+)
+def test_answer_fails_is_closed_and_one_minimal(problem: tuple, granularity: str) -> None:
+    diff, needs, culprits, hidden = problem
+    hierarchy = Hierarchy(diff, needs=needs)
+    oracle = make_oracle(hierarchy, culprits, hidden)
+    everything = frozenset(u.id for u in diff.hunks)
+    if oracle(hierarchy.interior(everything)) is not Outcome.FAIL or oracle(frozenset()) is not (
+        Outcome.PASS
+    ):
+        return  # no failure to explain: pre-flight would have stopped
+    levels = list(levels_for(granularity, diff))
+    found = minimize(diff, oracle, levels=levels, hierarchy=hierarchy)
+    answer = found.answer
+    assert oracle(answer) is Outcome.FAIL
+    assert hierarchy.is_closed(answer)
+    # 1-minimal at the requested level: without any one of its groups, the interior no longer
+    # fails.
+    for group in hierarchy.groups(granularity, [u for u in diff.hunks if u.id in answer]):
+        smaller = hierarchy.interior(answer - set(group.members))
+        assert oracle(smaller) is not Outcome.FAIL, f"{group.label} is not needed"
+
+
+def test_interior_drops_units_whose_needs_are_missing_transitively() -> None:
+    diff = synthetic_diff([[4]])
+    hierarchy = Hierarchy(diff, needs={"0.0.0": {"0.0.1"}, "0.0.1": {"0.0.2"}})
+    assert hierarchy.interior({"0.0.0", "0.0.1"}) == frozenset()
+    assert hierarchy.interior({"0.0.0", "0.0.1", "0.0.2", "0.0.3"}) == {
+        "0.0.0",
+        "0.0.1",
+        "0.0.2",
+        "0.0.3",
+    }
+    assert hierarchy.interior({"0.0.1", "0.0.2", "0.0.3"}) == {"0.0.1", "0.0.2", "0.0.3"}
+
+
+def test_dependencies_cut_the_tests_when_most_subsets_do_not_build() -> None:
+    """A rename over 12 units (a cycle) and a culprit that uses the new name."""
+    diff = synthetic_diff([[1] * 6 for _ in range(6)])
+    ids = [u.id for u in diff.hunks]
+    rename = ids[::3]
+    culprit = ids[-2]
+    needs = {u: set(rename) - {u} for u in rename} | {culprit: {rename[0]}}
+    truth = Hierarchy(diff, needs=needs)
+    blind = Hierarchy(diff, dependencies=False)
+
+    def oracle(config: frozenset[str]) -> Outcome:
+        if not truth.is_closed(config):
+            return Outcome.UNRESOLVED
+        return Outcome.FAIL if culprit in config else Outcome.PASS
+
+    levels = ["file", "function", "hunk", "line"]
+    informed = minimize(diff, oracle, levels=levels, hierarchy=truth)
+    uninformed = minimize(diff, oracle, levels=levels, hierarchy=blind)
+    assert informed.answer == uninformed.answer == frozenset([*rename, culprit])
+    # Pinned budgets (measured): 50 tests knowing the dependencies, 183 without.
+    assert informed.tests <= 50
+    assert uninformed.tests <= 183
+    assert informed.tests * 3 < uninformed.tests
+
+
+@pytest.mark.parametrize(
+    ("output", "names"),
+    [
+        ("main.c:3: undefined reference to `div_round'", {"div_round"}),
+        ("fmt.c:9:5: error: implicit declaration of function ‘div_round’", {"div_round"}),
+        ("NameError: name 'parse_record' is not defined", {"parse_record"}),
+        ("ImportError: cannot import name 'parse_record' from 'm'", {"parse_record"}),
+        (
+            "src/main.c:9:10: fatal error: version.h: No such file or directory",
+            {"version.h", "version"},
+        ),
+        ("make: *** No rule to make target 'src/version.c', needed by", {"version.c", "version"}),
+        ("all fine", set()),
+    ],
+)
+def test_missing_names_are_read_from_build_output(output: str, names: set[str]) -> None:
+    assert missing_names(output) == names
+
+
+def test_the_function_level_uses_tree_sitter_or_git_headers(
+    make_repo: Callable[..., tuple[Path, list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two functions changed in one git hunk: two groups with a grammar; without one, git's
+    header (one group per hunk)."""
+    old = "def a():\n    return 1\n\ndef b():\n    return 2\n"
+    new = "def a():\n    return 10\n\ndef b():\n    return 20\n"
+    repo, (good, bad) = make_repo(tmp_path, [{"m.py": old}, {"m.py": new}])
+    diff = hunks.split_lines(git.read_diff(git.open_repo(repo), good, bad))
+    assert len({u.hunk for u in diff.hunks}) == 1
+    labels = [g.label for g in Hierarchy(diff).groups("function", list(diff.hunks))]
+    if syntax.has_grammar("m.py"):
+        assert labels == ["m.py: function a", "m.py: function b"]
+    monkeypatch.setenv(syntax.NO_SYNTAX_ENV, "1")
+    fallback = Hierarchy(diff).groups("function", list(diff.hunks))
+    assert len(fallback) == 1
