@@ -184,3 +184,24 @@ def test_the_function_level_uses_tree_sitter_or_git_headers(
     monkeypatch.setenv(syntax.NO_SYNTAX_ENV, "1")
     fallback = Hierarchy(diff).groups("function", list(diff.hunks))
     assert len(fallback) == 1
+
+
+def test_the_commit_level_searches_prefixes_of_history() -> None:
+    """With --order history, commits come only with every commit before them: the search over
+    64 commits is a binary search over prefixes, like `git bisect`."""
+    diff = synthetic_diff([[1] * 4 for _ in range(32)])  # 128 units, 2 per commit
+    commits = {unit.id: n // 2 for n, unit in enumerate(diff.hunks)}
+    culprit = diff.hunks[83].id  # in commit 41
+    asked: list[frozenset[str]] = []
+
+    def oracle(config: frozenset[str]) -> Outcome:
+        asked.append(config)
+        return Outcome.FAIL if culprit in config else Outcome.PASS
+
+    hierarchy = Hierarchy(diff, dependencies=False, commits=commits)
+    found = minimize(diff, oracle, levels=["commit"], hierarchy=hierarchy)
+    for config in asked:
+        newest = max((commits[unit] for unit in config), default=-1)
+        assert config == {u for u, c in commits.items() if c <= newest}, "a prefix of history"
+    assert found.answer == {u for u, c in commits.items() if c <= 41}
+    assert found.tests <= 6  # pinned (measured): log2(64), as many as git bisect needs

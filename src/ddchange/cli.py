@@ -106,6 +106,13 @@ def cli() -> None:
     help="The finest level the answer is 1-minimal at.",
 )
 @click.option(
+    "--order",
+    type=click.Choice(["diff", "history"]),
+    default="diff",
+    show_default=True,
+    help="history: try prefixes of GOOD..BAD's commits first (a binary search over history).",
+)
+@click.option(
     "--no-dependencies",
     is_flag=True,
     help="Do not keep uses together with the definitions they need.",
@@ -126,6 +133,7 @@ def run(
     timeout: float | None,
     fail_pattern: str | None,
     granularity: str,
+    order: str,
     no_dependencies: bool,
     no_monotony: bool,
     retries: int,
@@ -152,6 +160,7 @@ def run(
         monotony=not no_monotony,
         granularity=granularity,
         dependencies=not no_dependencies,
+        order=order,
         retries=retries,
         confirm=not no_confirm,
     )

@@ -533,3 +533,34 @@ def _is_file(path: Path) -> bool:
 def _diff_cached(cwd: Path, sha: str, env: Mapping[str, str]) -> bytes:
     # --binary makes binary changes appliable (and implies full object names in index lines).
     return _run(cwd, "diff", "--cached", "--binary", *_DIFF_PINS, sha, "--", env=env)
+
+
+def commits(repo: Repo, good: str, bad: str) -> list[str]:
+    """The commits in good..bad, oldest first (parents before children)."""
+    out = _in_repo(repo, "rev-list", "--reverse", "--topo-order", f"{good}..{bad}", "--")
+    return out.decode().split()
+
+
+def blame(repo: Repo, rev: str, path: str, *, reverse_from: str | None = None) -> list[str]:
+    """For each line of `path` at `rev`, the commit that last changed it (line 1 first).
+
+    With `reverse_from` (a commit older than `rev`), the lines are those of `path` at
+    `reverse_from`, and each gets the last commit up to `rev` in which it still existed
+    (`git blame --reverse`): the line was removed by a child of that commit.
+    """
+    where = [f"{reverse_from}..{rev}", "--reverse"] if reverse_from else [rev]
+    out = _in_repo(repo, "blame", "--porcelain", *where, "--", path)
+    # Porcelain: a line "<sha> <orig> <final> [<count>]" opens each blamed line; the line's own
+    # text follows after a tab. Only the header lines start with 40 hex digits and a space.
+    found: dict[int, str] = {}
+    for line in out.split(b"\n"):
+        fields = line.split(b" ")
+        if len(fields) >= 3 and len(fields[0]) == 40 and fields[2].isdigit():
+            found[int(fields[2])] = fields[0].decode()
+    return [found[n] for n in sorted(found)]
+
+
+def last_commit(repo: Repo, good: str, bad: str, path: str) -> str | None:
+    """The newest commit in good..bad that touched `path`."""
+    out = _in_repo(repo, "log", "-1", "--format=%H", f"{good}..{bad}", "--", path)
+    return out.decode().strip() or None

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from ddchange import syntax
 from ddchange.hunks import Diff, FileDiff, Hunk, changed_lines
 
-LEVELS = ("directory", "file", "function", "hunk", "line")
-GRANULARITIES = LEVELS[1:]
+LEVELS = ("commit", "directory", "file", "function", "hunk", "line")
+GRANULARITIES = LEVELS[2:]
 # With more changed files than this, the search starts one level higher, at directories.
 WIDE = 32
 
@@ -57,11 +57,14 @@ def members(groups: Iterable[Group]) -> frozenset[str]:
     return frozenset(unit for group in groups for unit in group.members)
 
 
-def levels_for(granularity: str, diff: Diff) -> list[str]:
-    """The level names to search, coarsest first, ending at `granularity`."""
+def levels_for(granularity: str, diff: Diff, *, history: bool = False) -> list[str]:
+    """The level names to search, coarsest first, ending at `granularity`: commits first
+    with `history`, directories only for diffs wider than WIDE files."""
     names = list(LEVELS[: LEVELS.index(granularity) + 1])
-    if len(diff.files) <= WIDE or granularity == "directory":
+    if len(diff.files) <= WIDE:
         names.remove("directory")
+    if not history:
+        names.remove("commit")
     return names
 
 
@@ -74,9 +77,12 @@ class Hierarchy:
         *,
         dependencies: bool = True,
         needs: Mapping[str, Iterable[str]] | None = None,
+        commits: Mapping[str, int] | None = None,
     ) -> None:
-        """`needs`, when given, replaces the analysis of names (tests, known ground truth)."""
+        """`needs`, when given, replaces the analysis of names (tests, known ground truth);
+        `commits` numbers each unit's commit in history order, for the "commit" level."""
         self.diff = diff
+        self.commits = commits or {}
         self._scope = {unit.id: _scope(diff.files[unit.file], unit) for unit in diff.hunks}
         self._names = _Names(diff) if dependencies and needs is None else None
         self.needs: dict[str, set[str]] = {}
@@ -90,6 +96,7 @@ class Hierarchy:
     def groups(self, level: str, units: Sequence[Hunk]) -> list[Group]:
         """`units` partitioned into the groups of `level`, in diff order."""
         key: Callable[[Hunk], tuple[object, str]] = {
+            "commit": lambda u: (self.commits.get(u.id, 0), f"commit {self.commits.get(u.id, 0)}"),
             "directory": lambda u: (os.path.dirname(u.path), os.path.dirname(u.path) or "."),
             "file": lambda u: (u.file, u.path),
             "function": lambda u: ((u.file, self._scope[u.id]), _label(u, self._scope[u.id])),
@@ -102,7 +109,20 @@ class Hierarchy:
             k, label = key(unit)
             grouped.setdefault(k, []).append(unit.id)
             labels.setdefault(k, label)
-        return [Group(labels[k], tuple(ids)) for k, ids in grouped.items()]
+        # Commits in history order; every other level keeps diff order (a stable sort by 0).
+        order = sorted(grouped, key=lambda k: k if isinstance(k, int) else 0)
+        return [Group(labels[k], tuple(grouped[k])) for k in order]
+
+    def prefix(self, groups: Sequence[Group], config: frozenset[Group]) -> frozenset[str]:
+        """The units of the longest run of `groups` (in history order) that `config` holds
+        from the start: at the commit level a commit comes only with all commits before it,
+        so the search over commits is a search over prefixes of history, like `git bisect`."""
+        kept: list[str] = []
+        for group in groups:
+            if group not in config:
+                break
+            kept += group.members
+        return frozenset(kept)
 
     def interior(self, config: Iterable[str]) -> frozenset[str]:
         """The largest subset of `config` in which every unit has all it needs."""

@@ -55,6 +55,7 @@ class Request:
     monotony: bool = True
     granularity: str = "line"
     dependencies: bool = True
+    order: str = "diff"  # or "history": search prefixes of GOOD..BAD's commits first
     retries: int = 0
     confirm: bool = True
 
@@ -162,27 +163,10 @@ def minimize(
         calls += 1
         return test(config)
 
-    def expand(groups: frozenset[Group]) -> frozenset[str]:
-        return hierarchy.interior(grouping.members(groups))
-
     kept = list(diff.hunks)
     for level in levels:
-
-        def report(step: Step[Group], level: str = level) -> None:
-            if listener is not None:
-                expanded = (expand(step.config), expand(step.failing))
-                listener(
-                    level,
-                    Step(expanded[0], step.outcome, step.source, step.granularity, expanded[1]),
-                )
-
-        dd = DD(
-            lambda groups: counted(expand(groups)),
-            cache=Projected(cache, expand),
-            stats=stats,
-            listener=report,
-        )
-        chosen = expand(frozenset(dd.ddmin(hierarchy.groups(level, kept))))
+        groups = hierarchy.groups(level, kept)
+        chosen = _search_level(level, groups, hierarchy, counted, cache, stats, listener)
         kept = [unit for unit in diff.hunks if unit.id in chosen]
     answer = frozenset(unit.id for unit in kept)
     return Minimized(answer, calls, stats.cache_hits, stats.implied, hierarchy.learned)
@@ -208,6 +192,37 @@ def run(request: Request, listener: Listener | None = None) -> Result:
     return search.result(outcome, patch, time.monotonic() - started)
 
 
+def _search_level(
+    level: str,
+    groups: list[Group],
+    hierarchy: Hierarchy,
+    test: Callable[[frozenset[str]], Outcome],
+    cache: OutcomeCache[str],
+    stats: Stats,
+    listener: Callable[[str, Step[str]], None] | None,
+) -> frozenset[str]:
+    """ddmin over one level's `groups`; the units of the answer."""
+
+    def expand(config: frozenset[Group]) -> frozenset[str]:
+        # The interior of the units; at the commit level, only the prefix of history the
+        # configuration holds (see Hierarchy.prefix).
+        units = hierarchy.prefix(groups, config) if level == "commit" else None
+        return hierarchy.interior(grouping.members(config) if units is None else units)
+
+    def report(step: Step[Group]) -> None:
+        if listener is not None:
+            config, failing = expand(step.config), expand(step.failing)
+            listener(level, Step(config, step.outcome, step.source, step.granularity, failing))
+
+    dd = DD(
+        lambda config: test(expand(config)),
+        cache=Projected(cache, expand),
+        stats=stats,
+        listener=report,
+    )
+    return expand(frozenset(dd.ddmin(groups)))
+
+
 def resolve(repo: git.Repo, good: str, bad: str) -> Revisions:
     """Full SHAs of both revisions; GOOD and BAD must differ."""
     revisions = Revisions(git.resolve_commit(repo, good), git.resolve_commit(repo, bad))
@@ -222,6 +237,42 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Diff:
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
     return hunks.split_lines(diff) if request.granularity == "line" else diff
+
+
+def attribute(repo: git.Repo, revisions: Revisions, diff: Diff) -> dict[str, int]:
+    """Each unit's commit, as its position in GOOD..BAD (0 = oldest), from git's own blame.
+
+    Added lines belong to the newest commit that wrote one of them; removed lines to the
+    commit after the last one that still had them (`git blame --reverse`); whole-file units
+    to the newest commit that touched the file.
+    """
+    good, bad = revisions.good, revisions.bad
+    order = {sha: index for index, sha in enumerate(git.commits(repo, good, bad))}
+    blamed: dict[tuple[str, bool], list[str]] = {}
+
+    def blame(path: str, removed: bool) -> list[str]:
+        if (path, removed) not in blamed:
+            try:
+                lines = git.blame(repo, bad, path, reverse_from=good if removed else None)
+            except errors.GitFailed:
+                lines = []
+            blamed[path, removed] = lines
+        return blamed[path, removed]
+
+    found = {}
+    for unit in diff.hunks:
+        file = diff.files[unit.file]
+        removed, added = hunks.changed_lines(unit)
+        if added:
+            shas = blame(file.path, False)
+            positions = [order.get(shas[n - 1], -1) for n in added if n <= len(shas)]
+        elif removed:
+            shas = blame(file.origin, True)
+            positions = [order.get(shas[n - 1], -1) + 1 for n in removed if n <= len(shas)]
+        else:
+            positions = [order.get(git.last_commit(repo, good, bad, file.path) or "", 0)]
+        found[unit.id] = min(max(positions, default=0), max(len(order) - 1, 0))
+    return found
 
 
 def journal_path(repo: git.Repo) -> Path:
@@ -286,17 +337,18 @@ def describe(request: Request, revisions: Revisions) -> dict[str, object]:
         "timeout": request.timeout,
         "fail_pattern": request.fail_pattern,
         "granularity": request.granularity,
+        "order": request.order,
     }
 
 
 def run_key(request: Request, revisions: Revisions) -> str:
     """What identifies a run for resuming: everything that can change a test's outcome.
 
-    The revision names are left out (their SHAs are in), and so are monotony, retries and
-    confirmation, which change which tests are asked, not what a test answers.
+    The revision names are left out (their SHAs are in), and so are the order, monotony,
+    retries and confirmation, which change which tests are asked, not what a test answers.
     """
     facts = {**describe(request, revisions), "format": FORMAT}
-    del facts["good_rev"], facts["bad_rev"]
+    del facts["good_rev"], facts["bad_rev"], facts["order"]
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -333,7 +385,8 @@ class _Search:
         self.tests_run = 0
         self.command_time = 0.0
         self.confirmation: Confirmation | None = None
-        self.hierarchy = Hierarchy(diff, dependencies=request.dependencies)
+        history = attribute(scratch.repo, revisions, diff) if request.order == "history" else None
+        self.hierarchy = Hierarchy(diff, dependencies=request.dependencies, commits=history)
         self.resolutions = 0  # retries after a build revealed a missing dependency
         self.resolved = 0  # of which gave PASS or FAIL
         self._output = ""  # of the last build or test that ran
@@ -417,7 +470,9 @@ class _Search:
         found = minimize(
             self.diff,
             self._resolving_test,
-            levels=grouping.levels_for(self.request.granularity, self.diff),
+            levels=grouping.levels_for(
+                self.request.granularity, self.diff, history=self.request.order == "history"
+            ),
             hierarchy=self.hierarchy,
             cache=self.cache,
             stats=self.stats,
