@@ -1,0 +1,5 @@
+#!/bin/sh
+# 0: the report for data/readings.txt matches expected.txt; 1: it differs;
+# 125: the program crashed, which says nothing about the report.
+out=$(python3 -B -m meter data/readings.txt) || exit 125
+printf '%s\n' "$out" | diff -u expected.txt -

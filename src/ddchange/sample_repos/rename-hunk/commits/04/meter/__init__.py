@@ -1,0 +1,3 @@
+"""meter: smoothed hourly readings of an electricity meter."""
+
+__version__ = "1.1"
