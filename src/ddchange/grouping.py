@@ -93,6 +93,10 @@ class Hierarchy:
                 self._need(user, provider)
         self.learned = 0  # configurations whose interior a failed build changed
 
+    def scope(self, unit: str) -> str:
+        """The function or class around a unit ("function parse", or git's header line)."""
+        return self._scope[unit]
+
     def groups(self, level: str, units: Sequence[Hunk]) -> list[Group]:
         """`units` partitioned into the groups of `level`, in diff order."""
         key: Callable[[Hunk], tuple[object, str]] = {

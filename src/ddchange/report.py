@@ -21,10 +21,10 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _location(hunk: Hunk) -> str:
+def _location(hunk: Hunk, scope: str) -> str:
     where = f"{hunk.path}:{hunk.new_start}" if hunk.kind == "text" else hunk.path
-    context = f"  in {hunk.header.strip()}" if hunk.header.strip() else ""
-    return f"{where} ({hunk.kind}){context}"
+    kind = "" if hunk.kind == "text" else f" ({hunk.kind})"
+    return f"{where}{kind}  in {scope}" if scope else f"{where}{kind}"
 
 
 def _headline(result: Result) -> str:
@@ -99,7 +99,8 @@ def text(result: Result) -> str:
     if result.outcome == "flaky":
         lines += [*_flaky(result), ""]
     for number, hunk in enumerate(result.culprits, 1):
-        lines += [f"[{number}] {_location(hunk)}", *_shown_diff(hunk.diff), ""]
+        scope = result.scopes.get(hunk.id, "")
+        lines += [f"[{number}] {_location(hunk, scope)}", *_shown_diff(hunk.diff), ""]
     if result.outcome != "interrupted":
         lines += _confirmation(result.confirmation)
     lines.append(_cost(result))
@@ -125,11 +126,12 @@ def _cost(result: Result) -> str:
     )
 
 
-def _culprit(hunk: Hunk) -> dict[str, Any]:
+def _culprit(hunk: Hunk, scope: str) -> dict[str, Any]:
     return {
         "id": hunk.id,
         "path": hunk.path,
         "kind": hunk.kind,
+        "function": scope,
         "header": hunk.header,
         "old_start": hunk.old_start,
         "old_lines": hunk.old_lines,
@@ -183,7 +185,7 @@ def as_json(result: Result) -> str:
             {"phase": d.phase, "size": d.size, "outcomes": [o.value for o in d.outcomes]}
             for d in result.disagreements
         ],
-        "culprits": [_culprit(h) for h in result.culprits],
+        "culprits": [_culprit(h, result.scopes.get(h.id, "")) for h in result.culprits],
         "skipped": list(result.diff.skipped),
         "log": [record(r) for r in result.log],
     }

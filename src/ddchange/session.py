@@ -116,6 +116,7 @@ class Result:
     confirmation: Confirmation | None = None
     disagreements: list[Disagreement] = field(default_factory=list)
     resolutions: tuple[int, int] = (0, 0)  # builds retried with a missing dependency; resolved
+    scopes: dict[str, str] = field(default_factory=dict)  # culprit id → enclosing function
 
 
 Listener = Callable[[Progress], None]
@@ -456,6 +457,7 @@ class _Search:
             self.confirmation,
             self.disagreements,
             (self.resolutions, self.resolved),
+            {h.id: self.hierarchy.scope(h.id) for h in culprits},
         )
 
     # -- the search ---------------------------------------------------------------------------
