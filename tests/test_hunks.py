@@ -379,6 +379,15 @@ def playground(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
         return repo
 
 
+def _two_versions(repo: Sandbox, old: bytes, new: bytes) -> Diff:
+    """The diff of file f from `old` to `new`, committed one after the other in `repo`."""
+    (repo.path / "f").write_bytes(old)
+    good = repo.commit("old")
+    (repo.path / "f").write_bytes(new)
+    bad = repo.commit("new")
+    return git.read_diff(git.open_repo(repo.path), good, bad)
+
+
 def _git_apply(repo: Sandbox, old: bytes, units: list[Hunk], *options: str) -> bytes:
     """`old` with `units` applied by `git apply`, from the hunk texts git printed."""
     (repo.path / "f").write_bytes(old)
@@ -405,11 +414,7 @@ def test_materialize_agrees_with_git_apply(
     playground: Sandbox, pair: tuple[bytes, bytes], mask: int
 ) -> None:
     old, new = pair
-    (playground.path / "f").write_bytes(old)
-    good = playground.commit("old")
-    (playground.path / "f").write_bytes(new)
-    bad = playground.commit("new")
-    diff = git.read_diff(git.open_repo(playground.path), good, bad)
+    diff = _two_versions(playground, old, new)
     units = [unit for n, unit in enumerate(diff.hunks) if mask >> n & 1]
     assert all(unit.kind == "text" for unit in diff.hunks)
     state = hunks.materialize(diff, _ids(*units)).get("f")
@@ -473,11 +478,7 @@ def test_line_changes_agree_with_git_apply_of_zero_context_hunks(
     (With no context, git places a hunk by its preimage; the lines are unique so that the
     place is unambiguous.)"""
     old, new = pair
-    (playground.path / "f").write_bytes(old)
-    good = playground.commit("old")
-    (playground.path / "f").write_bytes(new)
-    bad = playground.commit("new")
-    diff = hunks.split_lines(git.read_diff(git.open_repo(playground.path), good, bad))
+    diff = hunks.split_lines(_two_versions(playground, old, new))
     units = [unit for n, unit in enumerate(diff.hunks) if mask >> n & 1]
     state = hunks.materialize(diff, _ids(*units)).get("f")
     reference = _git_apply(playground, old, _renumbered(units), "--unidiff-zero")
