@@ -14,7 +14,8 @@ installed (ddchange[syntax]), else git's hunk header, which follows .gitattribut
 Dependencies: a unit that adds a use of a name needs every unit that adds a definition of it
 (a call needs its function, a caller needs the new signature), and a unit that removes a
 definition needs every unit that removes a use of it (a rename's old name must leave all call
-sites with it). dd tests only configurations closed under these needs: each configuration is
+sites with it), and the removal and the addition of a definition that is rewritten or moved need
+each other. dd tests only configurations closed under these needs: each configuration is
 replaced by its *interior* (`interior`), the largest closed subset, which drops every unit whose
 needs are not all there. So a call without its new function, or half a rename, is never built;
 they simply have no effect until what they need is in the configuration too. (The interior,
@@ -233,6 +234,12 @@ class _Names:
         for name, definers in self.removed_defs.items():
             for definer in definers:
                 needs[definer] |= self.removed_uses.get(name, set()) - {definer}
+            # A definition rewritten or moved (removed here, added there): without both
+            # halves the name is undefined or defined twice.
+            rewritten = definers | self.added_defs.get(name, set())
+            if len(rewritten) > len(definers):
+                for unit in rewritten:
+                    needs[unit] |= rewritten - {unit}
         return {unit: needed for unit, needed in needs.items() if needed}
 
     def users(self, name: str) -> set[str]:
