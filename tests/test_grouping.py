@@ -205,3 +205,33 @@ def test_the_commit_level_searches_prefixes_of_history() -> None:
         assert config == {u for u, c in commits.items() if c <= newest}, "a prefix of history"
     assert found.answer == {u for u, c in commits.items() if c <= 41}
     assert found.tests <= 6  # pinned (measured): log2(64), as many as git bisect needs
+
+
+def test_a_failed_build_teaches_a_missed_dependency(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """The failure resolution loop: when the analysis missed that a call needs a new function,
+    the NameError in the output adds the need, and the configuration's interior drops the call."""
+    repo, (good, bad) = make_repo(
+        tmp_path,
+        [
+            {"lib.py": "def old():\n    return 1\n", "app.py": "import lib\n\nprint(lib.old())\n"},
+            {
+                "lib.py": "def old():\n    return 1\n\n\ndef helper():\n    return 2\n",
+                "app.py": "import lib\n\nprint(lib.old(), helper())\n",
+            },
+        ],
+    )
+    diff = hunks.split_lines(git.read_diff(git.open_repo(repo), good, bad))
+    call = next(u.id for u in diff.hunks if u.path == "app.py")
+    definition = next(u.id for u in diff.hunks if u.path == "lib.py")
+    hierarchy = Hierarchy(diff)
+    assert hierarchy.needs.get(call) == {definition}, "the analysis sees it ..."
+    hierarchy.needs.clear()  # ... so forget it, as if the analysis had missed it
+    assert hierarchy.interior({call}) == {call}
+    output = "Traceback (most recent call last):\nNameError: name 'helper' is not defined\n"
+    assert hierarchy.learn(frozenset({call}), output)
+    assert hierarchy.interior({call}) == frozenset()
+    assert hierarchy.interior({call, definition}) == {call, definition}
+    assert hierarchy.learned == 1
+    assert not hierarchy.learn(frozenset({call, definition}), "all fine")
