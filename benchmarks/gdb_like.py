@@ -236,38 +236,38 @@ def table(header: Sequence[str], rows: list[list[str]]) -> str:
 
 COLUMNS = (
     "hunks",
-    "files",
+    "files changed",
     "strategy",
     "tests",
     "unresolved",
     "answer",
     "culprit?",
-    "CPU s",
+    "CPU s (mean)",
     "GDB (8,721 changes)",
 )
 
 
 def cells(runs: list[Measured], budget: int) -> list[str]:
     """tests, unresolved, answer, culprit?, CPU s over the seeds: the median test count with
-    the range when there are several."""
+    the range when there are several; answer and culprit? of the searches that finished."""
     tests = sorted(run.tests if run.finished else budget + 1 for run in runs)
-    count = _count(tests[len(tests) // 2], budget)
+    count = _count(tests[(len(tests) - 1) // 2], budget)  # the lower median
     if len(runs) > 1:
         count += f" ({_count(tests[0], budget)}–{_count(tests[-1], budget)})"
     finished = [run for run in runs if run.finished]
     answers = sorted({run.answer for run in finished})
-    holds = sum(run.holds_culprit for run in finished)
+    holds = "yes" if all(run.holds_culprit for run in finished) else "NO"
     return [
         count,
         f"{sum(run.unresolved for run in runs) / len(runs):.0%}",
         "–".join(str(n) for n in answers) or "-",
-        ("yes" if holds == len(runs) else f"{holds} of {len(runs)}") if finished else "-",
+        holds if finished else "-",
         f"{sum(run.seconds for run in runs) / len(runs):.1f}",
     ]
 
 
 def _count(tests: int, budget: int) -> str:
-    return f"> {budget:,}" if tests > budget else f"{tests:,}"
+    return f"{budget:,}+" if tests > budget else f"{tests:,}"
 
 
 @dataclass(frozen=True)
@@ -322,9 +322,10 @@ def body(sizes: list[Size], args: argparse.Namespace, real: RealRun | None) -> s
     if len(seeds) > 1:
         text += f", the median over seeds {seeds[0]}–{seeds[-1]} with the range"
     text += (
-        "; `> N`: the budget ran out. `unresolved` is the share of the tests that did not "
-        "build; `answer` counts the units (hunks, or line changes) in the answer, which should "
-        'be the culprit alone. "as the command" is `ddchange`\'s own search: a directory level '
+        "; `N+`: the budget of N tests ran out. `unresolved` is the share of the tests that "
+        "did not build; `answer` counts the units (hunks, or line changes) in the answers of "
+        "the searches that finished, which should be the culprit alone, and `culprit?` says "
+        'whether they hold it. "as the command" is `ddchange`\'s own search: a directory level '
         "above files for wide diffs, dependencies, and failure resolution (a build that names "
         "a missing function is retried without the changes that need it; retries are tests "
         "too). The GDB column is Zeller's (ESEC/FSE 1999; TSE 2002): 8,721 changes, one "
@@ -336,7 +337,8 @@ def body(sizes: list[Size], args: argparse.Namespace, real: RealRun | None) -> s
     text += "Random subsets (each hunk in with probability 1/2) that do not build: " + ", ".join(
         f"{size.broken.subsets:.0%} at {size.hunks:,} hunks" for size in sizes
     )
-    text += f" ({SAMPLES} subsets each; GDB: nearly all). Single hunks that do not build alone: "
+    text += f" ({SAMPLES} subsets of seed {args.seed}'s change; GDB: nearly all). Hunks that "
+    text += "do not build alone (GOOD plus that hunk): "
     text += ", ".join(f"{size.broken.alone:.0%} at {size.hunks:,}" for size in sizes) + ".\n"
     if real is not None:
         text += real_section(real, args.seed)
