@@ -45,7 +45,9 @@ GRANULARITIES = LEVELS[2:]
 WIDE = 32
 
 
-@dataclass(frozen=True)
+# eq=False: a group is equal only to itself. Groups are made once per level and dd hashes them
+# constantly; hashing by identity spares rehashing every member each time (millions of times).
+@dataclass(frozen=True, eq=False)
 class Group:
     """Change units that dd adds or removes together. `label` names them for people."""
 

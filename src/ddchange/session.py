@@ -144,6 +144,7 @@ def minimize(
     cache: OutcomeCache[str] | None = None,
     stats: Stats | None = None,
     listener: Callable[[str, Step[str]], None] | None = None,
+    on_level: Callable[[str], None] | None = None,
 ) -> Minimized:
     """ddmin level by level down `levels`, testing only dependency-closed configurations.
 
@@ -166,6 +167,8 @@ def minimize(
 
     kept = list(diff.hunks)
     for level in levels:
+        if on_level is not None:
+            on_level(level)  # before its first test, so that the test is logged under it
         groups = hierarchy.groups(level, kept)
         chosen = _search_level(level, groups, hierarchy, counted, cache, stats, listener)
         kept = [unit for unit in diff.hunks if unit.id in chosen]
@@ -479,8 +482,12 @@ class _Search:
             cache=self.cache,
             stats=self.stats,
             listener=report,
+            on_level=self._enter,
         )
         return found.answer
+
+    def _enter(self, level: str) -> None:
+        self.phase = level
 
     def _resolving_test(self, config: frozenset[str]) -> Outcome:
         """`_test`, and when a build fails for want of a name another change defines, the
