@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from ddchange import __version__, errors, report, samples, session
+from ddchange import __version__, errors, grouping, report, samples, session
 from ddchange.dd import Outcome, Source
 
 EXIT_FOUND, EXIT_NOT_REPRODUCED, EXIT_USAGE, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -100,7 +100,7 @@ def cli() -> None:
 @click.option("--fail-pattern", callback=_check_pattern, help="The output must also match.")
 @click.option(
     "--granularity",
-    type=click.Choice(["file", "function", "hunk", "line"]),
+    type=click.Choice(grouping.GRANULARITIES),
     default="line",
     show_default=True,
     help="The finest level the answer is 1-minimal at.",
@@ -319,8 +319,6 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
     match error:
         case errors.NotARepository(path):
             return f"{path} is not inside a git repository; cd into one or pass -C PATH.", 2
-        case errors.BareRepository(path):
-            return f"{path} is a bare repository; run ddchange in a clone with a work tree.", 2
         case errors.UnknownRevision(rev, kind=str(kind)):
             return f"{rev!r} names a {kind}, not a commit; GOOD and BAD must be commits.", 2
         case errors.UnknownRevision(rev, shallow=True):

@@ -24,11 +24,6 @@ class NotARepository(DDChangeError):
 
 
 @dataclass
-class BareRepository(DDChangeError):
-    path: Path
-
-
-@dataclass
 class UnknownRevision(DDChangeError):
     """`rev` names no commit.
 
