@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import ddchange.dd
 from ddchange.cache import OutcomeCache
-from ddchange.dd import DD, Hit, Outcome, Source, Step, split_evenly
+from ddchange.dd import DD, Hit, Outcome, Source, Step, bisect, split_evenly
 
 Oracle = Callable[[frozenset[int]], Outcome]
 
@@ -243,6 +243,54 @@ def test_split_evenly_partitions_into_near_equal_parts(items: list[int], n: int)
     if items:
         assert len(parts) == min(n, len(items))
         assert max(map(len, parts)) - min(map(len, parts)) <= 1
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> tuple[int, int, frozenset[int]]:
+    """(count, first failing position, unresolved positions) for a monotone history."""
+    count = draw(st.integers(1, 300))
+    first_bad = draw(st.integers(1, count))
+    inner = st.frozensets(st.integers(1, count - 1), max_size=count // 2) if count > 1 else None
+    skipped = draw(inner) if inner is not None else frozenset[int]()
+    return count, first_bad, skipped
+
+
+@given(histories())
+@example((8, 5, frozenset()))
+@example((8, 5, frozenset({4, 5, 6})))
+@settings(max_examples=200, deadline=None)
+def test_bisect_brackets_the_turn_with_only_unresolved_between(
+    history: tuple[int, int, frozenset[int]],
+) -> None:
+    count, first_bad, skipped = history
+    asked: list[int] = []
+
+    def test(position: int) -> Outcome:
+        asked.append(position)
+        if position in skipped:
+            return Outcome.UNRESOLVED
+        return Outcome.FAIL if position >= first_bad else Outcome.PASS
+
+    passing, failing = bisect(count, test)
+    assert passing < first_bad <= failing, "the turn is between the two positions"
+    assert all(p in skipped for p in range(passing + 1, failing)), "only skipped ones between"
+    assert len(asked) == len(set(asked)), "no position is asked twice"
+    assert 0 not in asked and count not in asked, "the known ends are never asked"
+    if not skipped:
+        assert failing == first_bad and passing == first_bad - 1
+        assert len(asked) <= math.ceil(math.log2(count)), "log2: like git bisect"
+
+
+def test_bisect_budget_matches_git_bisect() -> None:
+    """One culprit among 1,000 commits: 10 tests, as `git bisect` (log2 1000 ≈ 9.97)."""
+    calls = []
+
+    def test(position: int) -> Outcome:
+        calls.append(position)
+        return Outcome.FAIL if position >= 637 else Outcome.PASS
+
+    assert bisect(1000, test) == (636, 637)
+    assert len(calls) <= 10
 
 
 def test_dd_module_imports_no_io() -> None:

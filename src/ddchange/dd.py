@@ -1,8 +1,9 @@
-"""Delta debugging over opaque items: ddmin (minimize) and dd (isolate).
+"""Delta debugging over opaque items: ddmin (minimize) and dd (isolate), and bisection.
 
-Owns the algorithms of Zeller and Hildebrandt (TSE 2002), and nothing else: the test function,
-the way a configuration is split into parts, and the outcome cache are all passed in, so this
-module never knows about git, files or processes (a test checks that it imports no I/O).
+Owns the algorithms of Zeller and Hildebrandt (TSE 2002) and `git bisect`'s binary search with
+skips, and nothing else: the test function, the way a configuration is split into parts, and the
+outcome cache are all passed in, so this module never knows about git, files or processes (a
+test checks that it imports no I/O).
 
 Items are any hashable values; a *configuration* is a set of them, handed to the test as a
 frozenset. Results keep the order of the input, so a caller that passes items in file order gets
@@ -267,6 +268,32 @@ class DD(Generic[T]):
             if self.evaluate(config) is Outcome.FAIL:
                 return passing, config, shrink  # reduce to complement
         return None
+
+
+def bisect(count: int, test: Callable[[int], Outcome]) -> tuple[int, int]:
+    """Binary search over positions 0..count for where the outcome turns, like `git bisect`.
+
+    Position 0 passes and `count` fails (the caller knows; neither is asked). Returns (last
+    passing, first failing). Like `git bisect skip`, an UNRESOLVED position is set aside and the
+    untested position nearest the middle is asked instead, so every position strictly between
+    the two returned ones is UNRESOLVED: the change happened somewhere in there. Each position is
+    asked at most once; with nothing unresolved that is about log2(count) questions.
+    """
+    passing, failing = 0, count
+    skipped: set[int] = set()
+    while True:
+        candidates = [k for k in range(passing + 1, failing) if k not in skipped]
+        if not candidates:
+            return passing, failing
+        middle = (passing + failing) / 2
+        position = min(candidates, key=lambda k: (abs(k - middle), k))
+        outcome = test(position)
+        if outcome is Outcome.PASS:
+            passing = position
+        elif outcome is Outcome.FAIL:
+            failing = position
+        else:
+            skipped.add(position)
 
 
 def _in_order(order: Sequence[T], members: Sequence[T]) -> list[T]:
