@@ -131,7 +131,8 @@ def test_sigkill_mid_test_leaves_no_process_after_reset(sleepy_repo: Path) -> No
         time.sleep(0.05)
     process.kill()
     process.wait()
-    assert all(_alive(pid) for pid in orphans), "the test outlives a SIGKILLed ddchange"
+    # `any`: a short-lived process of the test (its grep) may have ended by itself already.
+    assert any(_alive(pid) for pid in orphans), "the test outlives a SIGKILLed ddchange"
 
     done = ddchange("reset", cwd=sleepy_repo)
     assert done.returncode == 0, done.stderr
