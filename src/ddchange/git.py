@@ -560,7 +560,71 @@ def blame(repo: Repo, rev: str, path: str, *, reverse_from: str | None = None) -
     return [found[n] for n in sorted(found)]
 
 
-def last_commit(repo: Repo, good: str, bad: str, path: str) -> str | None:
-    """The newest commit in good..bad that touched `path`."""
-    out = _in_repo(repo, "log", "-1", "--format=%H", f"{good}..{bad}", "--", path)
-    return out.decode().strip() or None
+def path_commits(repo: Repo, good: str, bad: str, paths: Iterable[str]) -> list[str]:
+    """The commits in good..bad that touched any of `paths`, newest first."""
+    out = _in_repo(repo, "log", "--format=%H", f"{good}..{bad}", "--", *paths)
+    return out.decode().split()
+
+
+def pickaxe(repo: Repo, good: str, bad: str, text: str, paths: Iterable[str]) -> list[str]:
+    """The non-merge commits in good..bad that changed how often `text` occurs in any of
+    `paths` (`git log -S`, a fixed string), newest first."""
+    out = _in_repo(
+        repo, "log", "--no-merges", "--format=%H", f"-S{text}", f"{good}..{bad}", "--", *paths
+    )
+    return out.decode().split()
+
+
+def first_changer(repo: Repo, since: str, bad: str, paths: Iterable[str]) -> str | None:
+    """The oldest commit on the ancestry path since..bad that touched any of `paths`: the
+    child of `since` (or a later descendant) that changed them."""
+    out = _in_repo(
+        repo, "log", "--reverse", "--ancestry-path", "--format=%H", f"{since}..{bad}", "--", *paths
+    )
+    return next(iter(out.decode().split()), None)
+
+
+def first_parents(repo: Repo, good: str, bad: str) -> list[str]:
+    """The first-parent history from `good` (excluded) to `bad`, oldest first: the commits
+    `git bisect --first-parent` tests, each a state the main line really was in."""
+    out = _in_repo(repo, "rev-list", "--first-parent", "--reverse", f"{good}..{bad}", "--")
+    return out.decode().split()
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """Who made a commit, when, and why: what a report says about it."""
+
+    sha: str
+    author: str  # "Name <email>"
+    date: str  # the author date, ISO 8601 with its offset
+    subject: str
+    parents: tuple[str, ...]
+
+
+def commit_infos(repo: Repo, shas: Iterable[str]) -> dict[str, CommitInfo]:
+    """Author, date, subject and parents of each commit, from one `git log --no-walk`."""
+    wanted = sorted(set(shas))
+    if not wanted:
+        return {}
+    fields = "%H%x00%an <%ae>%x00%aI%x00%s%x00%P%x00"
+    out = _in_repo(
+        repo,
+        *("log", "--no-walk=unsorted", "--stdin", f"--format={fields}", "--encoding=UTF-8"),
+        stdin="".join(f"{sha}\n" for sha in wanted).encode("ascii"),
+    )
+    values = out.decode("utf-8", "replace").split("\0")
+    found = {}
+    for start in range(0, len(values) - 4, 5):
+        sha, author, date, subject, parents = values[start : start + 5]
+        sha = sha.strip()
+        found[sha] = CommitInfo(sha, author, date, subject, tuple(parents.split()))
+    return found
+
+
+def changed_paths(repo: Repo, good: str, rev: str) -> list[str]:
+    """Every path that exists on either side and differs between `good` and `rev`."""
+    paths: dict[str, None] = {}
+    for entry in diff_raw(repo, good, rev):
+        paths.update(dict.fromkeys((entry.old_path, entry.new_path)))
+    return list(paths)

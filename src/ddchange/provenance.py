@@ -1,0 +1,111 @@
+"""Which commits of GOOD..BAD brought each change unit: attribution from git's own blame.
+
+Owns the mapping from the units of one diff to the commits that introduced them, which the
+report prints for every culprit (author, date, subject), the "commit" level of the hierarchy
+orders units by, and `--strategy auto` uses to pick out the changes of one culprit commit.
+
+Rules, all through git.py (blame and log, so .mailmap, renames inside one commit and merges are
+git's business):
+- An added line belongs to the commit that last wrote it (`git blame BAD`). In a merge, that is
+  the commit on the side branch that wrote it, or the merge itself for a resolution.
+- A changed line (removed and added) belongs to the commit that wrote its new text.
+- A removed line belongs to the commits that removed it: those that changed how often its text
+  occurs in the file (`git log -S`, merges left out, as a merge only brings a side branch's
+  removal). For a line with no text to search (blank), `git blame --reverse GOOD..BAD` names the
+  last commit that still had it, and the first commit after that one on the ancestry path to
+  BAD that touched the file removed it.
+- A unit without lines (an added, deleted or renamed file, a mode, binary or symlink change)
+  belongs to every commit in GOOD..BAD that touched its path.
+Commits outside GOOD..BAD (blame's boundary) are never named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from ddchange import errors, git
+from ddchange.hunks import Diff, FileDiff, Hunk, changed_lines
+
+
+def attribute(
+    repo: git.Repo, good: str, bad: str, diff: Diff, units: Iterable[Hunk] | None = None
+) -> dict[str, tuple[str, ...]]:
+    """The commits in GOOD..BAD of each of `units` (default: all of the diff's), oldest first
+    (in `git.commits` order)."""
+    order = {sha: index for index, sha in enumerate(git.commits(repo, good, bad))}
+    blamer = _Blamer(repo, good, bad)
+    found = {}
+    for unit in diff.hunks if units is None else units:
+        shas = blamer.commits(diff.files[unit.file], unit)
+        found[unit.id] = tuple(sorted({s for s in shas if s in order}, key=order.__getitem__))
+    return found
+
+
+def positions(attribution: Mapping[str, tuple[str, ...]], order: Iterable[str]) -> dict[str, int]:
+    """Each unit's place in history for the commit level: the index in `order` (oldest
+    first) of the newest commit that brought it; 0 for a unit with no commit."""
+    index = {sha: n for n, sha in enumerate(order)}
+    return {unit: max((index[s] for s in shas), default=0) for unit, shas in attribution.items()}
+
+
+def commits_of(
+    attribution: Mapping[str, tuple[str, ...]], commits: Iterable[str]
+) -> frozenset[str]:
+    """The units that any of `commits` brought."""
+    wanted = set(commits)
+    return frozenset(unit for unit, shas in attribution.items() if wanted & set(shas))
+
+
+class _Blamer:
+    """git blame, asked at most once per path and direction, and the removing commits."""
+
+    def __init__(self, repo: git.Repo, good: str, bad: str) -> None:
+        self.repo, self.good, self.bad = repo, good, bad
+        self._blamed: dict[tuple[str, bool], list[str]] = {}
+        self._removers: dict[tuple[str, tuple[str, ...]], str | None] = {}
+
+    def commits(self, file: FileDiff, unit: Hunk) -> set[str]:
+        removed, added = changed_lines(unit)
+        paths = tuple(dict.fromkeys((file.origin, file.path)))
+        if unit.kind != "text" or not (removed or added):
+            return set(git.path_commits(self.repo, self.good, self.bad, paths))
+        if added:
+            return {self._blame(file.path, False)[n - 1] for n in added if self._has(file.path, n)}
+        text = next(
+            (
+                line[1:]
+                for line in unit.diff.splitlines()
+                if line[1:].strip() and line.startswith("-")
+            ),
+            "",
+        )
+        if text:
+            found = git.pickaxe(self.repo, self.good, self.bad, text, paths)
+            if found:
+                return set(found)
+        holders = {
+            self._blame(file.origin, True)[n - 1]
+            for n in removed
+            if self._has(file.origin, n, removed=True)
+        }
+        return {r for r in (self._remover(h, paths) for h in holders) if r is not None}
+
+    def _has(self, path: str, line: int, *, removed: bool = False) -> bool:
+        return 0 < line <= len(self._blame(path, removed))
+
+    def _blame(self, path: str, removed: bool) -> list[str]:
+        if (path, removed) not in self._blamed:
+            try:
+                lines = git.blame(
+                    self.repo, self.bad, path, reverse_from=self.good if removed else None
+                )
+            except errors.GitFailed:
+                lines = []  # the path is not in that tree under this name
+            self._blamed[path, removed] = lines
+        return self._blamed[path, removed]
+
+    def _remover(self, last_holder: str, paths: tuple[str, ...]) -> str | None:
+        key = (last_holder, paths)
+        if key not in self._removers:
+            self._removers[key] = git.first_changer(self.repo, last_holder, self.bad, paths)
+        return self._removers[key]
