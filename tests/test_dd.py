@@ -275,9 +275,11 @@ def test_bisect_brackets_the_turn_with_only_unresolved_between(
     assert passing < first_bad <= failing, "the turn is between the two positions"
     assert all(p in skipped for p in range(passing + 1, failing)), "only skipped ones between"
     assert len(asked) == len(set(asked)), "no position is asked twice"
-    assert 0 not in asked and count not in asked, "the known ends are never asked"
+    assert 0 not in asked, "GOOD is known to pass"
+    assert count not in asked, "BAD is known to fail"
     if not skipped:
-        assert failing == first_bad and passing == first_bad - 1
+        assert failing == first_bad
+        assert passing == first_bad - 1
         assert len(asked) <= math.ceil(math.log2(count)), "log2: like git bisect"
 
 

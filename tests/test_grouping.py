@@ -83,6 +83,13 @@ def make_oracle(hierarchy: Hierarchy, culprits: list[frozenset[str]], hidden: se
     return test
 
 
+def reproduces(diff: Diff, hierarchy: Hierarchy, oracle: Oracle) -> bool:
+    """GOOD passes and BAD fails: what pre-flight checks before any search."""
+    everything = frozenset(u.id for u in diff.hunks)
+    bad = oracle(hierarchy.interior(everything))
+    return bad is Outcome.FAIL and oracle(frozenset()) is Outcome.PASS
+
+
 @settings(max_examples=150, deadline=None)
 @given(problems(), st.sampled_from(["file", "hunk", "line"]))
 @example(
@@ -92,10 +99,7 @@ def test_answer_fails_is_closed_and_one_minimal(problem: tuple, granularity: str
     diff, needs, culprits, hidden = problem
     hierarchy = Hierarchy(diff, needs=needs)
     oracle = make_oracle(hierarchy, culprits, hidden)
-    everything = frozenset(u.id for u in diff.hunks)
-    if oracle(hierarchy.interior(everything)) is not Outcome.FAIL or oracle(frozenset()) is not (
-        Outcome.PASS
-    ):
+    if not reproduces(diff, hierarchy, oracle):
         return  # no failure to explain: pre-flight would have stopped
     levels = list(levels_for(granularity, diff))
     found = minimize(diff, oracle, levels=levels, hierarchy=hierarchy)
@@ -107,6 +111,34 @@ def test_answer_fails_is_closed_and_one_minimal(problem: tuple, granularity: str
     for group in hierarchy.groups(granularity, [u for u in diff.hunks if u.id in answer]):
         smaller = hierarchy.interior(answer - set(group.members))
         assert oracle(smaller) is not Outcome.FAIL, f"{group.label} is not needed"
+
+
+@settings(max_examples=150, deadline=None)
+@given(problems(), st.sampled_from(["file", "hunk", "line"]))
+def test_isolation_gives_closed_sets_and_a_one_minimal_difference(
+    problem: tuple, granularity: str
+) -> None:
+    """dd down the hierarchy: passing ⊆ failing, both closed, outcomes as claimed; at the line
+    level, no unit of the difference moves the pair: on top of the passing set its interior is
+    the passing set itself, the failing set, or neither PASS nor FAIL. (At coarser levels a
+    group can straddle the two sets, and only whole groups are tried.)"""
+    diff, needs, culprits, hidden = problem
+    hierarchy = Hierarchy(diff, needs=needs)
+    oracle = make_oracle(hierarchy, culprits, hidden)
+    if not reproduces(diff, hierarchy, oracle):
+        return  # no failure to explain: pre-flight would have stopped
+    levels = list(levels_for(granularity, diff))
+    found = minimize(diff, oracle, levels=levels, hierarchy=hierarchy, isolate=True)
+    passing, failing = found.passing, found.answer
+    assert passing <= failing
+    assert hierarchy.is_closed(passing)
+    assert hierarchy.is_closed(failing)
+    assert oracle(passing) is Outcome.PASS
+    assert oracle(failing) is Outcome.FAIL
+    for unit in failing - passing if granularity == "line" else ():
+        grown = hierarchy.interior(passing | {unit})
+        if passing < grown < failing:
+            assert oracle(grown) is Outcome.UNRESOLVED, f"{unit} would move the pair"
 
 
 def test_interior_drops_units_whose_needs_are_missing_transitively() -> None:

@@ -20,6 +20,7 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -42,6 +43,12 @@ def _common_options(command: Any) -> Any:
             click.option("-C", "repo", type=click.Path(path_type=Path), default=Path(".")),
             click.option("--patch", "patch_file", type=click.Path(dir_okay=False, path_type=Path)),
             click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path)),
+            click.option(
+                "--report",
+                "html_file",
+                type=click.Path(dir_okay=False, path_type=Path),
+                help="Write a self-contained HTML report (summary, diffs, a plot of the search).",
+            ),
             click.option("--quiet", "-q", is_flag=True, help="Print only the answer."),
             click.option("--verbose", "-v", is_flag=True, help="One line for every evaluation."),
         ]
@@ -106,11 +113,18 @@ def cli() -> None:
     help="The finest level the answer is 1-minimal at.",
 )
 @click.option(
-    "--order",
-    type=click.Choice(["diff", "history"]),
+    "--strategy",
+    type=click.Choice(["diff", "history", "auto"]),
     default="diff",
     show_default=True,
-    help="history: try prefixes of GOOD..BAD's commits first (a binary search over history).",
+    help="history: prefixes of GOOD..BAD's commits first; auto: bisect the first-parent "
+    "history, then search inside the culprit commit (or the whole range, if it needs others).",
+)
+@click.option(
+    "--isolate/--minimize",
+    default=False,
+    help="isolate: a passing and a failing set whose difference is 1-minimal (dd, fewer tests); "
+    "minimize (default): a 1-minimal failing set (ddmin).",
 )
 @click.option(
     "--no-dependencies",
@@ -133,7 +147,8 @@ def run(
     timeout: float | None,
     fail_pattern: str | None,
     granularity: str,
-    order: str,
+    strategy: str,
+    isolate: bool,
     no_dependencies: bool,
     no_monotony: bool,
     retries: int,
@@ -141,6 +156,7 @@ def run(
     repo: Path,
     patch_file: Path | None,
     json_file: Path | None,
+    html_file: Path | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -160,12 +176,13 @@ def run(
         monotony=not no_monotony,
         granularity=granularity,
         dependencies=not no_dependencies,
-        order=order,
+        strategy=strategy,
+        isolate=isolate,
         retries=retries,
         confirm=not no_confirm,
     )
     result = _search(lambda show: session.run(request, show), quiet, verbose)
-    _finish(result, patch_file, json_file)
+    _finish(result, Outputs(patch_file, json_file, html_file))
 
 
 @cli.command()
@@ -176,6 +193,7 @@ def replay(
     repo: Path,
     patch_file: Path | None,
     json_file: Path | None,
+    html_file: Path | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -188,7 +206,7 @@ def replay(
         line, problem = error.args if len(error.args) == 2 else (0, str(error))
         raise errors.BadLogFile(path, int(line), str(problem)) from None
     result = _search(lambda show: session.replay(request, records, show), quiet, verbose)
-    _finish(result, patch_file, json_file)
+    _finish(result, Outputs(patch_file, json_file, html_file))
 
 
 @cli.command()
@@ -256,13 +274,27 @@ def _search(
     return result
 
 
-def _finish(result: session.Result, patch_file: Path | None, json_file: Path | None) -> None:
+@dataclass(frozen=True)
+class Outputs:
+    """The files a search was asked to write."""
+
+    patch: Path | None = None
+    json: Path | None = None
+    html: Path | None = None
+
+
+def _finish(result: session.Result, outputs: Outputs) -> None:
     """Write the requested files, then exit with the code the result's outcome calls for."""
-    if patch_file is not None:
-        patch_file.write_bytes(result.patch)
-        click.echo(f"patch: {patch_file} (apply on GOOD with `git apply {patch_file}`)", err=True)
-    if json_file is not None:
-        json_file.write_text(report.as_json(result))
+    if outputs.patch is not None:
+        outputs.patch.write_bytes(result.patch)
+        click.echo(
+            f"patch: {outputs.patch} (apply on GOOD with `git apply {outputs.patch}`)", err=True
+        )
+    if outputs.json is not None:
+        outputs.json.write_text(report.as_json(result))
+    if outputs.html is not None:
+        outputs.html.write_text(report.html(result), encoding="utf-8")
+        click.echo(f"report: {outputs.html} (open it in a browser)", err=True)
     codes = {"found": EXIT_FOUND, "flaky": EXIT_NOT_REPRODUCED, "interrupted": EXIT_INTERRUPTED}
     if codes[result.outcome] != EXIT_FOUND:
         sys.exit(codes[result.outcome])
@@ -274,8 +306,9 @@ def _finish(result: session.Result, patch_file: Path | None, json_file: Path | N
 def _line(progress: session.Progress) -> str:
     """`test  12  hunk:    3 changes -> FAIL       exit 1  (5 left, n=2)`."""
     how = progress.reason if progress.source is Source.TEST else f"[{progress.source.value}]"
+    what = f"commit {progress.commit[:7]}" if progress.commit else f"{progress.size:>4} changes"
     return (
-        f"test {progress.tests_run:>3} {progress.phase:>5}: {progress.size:>4} changes -> "
+        f"test {progress.tests_run:>3} {progress.phase:>5}: {what} -> "
         f"{progress.outcome.value.upper():10} {how}"
         f"  ({progress.remaining} left, n={progress.granularity})"
     )

@@ -2,8 +2,10 @@
 
 Owns the order of events: clean up after runs that were killed, resolve the revisions, read the
 diff, open the scratch worktree and the journal, replay what earlier attempts of the same run
-already tested, check that GOOD passes and BAD fails (pre-flight), run ddmin level by level down
-the hierarchy, confirm the answer, and keep the statistics and the test log. It reaches git, the
+already tested, check that GOOD passes and BAD fails (pre-flight), search by the strategy asked
+for (ddmin or dd level by level down the hierarchy; with "auto", a bisection of the first-parent
+history first), confirm the answer, attribute it to commits, and keep the statistics and the
+test log. It reaches git, the
 worktree and the processes only through their modules' small functions; the algorithm itself
 lives in dd.py.
 
@@ -26,15 +28,15 @@ import shlex
 import shutil
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ddchange import errors, git, grouping, hunks, runner, worktree
+from ddchange import errors, git, grouping, hunks, provenance, runner, worktree
 from ddchange.cache import Journal, OutcomeCache, Projected, TestRecord
-from ddchange.dd import DD, Outcome, Source, Stats, Step
+from ddchange.dd import DD, Outcome, Source, Stats, Step, bisect
 from ddchange.grouping import Group, Hierarchy
-from ddchange.hunks import Diff, Hunk
+from ddchange.hunks import Diff, FileState, Hunk
 from ddchange.worktree import Scratch, scratch_worktree
 
 # Bumped whenever the meaning of change-unit ids changes, so that old journals are not reused.
@@ -55,7 +57,10 @@ class Request:
     monotony: bool = True
     granularity: str = "line"
     dependencies: bool = True
-    order: str = "diff"  # or "history": search prefixes of GOOD..BAD's commits first
+    # "diff": one dd over GOOD..BAD's changes; "history": prefixes of its commits first;
+    # "auto": bisect the first-parent history, then dd inside the culprit commit (see _auto)
+    strategy: str = "diff"
+    isolate: bool = False  # dd (a passing and a failing set, 1-minimal difference), not ddmin
     retries: int = 0
     confirm: bool = True
 
@@ -75,9 +80,10 @@ class Progress:
     source: Source
     reason: str  # why a real test gave its outcome ("exit 1", "build failed: ..."); "" if cached
     size: int
-    remaining: int  # change units in the smallest configuration known to fail
+    remaining: int  # change units in the smallest failing configuration (minus the passing)
     granularity: int
     tests_run: int
+    commit: str = ""  # the commit tested, in the "bisect" phase
 
 
 @dataclass(frozen=True)
@@ -93,8 +99,23 @@ class Disagreement:
 class Confirmation:
     """The answer checked again at the end, with real runs."""
 
-    answer: Outcome  # GOOD + the answer: FAIL confirms it
-    rest: Outcome  # BAD without the answer: PASS means the answer is the whole cause
+    answer: Outcome  # GOOD + the answer (with --isolate: the failing set): FAIL confirms it
+    # ddmin: BAD without the answer; PASS means the answer is the whole cause.
+    # --isolate: GOOD + the passing set; PASS confirms the pair.
+    rest: Outcome
+
+
+@dataclass(frozen=True)
+class Route:
+    """How the search went about it: which strategy, and for "auto" what bisection found."""
+
+    strategy: str
+    bisect_tests: int = 0  # commits of the first-parent history tested
+    last_good: str | None = None  # the newest first-parent commit seen to pass (or GOOD)
+    first_bad: str | None = None  # the oldest first-parent commit seen to fail (or BAD)
+    suspects: tuple[str, ...] = ()  # commits in last_good..first_bad: the culprit commit(s)
+    alone: Outcome | None = None  # GOOD + the suspects' changes; FAIL: searched inside them
+    searched: str = "range"  # "commit": only the suspects' changes; "range": all of GOOD..BAD
 
 
 @dataclass
@@ -117,6 +138,10 @@ class Result:
     disagreements: list[Disagreement] = field(default_factory=list)
     resolutions: tuple[int, int] = (0, 0)  # builds retried with a missing dependency; resolved
     scopes: dict[str, str] = field(default_factory=dict)  # culprit id → enclosing function
+    passing: list[Hunk] = field(default_factory=list)  # --isolate: the largest passing set
+    route: Route = field(default_factory=lambda: Route("diff"))
+    # unit id → the commits of GOOD..BAD that brought it, oldest first (culprits and passing)
+    attribution: dict[str, tuple[git.CommitInfo, ...]] = field(default_factory=dict)
 
 
 Listener = Callable[[Progress], None]
@@ -126,11 +151,12 @@ Listener = Callable[[Progress], None]
 class Minimized:
     """What `minimize` found and what it cost."""
 
-    answer: frozenset[str]  # unit ids, closed under the dependencies
+    answer: frozenset[str]  # unit ids, closed under the dependencies: the failing set
     tests: int  # calls to the test function
     cache_hits: int
     implied: int
     learned: int  # times a failed build revealed a missing dependency (see Hierarchy.learn)
+    passing: frozenset[str] = frozenset()  # isolate: the passing set (a subset of answer)
 
 
 def minimize(
@@ -140,20 +166,26 @@ def minimize(
     levels: Sequence[str] = ("file", "function", "hunk", "line"),
     dependencies: bool = True,
     monotony: bool = True,
+    isolate: bool = False,
+    start: frozenset[str] | None = None,
     hierarchy: Hierarchy | None = None,
     cache: OutcomeCache[str] | None = None,
     stats: Stats | None = None,
     listener: Callable[[str, Step[str]], None] | None = None,
     on_level: Callable[[str], None] | None = None,
 ) -> Minimized:
-    """ddmin level by level down `levels`, testing only dependency-closed configurations.
+    """ddmin (or with `isolate`, dd) level by level down `levels`, testing only
+    dependency-closed configurations.
 
     `test` gets configurations as frozensets of the ids of `diff.hunks` (for the "line" level,
     pass `hunks.split_lines(diff)`, whose units are line changes); only configurations closed
     under the dependencies are asked (see `Hierarchy.interior`). Precondition, not tested here:
-    the empty configuration passes and all of `diff.hunks` fail. The answer is closed, fails,
-    and is 1-minimal at the last level: without any one of its units, its interior does not
-    fail.
+    the empty configuration passes and `start` (default: all of `diff.hunks`) fails.
+
+    ddmin: the answer is closed, fails, and is 1-minimal at the last level: without any one of
+    its units, its interior does not fail. dd: `passing` ⊆ `answer`, both closed, `passing`
+    passes, `answer` fails, and their difference is 1-minimal at the last level. Each level's
+    dd works on the groups of the previous level's difference, on top of its passing set.
     """
     hierarchy = hierarchy or Hierarchy(diff, dependencies=dependencies)
     cache = cache if cache is not None else OutcomeCache[str](monotony=monotony)
@@ -165,15 +197,15 @@ def minimize(
         calls += 1
         return test(config)
 
-    kept = list(diff.hunks)
+    passing = frozenset[str]()
+    failing = start if start is not None else frozenset(unit.id for unit in diff.hunks)
     for level in levels:
         if on_level is not None:
             on_level(level)  # before its first test, so that the test is logged under it
-        groups = hierarchy.groups(level, kept)
-        chosen = _search_level(level, groups, hierarchy, counted, cache, stats, listener)
-        kept = [unit for unit in diff.hunks if unit.id in chosen]
-    answer = frozenset(unit.id for unit in kept)
-    return Minimized(answer, calls, stats.cache_hits, stats.implied, hierarchy.learned)
+        groups = hierarchy.groups(level, [u for u in diff.hunks if u.id in failing - passing])
+        search = _Level(level, groups, hierarchy, passing, counted, cache, stats, listener)
+        passing, failing = search.isolate() if isolate else (passing, search.ddmin())
+    return Minimized(failing, calls, stats.cache_hits, stats.implied, hierarchy.learned, passing)
 
 
 def run(request: Request, listener: Listener | None = None) -> Result:
@@ -196,35 +228,78 @@ def run(request: Request, listener: Listener | None = None) -> Result:
     return search.result(outcome, patch, time.monotonic() - started)
 
 
-def _search_level(
-    level: str,
-    groups: list[Group],
-    hierarchy: Hierarchy,
-    test: Callable[[frozenset[str]], Outcome],
-    cache: OutcomeCache[str],
-    stats: Stats,
-    listener: Callable[[str, Step[str]], None] | None,
-) -> frozenset[str]:
-    """ddmin over one level's `groups`; the units of the answer."""
+class _Level:
+    """dd at one level: configurations of `groups`, always on top of the units of `base`."""
 
-    def expand(config: frozenset[Group]) -> frozenset[str]:
-        # The interior of the units; at the commit level, only the prefix of history the
-        # configuration holds (see Hierarchy.prefix).
-        units = hierarchy.prefix(groups, config) if level == "commit" else None
-        return hierarchy.interior(grouping.members(config) if units is None else units)
+    def __init__(
+        self,
+        level: str,
+        groups: list[Group],
+        hierarchy: Hierarchy,
+        base: frozenset[str],
+        test: Callable[[frozenset[str]], Outcome],
+        cache: OutcomeCache[str],
+        stats: Stats,
+        listener: Callable[[str, Step[str]], None] | None,
+    ) -> None:
+        self.level, self.groups, self.hierarchy, self.base = level, groups, hierarchy, base
+        self.listener = listener
+        self.dd = DD(
+            lambda config: test(self.expand(config)),
+            cache=Projected(cache, self.expand),
+            stats=stats,
+            listener=self.report,
+        )
 
-    def report(step: Step[Group]) -> None:
-        if listener is not None:
-            config, failing = expand(step.config), expand(step.failing)
-            listener(level, Step(config, step.outcome, step.source, step.granularity, failing))
+    def ddmin(self) -> frozenset[str]:
+        """The units of a 1-minimal failing configuration."""
+        return self.expand(frozenset(self.dd.ddmin(self.groups)))
 
-    dd = DD(
-        lambda config: test(expand(config)),
-        cache=Projected(cache, expand),
-        stats=stats,
-        listener=report,
-    )
-    return expand(frozenset(dd.ddmin(groups)))
+    def isolate(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The units of a passing and a failing configuration with a 1-minimal difference.
+
+        dd sees groups, but a configuration stands for its interior: a passing set that holds
+        a group whose needs are missing is really smaller than dd thinks. So the pair is
+        settled afterwards: each group of the difference is tried on top of the passing set,
+        and moves the passing set up (PASS) or the failing set down (FAIL), until none does.
+        """
+        found = self.dd.isolate(self.groups)
+        passing, failing = (
+            self.expand(frozenset(found.passing)),
+            self.expand(frozenset(found.failing)),
+        )
+        settled = False
+        while not settled:
+            settled = True
+            kept = [g for g in self.groups if passing & set(g.members)]
+            for group in [g for g in self.groups if (failing - passing) & set(g.members)]:
+                config = self.expand(frozenset([*kept, group]))
+                if config in (passing, failing) or not passing < config < failing:
+                    continue
+                outcome = self.dd.evaluate([*kept, group])
+                if outcome is Outcome.PASS:
+                    passing, settled = config, False
+                elif outcome is Outcome.FAIL:
+                    failing, settled = config, False
+                if not settled:
+                    break
+        return passing, failing
+
+    def expand(self, config: frozenset[Group]) -> frozenset[str]:
+        """The interior of base + the units; at the commit level, only the prefix of history
+        the configuration holds (see Hierarchy.prefix)."""
+        if self.level == "commit":
+            units = self.hierarchy.prefix(self.groups, config)
+        else:
+            units = grouping.members(config)
+        return self.hierarchy.interior(self.base | units)
+
+    def report(self, step: Step[Group]) -> None:
+        if self.listener is not None:
+            config, failing = self.expand(step.config), self.expand(step.failing)
+            self.listener(
+                self.level, Step(config, step.outcome, step.source, step.granularity, failing)
+            )
 
 
 def resolve(repo: git.Repo, good: str, bad: str) -> Revisions:
@@ -241,42 +316,6 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Diff:
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
     return hunks.split_lines(diff) if request.granularity == "line" else diff
-
-
-def attribute(repo: git.Repo, revisions: Revisions, diff: Diff) -> dict[str, int]:
-    """Each unit's commit, as its position in GOOD..BAD (0 = oldest), from git's own blame.
-
-    Added lines belong to the newest commit that wrote one of them; removed lines to the
-    commit after the last one that still had them (`git blame --reverse`); whole-file units
-    to the newest commit that touched the file.
-    """
-    good, bad = revisions.good, revisions.bad
-    order = {sha: index for index, sha in enumerate(git.commits(repo, good, bad))}
-    blamed: dict[tuple[str, bool], list[str]] = {}
-
-    def blame(path: str, removed: bool) -> list[str]:
-        if (path, removed) not in blamed:
-            try:
-                lines = git.blame(repo, bad, path, reverse_from=good if removed else None)
-            except errors.GitFailed:
-                lines = []
-            blamed[path, removed] = lines
-        return blamed[path, removed]
-
-    found = {}
-    for unit in diff.hunks:
-        file = diff.files[unit.file]
-        removed, added = hunks.changed_lines(unit)
-        if added:
-            shas = blame(file.path, False)
-            positions = [order.get(shas[n - 1], -1) for n in added if n <= len(shas)]
-        elif removed:
-            shas = blame(file.origin, True)
-            positions = [order.get(shas[n - 1], -1) + 1 for n in removed if n <= len(shas)]
-        else:
-            positions = [order.get(git.last_commit(repo, good, bad, file.path) or "", 0)]
-        found[unit.id] = min(max(positions, default=0), max(len(order) - 1, 0))
-    return found
 
 
 def journal_path(repo: git.Repo) -> Path:
@@ -341,18 +380,20 @@ def describe(request: Request, revisions: Revisions) -> dict[str, object]:
         "timeout": request.timeout,
         "fail_pattern": request.fail_pattern,
         "granularity": request.granularity,
-        "order": request.order,
+        "strategy": request.strategy,
+        "isolate": request.isolate,
     }
 
 
 def run_key(request: Request, revisions: Revisions) -> str:
     """What identifies a run for resuming: everything that can change a test's outcome.
 
-    The revision names are left out (their SHAs are in), and so are the order, monotony,
-    retries and confirmation, which change which tests are asked, not what a test answers.
+    The revision names are left out (their SHAs are in), and so are the strategy, isolation,
+    monotony, retries and confirmation, which change which tests are asked, not what a test
+    answers: runs that differ only in those share their tests.
     """
     facts = {**describe(request, revisions), "format": FORMAT}
-    del facts["good_rev"], facts["bad_rev"], facts["order"]
+    del facts["good_rev"], facts["bad_rev"], facts["strategy"], facts["isolate"]
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -389,8 +430,20 @@ class _Search:
         self.tests_run = 0
         self.command_time = 0.0
         self.confirmation: Confirmation | None = None
-        history = attribute(scratch.repo, revisions, diff) if request.order == "history" else None
-        self.hierarchy = Hierarchy(diff, dependencies=request.dependencies, commits=history)
+        self.history = git.commits(scratch.repo, revisions.good, revisions.bad)
+        # Every unit's commits: the commit level orders by them, and "auto" picks by them.
+        self.attribution = (
+            provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff)
+            if request.strategy != "diff"
+            else {}
+        )
+        self.hierarchy = Hierarchy(
+            diff,
+            dependencies=request.dependencies,
+            commits=provenance.positions(self.attribution, self.history),
+        )
+        self.passing = frozenset[str]()  # --isolate: the largest passing subset of best
+        self.route = Route(request.strategy)
         self.resolutions = 0  # retries after a build revealed a missing dependency
         self.resolved = 0  # of which gave PASS or FAIL
         self._output = ""  # of the last build or test that ran
@@ -430,11 +483,11 @@ class _Search:
                 self._adopt_failure(verdict.test.exit_code)
 
     def search(self) -> str:
-        """Minimize, then confirm; the outcome of the whole run."""
+        """Search by the requested strategy, then confirm; the outcome of the whole run."""
         try:
-            self.best = self._minimize()
+            self.best, self.passing = self._strategy()
             if self.request.confirm:
-                self.confirmation = self._confirm(self.best)
+                self.confirmation = self._confirm(self.best, self.passing)
         except KeyboardInterrupt:
             outcome = "interrupted"
         else:
@@ -443,7 +496,9 @@ class _Search:
         return outcome
 
     def result(self, outcome: str, patch: bytes, wall_time: float) -> Result:
-        culprits = [h for h in self.diff.hunks if h.id in self.best]
+        passing = self.passing if self.passing <= self.best else frozenset()
+        culprits = [h for h in self.diff.hunks if h.id in self.best - passing]
+        context = [h for h in self.diff.hunks if h.id in passing]
         return Result(
             self.request,
             self.revisions,
@@ -460,13 +515,85 @@ class _Search:
             self.confirmation,
             self.disagreements,
             (self.resolutions, self.resolved),
-            {h.id: self.hierarchy.scope(h.id) for h in culprits},
+            {h.id: self.hierarchy.scope(h.id) for h in culprits + context},
+            context,
+            self.route,
+            self._attribute(culprits + context),
         )
+
+    def _attribute(self, units: list[Hunk]) -> dict[str, tuple[git.CommitInfo, ...]]:
+        """The commits that brought each of `units`, with author, date and subject."""
+        repo, good, bad = self.scratch.repo, self.revisions.good, self.revisions.bad
+        known = self.attribution or provenance.attribute(repo, good, bad, self.diff, units)
+        shas = {unit.id: known.get(unit.id, ()) for unit in units}
+        infos = git.commit_infos(repo, (sha for found in shas.values() for sha in found))
+        return {unit: tuple(infos[sha] for sha in found) for unit, found in shas.items()}
 
     # -- the search ---------------------------------------------------------------------------
 
-    def _minimize(self) -> frozenset[str]:
-        """ddmin down the hierarchy (see `minimize`), with the failure resolution loop."""
+    def _strategy(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(failing, passing) by the requested strategy; passing is empty without --isolate."""
+        if self.request.strategy == "auto":
+            return self._auto()
+        return self._descend(self.everything, history=self.request.strategy == "history")
+
+    def _auto(self) -> tuple[frozenset[str], frozenset[str]]:
+        """Bisect the first-parent history like `git bisect`, then search inside the changes
+        of the culprit commit(s) if they fail on GOOD alone; if not (two commits that only
+        fail together, a merge of two passing branches), search the whole range in history
+        order."""
+        chain = git.first_parents(self.scratch.repo, self.revisions.good, self.revisions.bad)
+        asked: list[str] = []  # commits tested (or answered by an earlier attempt)
+
+        def test(position: int) -> Outcome:
+            asked.append(chain[position - 1])
+            return self._test_commit(chain[position - 1])
+
+        self.phase = "bisect"
+        lo, hi = bisect(len(chain), test)
+        last_good = self.revisions.good if lo == 0 else chain[lo - 1]
+        suspects = tuple(git.commits(self.scratch.repo, last_good, chain[hi - 1]))
+        units = self.hierarchy.interior(provenance.commits_of(self.attribution, suspects))
+        alone = self._alone(units)
+        self.route = Route(
+            "auto",
+            len(asked),
+            last_good,
+            chain[hi - 1],
+            suspects,
+            alone,
+            "commit" if alone is Outcome.FAIL else "range",
+        )
+        if alone is Outcome.FAIL:
+            return self._descend(units, history=False)
+        return self._descend(self.everything, history=True)
+
+    def _alone(self, units: frozenset[str]) -> Outcome:
+        """GOOD + `units` (the culprit commits' changes), known or tested."""
+        if not units:
+            return Outcome.PASS
+        self.phase = "commit"
+        known = self.cache.lookup(units)
+        return known.outcome if known is not None else self._resolving_test(units)
+
+    def _test_commit(self, sha: str) -> Outcome:
+        """The tree of commit `sha`, exactly as git has it, built and tested in the scratch
+        tree; logged as the configuration {"commit:<sha>"} so that a resumed run knows it."""
+        config = frozenset({f"commit:{sha}"})
+        known = self.cache.lookup(config)
+        if known is not None:
+            return known.outcome
+        repo = self.scratch.repo
+        states = git.tree_states(repo, sha, git.changed_paths(repo, self.revisions.good, sha))
+        outcome = self._test(config, states)
+        self.cache.store(config, outcome)
+        return outcome
+
+    def _descend(
+        self, start: frozenset[str], *, history: bool
+    ) -> tuple[frozenset[str], frozenset[str]]:
+        """ddmin or dd down the hierarchy from `start` (see `minimize`), with the failure
+        resolution loop; (failing, passing)."""
 
         def report(level: str, step: Step[str]) -> None:
             self.phase = level
@@ -475,16 +602,16 @@ class _Search:
         found = minimize(
             self.diff,
             self._resolving_test,
-            levels=grouping.levels_for(
-                self.request.granularity, self.diff, history=self.request.order == "history"
-            ),
+            levels=grouping.levels_for(self.request.granularity, self.diff, history=history),
+            isolate=self.request.isolate,
+            start=start,
             hierarchy=self.hierarchy,
             cache=self.cache,
             stats=self.stats,
             listener=report,
             on_level=self._enter,
         )
-        return found.answer
+        return found.answer, found.passing
 
     def _enter(self, level: str) -> None:
         self.phase = level
@@ -500,22 +627,25 @@ class _Search:
             self.resolved += outcome is not Outcome.UNRESOLVED
         return outcome
 
-    def _confirm(self, answer: frozenset[str]) -> Confirmation:
-        """Run GOOD + answer and BAD − answer again, for real, and check they agree."""
+    def _confirm(self, answer: frozenset[str], passing: frozenset[str]) -> Confirmation:
+        """Run GOOD + answer and BAD − answer (--isolate: GOOD + the passing set) again, for
+        real, and check they agree."""
         self.phase = "confirm"
-        outcomes = [self._test(config) for config in (answer, self.everything - answer)]
-        return Confirmation(*outcomes)
+        rest = passing if self.request.isolate else self.everything - answer
+        return Confirmation(self._test(answer), self._test(rest))
 
-    def _test(self, config: frozenset[str]) -> Outcome:
+    def _test(
+        self, config: frozenset[str], states: Mapping[str, FileState | None] | None = None
+    ) -> Outcome:
         """The outcome of `config` from 1 + retries real runs; UNRESOLVED if they disagree.
 
         Earlier outcomes of the same configuration (from the search, or a resumed attempt)
         count as runs too: confirmation compares against them.
         """
         earlier = [r for r in self.log if r.config == config]
-        runs = [self._run(config).outcome]
+        runs = [self._run(config, states).outcome]
         while runs[-1] is not Outcome.UNRESOLVED and len(runs) <= self.request.retries:
-            runs.append(self._run(config).outcome)
+            runs.append(self._run(config, states).outcome)
         return self._agreed(earlier + self.log[-len(runs) :])
 
     def _agreed(self, records: list[TestRecord]) -> Outcome:
@@ -529,10 +659,13 @@ class _Search:
         self.disagreements.append(evidence)
         return Outcome.UNRESOLVED
 
-    def _run(self, config: frozenset[str]) -> runner.Verdict:
-        """Materialize `config` in the worktree, build and test it, and record the run."""
+    def _run(
+        self, config: frozenset[str], states: Mapping[str, FileState | None] | None = None
+    ) -> runner.Verdict:
+        """Materialize `config` (or write `states`) in the worktree, build and test it, and
+        record the run."""
         try:
-            self.scratch.apply(hunks.materialize(self.diff, config))
+            self.scratch.apply(hunks.materialize(self.diff, config) if states is None else states)
         except hunks.Conflict as conflict:
             verdict = runner.Verdict(Outcome.UNRESOLVED, f"does not apply: {conflict}", None, None)
         else:
@@ -566,7 +699,7 @@ class _Search:
         self.tests_run += 1
         self.command_time += duration
         self._last = verdict.reason
-        if self.phase in ("good", "bad", "confirm"):
+        if self.phase in ("good", "bad", "confirm", "bisect", "commit"):
             step = Step(config, verdict.outcome, Source.TEST, 1, self.best)
             self._report(step)
 
@@ -588,9 +721,16 @@ class _Search:
         self.scratch.apply(hunks.materialize(self.diff, config))
 
     def _report(self, step: Step[str]) -> None:
-        if step.outcome is Outcome.FAIL and len(step.config) < len(self.best):
-            self.best = step.config
+        config = step.config
+        if config <= self.everything:  # not a commit of the bisection
+            if step.outcome is Outcome.FAIL and len(config) < len(self.best):
+                self.best = config
+            grows = self.request.isolate and len(config) > len(self.passing)
+            if step.outcome is Outcome.PASS and grows and config <= self.best:
+                self.passing = config
         reason = self._last if step.source is Source.TEST else ""
+        passing = self.passing if self.passing <= self.best else frozenset()
+        commit = next(iter(config)).removeprefix("commit:") if self.phase == "bisect" else ""
         self.listener(
             Progress(
                 self.phase,
@@ -598,9 +738,10 @@ class _Search:
                 step.source,
                 reason,
                 step.size,
-                len(self.best),
+                len(self.best - passing),
                 step.granularity,
                 self.tests_run,
+                commit,
             )
         )
 

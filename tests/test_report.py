@@ -1,0 +1,496 @@
+"""The HTML report, on results of real searches: what it shows, that it escapes everything, that
+it needs no network, and that a real browser (Debian's Chromium, headless) renders it without a
+console error.
+
+The browser is driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`, stdlib
+only): it reports uncaught exceptions, console and log errors, and every URL the page asks for,
+and takes the screenshot. The same checker is shown a broken page, to prove it can fail.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import dataclasses
+import itertools
+import json
+import os
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from html import escape
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gitsandbox import hermetic
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ddchange import cache, report, samples, session
+from ddchange.dd import Outcome
+
+SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
+
+BROWSER_TIMEOUT = 60.0  # seconds for one page: start, load, screenshot, close
+
+
+def search(sample_repo: SampleRepo, name: str, **changes: Any) -> session.Result:
+    """A real search over the bundled scenario `name`, with `changes` to its usual request."""
+    repo, scenario = sample_repo(name)
+    return session.run(dataclasses.replace(samples.request(scenario, repo), **changes))
+
+
+@pytest.fixture(scope="module")
+def found(tmp_path_factory: pytest.TempPathFactory) -> session.Result:
+    """One real search, shared by the tests that only read it (as the `zoo` fixture is)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        hermetic(monkeypatch)
+        scenario = samples.load("wrong-line")
+        repo = samples.build_repo(scenario, tmp_path_factory.mktemp("found") / "repo")
+        return session.run(samples.request(scenario, repo))
+
+
+class Elements(HTMLParser):
+    """Every start tag of a page with its attributes, and its text."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.text: list[str] = []
+        self.feed(page)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, {name: value or "" for name, value in attrs}))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def with_class(self, *names: str) -> list[dict[str, str]]:
+        return [a for _, a in self.tags if set(names) <= set(a.get("class", "").split())]
+
+
+# -- what the page says ----------------------------------------------------------------------
+
+
+def test_page_is_html5_with_the_headline_and_the_summary(found: session.Result) -> None:
+    page = report.html(found)
+    assert page.startswith('<!DOCTYPE html>\n<html lang="en">')
+    assert '<meta charset="utf-8">' in page
+    assert "<title>ddchange: v1.0..v1.1</title>" in page
+    assert escape(report.text(found).splitlines()[0]) in page  # the text report's headline
+    assert escape(found.revisions.good) in page
+    assert escape(found.revisions.bad) in page
+    assert f"<code>{escape(' '.join(found.request.test))}</code>" in page
+    assert f"<tr><th>Tests run</th><td>{found.tests_run}</td></tr>" in page
+    assert f"<tr><th>Cache hits</th><td>{found.stats.cache_hits}</td></tr>" in page
+    assert "Confirmed: GOOD plus these changes fails again." in page
+    assert '<span class="badge found">found</span>' in page
+    assert "<details>" not in page  # no passing set without --isolate
+
+
+def test_culprit_diff_is_colored_by_line_and_names_its_commit(found: session.Result) -> None:
+    page = report.html(found)
+    [culprit] = found.culprits
+    assert culprit.path == "statkit/spread.py"
+    assert escape(report._location(culprit, found.scopes[culprit.id])) in page
+    classes = {"+": "add", "-": "del", " ": "ctx", "@": "hunk"}
+    for line in culprit.diff.rstrip("\n").split("\n"):
+        assert f'<span class="{classes[line[0]]}">{escape(line)}\n</span>' in page
+    [commit] = found.attribution[culprit.id]
+    assert commit.subject.startswith("spread: compute the variance")
+    assert (
+        escape(f"{commit.sha[:12]} {commit.author}, {commit.date[:10]}: {commit.subject}") in page
+    )
+
+
+def test_odd_file_names_and_undecodable_bytes_are_escaped(found: session.Result) -> None:
+    odd = dataclasses.replace(
+        found.culprits[0],
+        path="src/<b>&\"x'.py",
+        diff="@@ -1 +1 @@\n-caf\udce9 <script>\n+ok \x1b[31m &amp;\n",
+    )
+    scopes = {odd.id: "function f\ud800"}  # a lone surrogate that stands for no byte
+    page = report.html(dataclasses.replace(found, culprits=[odd], scopes=scopes))
+    page.encode("utf-8")  # strict: no surrogate is left
+    assert f"src/&lt;b&gt;&amp;&quot;x&#x27;.py:{odd.new_start}  in function f\\ud800</h3>" in page
+    assert '<span class="del">-caf\\xe9 &lt;script&gt;\n</span>' in page
+    assert '<span class="add">+ok \\x1b[31m &amp;amp;\n</span>' in page
+    assert "<b>" not in page
+    assert "<script" not in page
+    assert "\x1b" not in page
+
+
+def test_flaky_and_interrupted_runs_say_how_far_to_trust_them(found: session.Result) -> None:
+    evidence = session.Disagreement("hunk", 3, (Outcome.FAIL, Outcome.PASS))
+    flaky = report.html(dataclasses.replace(found, outcome="flaky", disagreements=[evidence]))
+    assert '<span class="badge flaky">flaky</span>' in flaky
+    warning = flaky[flaky.index('<p class="warning">') :]
+    assert warning.startswith('<p class="warning">WARNING: the test is flaky')
+    assert "3 changes (hunk): FAIL, PASS" in warning[: warning.index("</p>")]
+    interrupted = report.html(dataclasses.replace(found, outcome="interrupted"))
+    assert "it may not be minimal yet" in interrupted
+    assert "Confirmed" not in interrupted  # nothing was confirmed
+    assert '<p class="warning">' not in interrupted
+
+
+def test_skipped_submodules_are_named(found: session.Result) -> None:
+    diff = dataclasses.replace(found.diff, skipped=("vendor/<lib>",))
+    page = report.html(dataclasses.replace(found, diff=diff))
+    assert "<p>Not searched (kept as in GOOD): <code>vendor/&lt;lib&gt;</code></p>" in page
+
+
+def test_plot_has_one_marker_per_test_colored_by_outcome(found: session.Result) -> None:
+    elements = Elements(report.html(found))
+    assert len(elements.with_class("mark")) == len(found.log) > 5
+    for outcome in Outcome:
+        wanted = sum(1 for r in found.log if r.outcome is outcome)
+        assert len(elements.with_class("mark", outcome.value)) == wanted
+    assert not elements.with_class("commit")  # no bisection without --strategy auto
+    sizes = sorted(float(a["cy"]) for a in elements.with_class("mark"))
+    assert sizes[0] < sizes[-1]  # the markers are at different heights: sizes differ
+
+
+def test_large_searches_are_plotted_on_a_log_scale(found: session.Result) -> None:
+    sizes = [0, 3000, 1500, 700, 90, 12, 3, 1]
+    log = [
+        cache.TestRecord(n, "hunk", frozenset(map(str, range(size))), Outcome.FAIL, "", 1, 0.1)
+        for n, size in enumerate(sizes, 1)
+    ]
+    elements = Elements(report.html(dataclasses.replace(found, log=log)))
+    text = "".join(elements.text)
+    assert "changes applied (log scale)" in text
+    heights = [float(a["cy"]) for a in elements.with_class("mark")]
+    assert len(heights) == len(sizes)
+    assert heights[0] == report.PLOT_HEIGHT - report._BOTTOM  # 0 changes: on the x axis
+    assert heights[1] == report._TOP  # the largest, all 3000 changes: at the top
+    order = sorted(range(len(sizes)), key=sizes.__getitem__)
+    assert [heights[i] for i in order] == sorted(heights, reverse=True)
+    # by log10(1 + size): 0, 1 and 3 changes are 1, 2 and 4, equally far apart
+    at = dict(zip(sizes, heights, strict=True))
+    assert abs((at[0] - at[1]) - (at[1] - at[3])) < 0.25
+
+
+@given(st.integers(0, 10**6), st.integers(0, 10**6), st.integers(4, 12))
+def test_ticks_are_round_and_few(a: int, b: int, most: int) -> None:
+    lo, hi = min(a, b), max(a, b)
+    ticks = report._ticks(lo, hi, most)
+    assert 1 <= len(ticks) <= most
+    assert lo <= ticks[0]
+    assert ticks[-1] <= hi
+    steps = {later - earlier for earlier, later in itertools.pairwise(ticks)}
+    assert len(steps) <= 1
+    for step in steps:
+        assert str(step).rstrip("0") in ("1", "2", "5")
+        assert ticks[0] % step == 0
+
+
+def test_the_line_steps_down_to_the_answer(found: session.Result) -> None:
+    steps = report._remaining(found)
+    assert [number for number, _ in steps] == [r.number for r in found.log]
+    sizes = [size for _, size in steps]
+    assert sizes == sorted(sizes, reverse=True)
+    assert sizes[0] == len(found.diff.hunks)
+    assert sizes[-1] == len(found.culprits)
+
+
+def test_bisection_tests_are_diamonds_at_the_top(sample_repo: SampleRepo) -> None:
+    result = search(sample_repo, "wrong-line", strategy="auto")
+    page = report.html(result)
+    bisected = [r for r in result.log if r.phase == "bisect"]
+    assert bisected
+    elements = Elements(page)
+    diamonds = elements.with_class("mark", "commit")
+    assert len(diamonds) == len(bisected)
+    assert len(elements.with_class("mark")) == len(result.log)
+    assert all(d["d"].startswith("M") for d in diamonds)
+    assert escape(report.route(result)) in page
+    total = len(result.diff.hunks)
+    remaining = dict(report._remaining(result))
+    assert all(remaining[r.number] == total for r in bisected)  # whole commits move no line
+    sha = next(iter(bisected[0].config)).removeprefix("commit:")
+    assert f"test {bisected[0].number} (bisect): commit {sha[:12]} → " in page  # its tooltip
+
+
+def test_isolation_lists_the_passing_set_collapsed(sample_repo: SampleRepo) -> None:
+    result = search(sample_repo, "two-files", isolate=True)
+    assert result.passing
+    page = report.html(result)
+    details = page[page.index("<details>") : page.index("</details>")]
+    assert "Applied in both the passing and the failing set" in details
+    for number, hunk in enumerate(result.passing, 1):
+        location = report._location(hunk, result.scopes.get(hunk.id, ""))
+        assert f"<h3>[P{number}] {escape(location)}</h3>" in details
+    assert escape(result.culprits[0].diff.split("\n")[1]) in page
+    assert "GOOD plus the passing set gave PASS (confirmed)." in page
+
+
+def test_an_empty_log_gives_a_note_instead_of_a_plot(found: session.Result) -> None:
+    page = report.html(dataclasses.replace(found, log=[]))
+    assert "<svg" not in page
+    assert "No tests were run" in page
+
+
+def test_page_needs_no_network_and_no_script(found: session.Result) -> None:
+    page = report.html(found)
+    for tag, attributes in Elements(page).tags:
+        assert not {"src", "href", "xlink:href", "srcset", "action"} & attributes.keys(), tag
+    for needle in ("http://", "https://", "url(", "@import", "<script", "<link", "<img"):
+        assert needle not in page
+
+
+# -- in a real browser -----------------------------------------------------------------------
+
+
+@dataclass
+class Rendered:
+    """What Chromium made of a page."""
+
+    png: bytes
+    errors: list[str] = field(default_factory=list)  # exceptions, console and log errors
+    requests: list[str] = field(default_factory=list)  # every URL the page asked for
+
+    @property
+    def remote(self) -> list[str]:
+        return [url for url in self.requests if not url.startswith(("file:", "data:", "about:"))]
+
+
+def chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.skip("chromium not installed: .ci/run installs Debian's chromium")
+    return found
+
+
+class DevTools:
+    """The browser's end of `--remote-debugging-pipe`: JSON messages ending in NUL, written on
+    its fd 3 and read from its fd 4 (here: the shell gives it our pipes as fds 3 and 4)."""
+
+    def __init__(self, browser: str, profile: Path) -> None:
+        flags = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--remote-debugging-pipe",
+            "about:blank",
+        ]
+        self.process = subprocess.Popen(
+            ["sh", "-c", 'exec "$@" 3<&0 4>&1 </dev/null >/dev/null', "sh", browser, *flags],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.deadline = time.monotonic() + BROWSER_TIMEOUT
+        self.events: list[dict[str, Any]] = []
+        self._buffer = b""
+        self._last = 0
+
+    def call(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
+        """Send one command, keep the events that arrive meanwhile, return its result."""
+        self._last += 1
+        message: dict[str, Any] = {"id": self._last, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\0")
+        self.process.stdin.flush()
+        while True:
+            reply = self._next()
+            if reply.get("id") == self._last:
+                assert "error" not in reply, f"{method}: {reply['error']}"
+                result: dict[str, Any] = reply["result"]
+                return result
+            self.events.append(reply)
+
+    def wait_for(self, method: str) -> None:
+        while not any(event.get("method") == method for event in self.events):
+            self.events.append(self._next())
+
+    def _next(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        while b"\0" not in self._buffer:
+            left = self.deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError(f"chromium did not answer within {BROWSER_TIMEOUT:.0f}s")
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise EOFError(f"chromium exited ({self.process.poll()})")
+            self._buffer += chunk
+        message, _, self._buffer = self._buffer.partition(b"\0")
+        parsed: dict[str, Any] = json.loads(message)
+        return parsed
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError, EOFError, TimeoutError, AssertionError):
+            self.call("Browser.close")
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)  # its own session: the browser and helpers
+            self.process.wait()
+
+
+def render(page: Path, profile: Path, width: int = 1200, height: int = 1400) -> Rendered:
+    """Load `page` in headless Chromium: its screenshot, its errors, the URLs it asked for."""
+    tools = DevTools(chromium(), profile)
+    try:
+        target = tools.call("Target.createTarget", url="about:blank")["targetId"]
+        tab = tools.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            tools.call(f"{domain}.enable", tab)
+        tools.call(
+            "Emulation.setDeviceMetricsOverride",
+            tab,
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+        tools.call("Page.navigate", tab, url=page.resolve().as_uri())
+        tools.wait_for("Page.loadEventFired")
+        shot = tools.call("Page.captureScreenshot", tab, format="png")
+        return Rendered(base64.b64decode(shot["data"]), *_problems(tools.events))
+    finally:
+        tools.close()
+
+
+def _problems(events: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    errors, requests = [], []
+    for event in events:
+        method, params = event.get("method"), event.get("params", {})
+        if method == "Runtime.exceptionThrown":
+            details = params["exceptionDetails"]
+            errors.append(details.get("exception", {}).get("description") or details["text"])
+        elif method == "Runtime.consoleAPICalled" and params["type"] in ("error", "assert"):
+            errors.append(
+                " ".join(str(a.get("value", a.get("description"))) for a in params["args"])
+            )
+        elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
+            errors.append(params["entry"]["text"])
+        elif method == "Network.requestWillBeSent":
+            requests.append(params["request"]["url"])
+    return errors, requests
+
+
+def png_colors(png: bytes) -> set[bytes]:
+    """The distinct pixel values of an 8-bit RGB(A), non-interlaced PNG, as Chromium writes."""
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    chunks: dict[bytes, list[bytes]] = {}
+    at = 8
+    while at < len(png):
+        length, kind = struct.unpack(">I4s", png[at : at + 8])
+        chunks.setdefault(kind, []).append(png[at + 8 : at + 8 + length])
+        at += 12 + length  # length, kind, data, CRC
+    header = struct.unpack(">IIBBBBB", chunks[b"IHDR"][0])
+    width, height, depth, color, _, _, interlace = header
+    assert (depth, color, interlace) in ((8, 2, 0), (8, 6, 0))
+    pixel = 3 if color == 2 else 4
+    data, stride = zlib.decompress(b"".join(chunks[b"IDAT"])), width * pixel
+    previous, colors = bytes(stride), set[bytes]()
+    for row in range(height):
+        start = row * (stride + 1)
+        line = _unfilter(data[start], data[start + 1 : start + 1 + stride], previous, pixel)
+        colors.update(line[i : i + pixel] for i in range(0, stride, pixel))
+        previous = line
+    return colors
+
+
+def _unfilter(kind: int, raw: bytes, up: bytes, pixel: int) -> bytes:
+    """One scanline without its PNG filter (the five filters of the PNG specification)."""
+    if kind == 0:
+        return raw
+    if kind == 2:
+        return bytes((a + b) & 255 for a, b in zip(raw, up, strict=True))
+    out = bytearray(raw)
+    for i in range(len(out)):
+        left = out[i - pixel] if i >= pixel else 0
+        above, corner = up[i], up[i - pixel] if i >= pixel else 0
+        if kind == 1:
+            guess = left
+        elif kind == 3:
+            guess = (left + above) // 2
+        else:
+            p = left + above - corner
+            pa, pb, pc = abs(p - left), abs(p - above), abs(p - corner)
+            guess = left if pa <= pb and pa <= pc else above if pb <= pc else corner
+        out[i] = (out[i] + guess) & 255
+    return bytes(out)
+
+
+def rgb(hex_color: str) -> bytes:
+    return bytes.fromhex(hex_color.lstrip("#"))
+
+
+def test_chromium_renders_the_clis_report_without_errors(
+    sample_repo: SampleRepo, tmp_path: Path
+) -> None:
+    chromium()  # skips before the search when there is no browser
+    repo, scenario = sample_repo("wrong-line")
+    page = tmp_path / "report.html"
+    args = [f"{scenario.good}..{scenario.bad}", "--strategy", "auto", "--report", str(page)]
+    done = subprocess.run(
+        [sys.executable, "-m", "ddchange", *args, "--", *scenario.test],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"report: {page}" in done.stderr
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    rendered = render(page, tmp_path / "profile")
+    assert rendered.errors == []
+    assert rendered.requests == [page.resolve().as_uri()]  # the page itself, nothing else
+    colors = {color[:3] for color in png_colors(rendered.png)}
+    assert len(colors) > 20  # text, diff backgrounds and the plot: not a blank page
+    # drawn with colors of the page's style: PASS and FAIL markers, the remaining line, and
+    # the backgrounds of added and removed lines
+    for drawn in ("#1a7f37", "#cf222e", "#0969da", "#dafbe1", "#ffebe9"):
+        assert rgb(drawn) in colors, drawn
+
+
+def test_the_checker_reports_script_errors_and_network_requests(tmp_path: Path) -> None:
+    chromium()
+    page = tmp_path / "broken.html"
+    page.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>broken</title></head><body>"
+        "<p>text</p><img src='https://example.invalid/x.png' alt='x'>"
+        "<svg width='9' height='9'><circle cx='NaN' cy='1' r='1'/></svg>"
+        "<script>console.error('complained'); throw new Error('boom')</script></body></html>"
+    )
+    rendered = render(page, tmp_path / "profile", width=400, height=300)
+    assert any("boom" in error for error in rendered.errors), rendered.errors
+    assert any("complained" in error for error in rendered.errors), rendered.errors
+    assert any("cx: Expected length" in error for error in rendered.errors), rendered.errors
+    assert rendered.remote == ["https://example.invalid/x.png"]
+    assert len(png_colors(rendered.png)) > 1
+
+
+def test_the_checker_sees_a_blank_page_as_one_color(tmp_path: Path) -> None:
+    chromium()
+    page = tmp_path / "blank.html"
+    page.write_text("<!DOCTYPE html><html><head><title>blank</title></head><body></body></html>")
+    rendered = render(page, tmp_path / "profile", width=300, height=200)
+    assert rendered.errors == []
+    assert {color[:3] for color in png_colors(rendered.png)} == {rgb("#ffffff")}

@@ -1,0 +1,144 @@
+"""End to end: release triage. `--isolate`, `--strategy auto`, attribution and `--report`.
+
+Each test runs the real command on a bundled scenario and checks the answer against what the
+scenario's own history says: the expected lines, the commits that wrote them (read back with
+`git log`), and, for an isolation, that the passing set really passes and the failing set
+really fails when applied to GOOD by `git apply` in a separate clone.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from test_cli import SampleRepo, culprit_matches, ddchange, git, scenario_args
+
+from ddchange import samples
+
+
+def search(repo: Path, scenario: samples.Scenario, tmp_path: Path, *options: str) -> dict[str, Any]:
+    """Run ddchange with `options` on the scenario; the JSON report (exit code 0 asserted)."""
+    report = tmp_path / "report.json"
+    args = [*scenario_args(scenario), *options, "--json", str(report), "--", *scenario.test]
+    done = ddchange(*args, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    result: dict[str, Any] = json.loads(report.read_text())
+    result["stdout"] = done.stdout
+    return result
+
+
+def introduced_by(repo: Path, good: str, bad: str, path: str, line: str) -> str:
+    """The one non-merge commit in GOOD..BAD whose own diff has `line` (with its +) in `path`."""
+    found = [
+        sha
+        for sha in git(repo, "rev-list", "--no-merges", f"{good}..{bad}").split()
+        if line in git(repo, "show", "--format=", sha, "--", path).splitlines()
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_auto_bisects_then_searches_inside_the_culprit_commit(
+    sample_repo: SampleRepo, tmp_path: Path
+) -> None:
+    repo, scenario = sample_repo("wrong-line")
+    result = search(repo, scenario, tmp_path, "--strategy", "auto")
+    assert culprit_matches(scenario, result["culprits"])
+    route = result["route"]
+    culprit = scenario.expected[0]
+    wanted = introduced_by(repo, scenario.good, scenario.bad, culprit.path, culprit.line)
+    assert route["strategy"] == "auto"
+    assert route["searched"] == "commit"
+    assert route["first_bad"] == wanted
+    assert route["suspects"] == [wanted]
+    assert route["alone"] == "fail"
+    commits = len(
+        git(repo, "rev-list", "--first-parent", f"{scenario.good}..{scenario.bad}").split()
+    )
+    assert 1 <= route["bisect_tests"] <= (commits - 1).bit_length(), "log2, like git bisect"
+    phases = [r["phase"] for r in result["log"]]
+    assert phases.count("bisect") == route["bisect_tests"]
+    assert phases.count("commit") == 1, "one test of the commit's changes alone, no commit level"
+    assert "Route: bisecting the first-parent history took" in result["stdout"]
+
+
+def test_auto_falls_back_to_the_range_when_two_commits_only_fail_together(
+    sample_repo: SampleRepo, tmp_path: Path
+) -> None:
+    """two-files: one commit sets latin-1, the next reads input with it. Bisection names the
+    second; its changes alone pass on GOOD, so the whole range is searched, and the answer
+    holds a line of each commit, each attributed to its own commit."""
+    repo, scenario = sample_repo("two-files")
+    result = search(repo, scenario, tmp_path, "--strategy", "auto")
+    assert culprit_matches(scenario, result["culprits"])
+    route = result["route"]
+    bad = git(repo, "rev-parse", scenario.bad).strip()
+    assert route["first_bad"] == bad
+    assert route["alone"] == "pass"
+    assert route["searched"] == "range"
+    assert "commit" in [r["phase"] for r in result["log"]], "the range search goes by commits"
+    authors = set()
+    for culprit in result["culprits"]:
+        expected = next(e for e in scenario.expected if e.line in culprit["diff"].splitlines())
+        sha = introduced_by(repo, scenario.good, scenario.bad, expected.path, expected.line)
+        assert [c["sha"] for c in culprit["commits"]] == [sha]
+        subject, author = (
+            git(repo, "log", "-1", "--format=%s%x00%an <%ae>", sha).strip().split("\0")
+        )
+        assert culprit["commits"][0]["subject"] == subject
+        assert culprit["commits"][0]["author"] == author
+        authors.add(author)
+    assert len(authors) == 2, "the two halves come from two authors"
+    assert "they need changes of other commits" in result["stdout"]
+
+
+def test_attribution_in_the_default_strategy(sample_repo: SampleRepo, tmp_path: Path) -> None:
+    repo, scenario = sample_repo("c-make")
+    result = search(repo, scenario, tmp_path)
+    assert result["route"]["strategy"] == "diff"
+    for culprit in result["culprits"]:
+        assert culprit["commits"], culprit
+        for commit in culprit["commits"]:
+            assert git(repo, "merge-base", "--is-ancestor", scenario.good, commit["sha"]) == ""
+            assert commit["sha"] != git(repo, "rev-parse", scenario.good).strip()
+            assert commit["date"].startswith("2024-01-")
+            assert f"commit {commit['sha'][:12]} {commit['author']}" in result["stdout"]
+
+
+def apply_and_test(repo: Path, scenario: samples.Scenario, patch: str, where: Path) -> int:
+    """GOOD + `patch` (git apply) in a fresh clone: the test's exit code."""
+    subprocess.run(["git", "clone", "-q", str(repo), str(where)], check=True)
+    git(where, "checkout", "-q", scenario.good)
+    if patch:
+        subprocess.run(["git", "apply"], input=patch, text=True, cwd=where, check=True)
+    command = f"{scenario.build or 'true'} && {shlex.join(scenario.test)}"
+    return subprocess.run(command, shell=True, cwd=where, capture_output=True).returncode
+
+
+def test_isolate_reports_a_passing_and_a_failing_set_with_a_minimal_difference(
+    sample_repo: SampleRepo, tmp_path: Path
+) -> None:
+    repo, scenario = sample_repo("two-files")
+    patch = tmp_path / "failing.patch"
+    result = search(repo, scenario, tmp_path, "--isolate", "--patch", str(patch))
+    assert result["mode"] == "isolate"
+    difference = result["culprits"]
+    passing = {unit["id"] for unit in result["passing"]}
+    assert len(difference) == 1, "one of the two halves flips the outcome"
+    wanted = {(e.path, e.line) for e in scenario.expected}
+    found = {
+        (u["path"], line) for u in difference + result["passing"] for line in u["diff"].splitlines()
+    }
+    assert wanted <= found, "both halves are in the failing set"
+    failing = passing | {difference[0]["id"]}
+    outcomes = {frozenset(r["config"]): r["outcome"] for r in result["log"]}
+    assert outcomes[frozenset(passing)] == "pass"
+    assert outcomes[frozenset(failing)] == "fail"
+    assert result["confirmation"] == {"answer": "fail", "rest": "pass"}
+    bad_code = apply_and_test(repo, scenario, patch.read_text(), tmp_path / "check")
+    assert bad_code == 1, "GOOD + the failing set fails like BAD"
+    assert f"GOOD plus {len(passing)} changes passes" in result["stdout"]
