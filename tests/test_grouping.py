@@ -219,7 +219,7 @@ def test_the_function_level_uses_tree_sitter_or_git_headers(
 
 
 def test_the_commit_level_searches_prefixes_of_history() -> None:
-    """With --order history, commits come only with every commit before them: the search over
+    """With --strategy history, commits come only with every commit before them: the search over
     64 commits is a binary search over prefixes, like `git bisect`."""
     diff = synthetic_diff([[1] * 4 for _ in range(32)])  # 128 units, 2 per commit
     commits = {unit.id: n // 2 for n, unit in enumerate(diff.hunks)}
