@@ -142,3 +142,21 @@ def test_isolate_reports_a_passing_and_a_failing_set_with_a_minimal_difference(
     bad_code = apply_and_test(repo, scenario, patch.read_text(), tmp_path / "check")
     assert bad_code == 1, "GOOD + the failing set fails like BAD"
     assert f"GOOD plus {len(passing)} changes passes" in result["stdout"]
+
+
+def test_an_auto_run_replays_with_its_strategy_and_its_bisection(
+    sample_repo: SampleRepo, tmp_path: Path
+) -> None:
+    """`ddchange log` + `replay` of an auto run: the same route, no test of it run again."""
+    repo, scenario = sample_repo("wrong-line")
+    first = search(repo, scenario, tmp_path, "--strategy", "auto")
+    saved = tmp_path / "run.log"
+    saved.write_text(ddchange("log", cwd=repo).stdout)
+    assert ddchange("reset", cwd=repo).returncode == 0
+    report = tmp_path / "again.json"
+    replayed = ddchange("replay", str(saved), "--json", str(report), cwd=repo)
+    assert replayed.returncode == 0, replayed.stderr
+    again = json.loads(report.read_text())
+    assert again["route"] == first["route"]
+    assert again["culprits"] == first["culprits"]
+    assert again["tests_run"] == 2, "only the confirmation runs are new"

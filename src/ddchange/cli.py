@@ -114,7 +114,7 @@ def cli() -> None:
 )
 @click.option(
     "--strategy",
-    type=click.Choice(["diff", "history", "auto"]),
+    type=click.Choice(session.STRATEGIES),
     default="diff",
     show_default=True,
     help="history: prefixes of GOOD..BAD's commits first; auto: bisect the first-parent "

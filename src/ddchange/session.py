@@ -41,6 +41,7 @@ from ddchange.worktree import Scratch, scratch_worktree
 
 # Bumped whenever the meaning of change-unit ids changes, so that old journals are not reused.
 FORMAT = 1
+STRATEGIES = ("diff", "history", "auto")
 
 
 @dataclass(frozen=True)
@@ -796,6 +797,8 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         raise ValueError("'test' must be a non-empty list of strings")
     if timeout is not None and not isinstance(timeout, int | float):
         raise ValueError("'timeout' must be a number")
+    if description.get("strategy", "diff") not in STRATEGIES:
+        raise ValueError(f"'strategy' must be one of {', '.join(STRATEGIES)}")
     return Request(
         repo=repo,
         good=text("good") or "",
@@ -805,4 +808,6 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         timeout=None if timeout is None else float(timeout),
         fail_pattern=text("fail_pattern", optional=True),
         granularity=text("granularity") or "hunk",
+        strategy=text("strategy", optional=True) or "diff",
+        isolate=description.get("isolate") is True,
     )
