@@ -267,3 +267,27 @@ def test_a_failed_build_teaches_a_missed_dependency(
     assert hierarchy.interior({call, definition}) == {call, definition}
     assert hierarchy.learned == 1
     assert not hierarchy.learn(frozenset({call, definition}), "all fine")
+
+
+def test_a_new_value_for_a_name_does_not_need_the_removal_of_its_uses(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """`SEP = ","` → `SEP = ";"` removes and adds the definition in one unit: the name stays
+    defined, so it does not need an unrelated unit that stops using SEP. A real removal does."""
+    config = 'SEP = ","\n# between\nOTHER = 1\n'
+    export = "from config import SEP, OTHER\n\n\ndef line(cells):\n    return SEP.join(cells)\n"
+    repo, (good, bad) = make_repo(
+        tmp_path,
+        [
+            {"config.py": config, "export.py": export},
+            {
+                "config.py": config.replace('","', '";"').replace("OTHER = 1\n", ""),
+                "export.py": export.replace("SEP.join", '",".join').replace(", OTHER", ""),
+            },
+        ],
+    )
+    diff = hunks.split_lines(git.read_diff(git.open_repo(repo), good, bad))
+    by_text = {u.diff.splitlines()[1]: u.id for u in diff.hunks}
+    needs = Hierarchy(diff).needs
+    assert needs.get(by_text['-SEP = ","'], set()) == set(), "a new value needs nothing"
+    assert by_text["-from config import SEP, OTHER"] in needs[by_text["-OTHER = 1"]]

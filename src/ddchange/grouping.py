@@ -14,11 +14,12 @@ installed (ddchange[syntax]), else git's hunk header, which follows .gitattribut
 Dependencies: a unit that adds a use of a name needs every unit that adds a definition of it
 (a call needs its function, a caller needs the new signature), and a unit that removes a
 definition needs every unit that removes a use of it (a rename's old name must leave all call
-sites with it), and the removal and the addition of a definition that is rewritten or moved need
-each other. dd tests only configurations closed under these needs: each configuration is
-replaced by its *interior* (`interior`), the largest closed subset, which drops every unit whose
-needs are not all there. So a call without its new function, or half a rename, is never built;
-they simply have no effect until what they need is in the configuration too. (The interior,
+sites with it; not when the same unit defines the name again, as a new value does), and the
+removal and the addition of a definition that is rewritten or moved need each other. dd tests
+only configurations closed under these needs: each configuration is replaced by its *interior*
+(`interior`), the largest closed subset, which drops every unit whose needs are not all there.
+So a call without its new function, or half a rename, is never built; they simply have no
+effect until what they need is in the configuration too. (The interior,
 unlike adding what is missing, never drags a culprit into a configuration through a spurious
 need, so a 1-minimal configuration is also a smallest closed one.) The analysis over-approximates
 (same-named things in different scopes); the price is tests that change less than they could,
@@ -234,7 +235,9 @@ class _Names:
             for user in users:
                 needs[user] |= self.added_defs.get(name, set()) - {user}
         for name, definers in self.removed_defs.items():
-            for definer in definers:
+            # A definition rewritten in place (removed and added by the same unit: a new value,
+            # a new body) leaves the name defined: its old uses may stay.
+            for definer in definers - self.added_defs.get(name, set()):
                 needs[definer] |= self.removed_uses.get(name, set()) - {definer}
             # A definition rewritten or moved (removed here, added there): without both
             # halves the name is undefined or defined twice.
