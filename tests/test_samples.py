@@ -206,3 +206,119 @@ def expected_unit(diff: hunks.Diff, expected: samples.Expected) -> str:
     ]
     assert len(hits) == 1, (expected, hits)
     return hits[0]
+
+
+def test_merge_scenario_ends_in_a_merge_of_two_passing_branches(
+    tmp_path: Path, sample_repo: SampleRepo
+) -> None:
+    repo, scenario = sample_repo("merge")
+    bad, *parents = run_git(repo, "rev-list", "--parents", "-n1", scenario.bad).split()
+    assert len(parents) == 2
+    assert run_git(repo, "rev-parse", "main", "semicolon-export").split() == [bad, parents[1]]
+    assert run_git(repo, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    assert run_git(repo, "status", "--porcelain") == ""
+    exits = {
+        rev: run_scenario(repo, scenario, rev, tmp_path / f"at-{n}")
+        for n, rev in enumerate([scenario.good, *parents, scenario.bad])
+    }
+    assert exits == {scenario.good: 0, parents[0]: 0, parents[1]: 0, scenario.bad: 1}
+
+
+TOY_SCENARIO = """\
+description = "a toy history with a branch and a merge"
+good = "v1"
+bad = "v2"
+test = ["true"]
+
+[[expected]]
+path = "a.txt"
+line = "+both"
+
+[[commit]]
+dir = "01"
+message = "one"
+author = "Toy Author <toy@example.org>"
+tag = "v1"
+
+[[commit]]
+dir = "02"
+branch = "side"
+from = "v1"
+message = "side"
+author = "Toy Author <toy@example.org>"
+
+[[commit]]
+dir = "03"
+branch = "main"
+message = "main"
+author = "Toy Author <toy@example.org>"
+
+[[commit]]
+merge = "side"
+message = "merge side"
+author = "Toy Author <toy@example.org>"
+tag = "v2"
+"""
+
+
+def toy_scenario(root: Path, toml: str, overlays: dict[str, str]) -> samples.Scenario:
+    """A scenario directory under root from `toml` and {"NN/path": content}; loaded."""
+    source = root / "toy"
+    for path, content in overlays.items():
+        (source / "commits" / path).parent.mkdir(parents=True, exist_ok=True)
+        (source / "commits" / path).write_text(content)
+    (source / samples.SCENARIO_FILE).write_text(toml)
+    return samples.read(source)
+
+
+CONFLICTING = {"01/a.txt": "one\n", "02/a.txt": "side\n", "03/a.txt": "main\n"}
+
+
+def test_a_merge_that_conflicts_without_an_overlay_is_an_error(tmp_path: Path) -> None:
+    scenario = toy_scenario(tmp_path, TOY_SCENARIO, CONFLICTING)
+    with pytest.raises(ValueError, match=r"merging 'side' into 'main' .* conflicts in a\.txt"):
+        samples.build_repo(scenario, tmp_path / "built")
+
+
+def test_merging_what_the_branch_already_has_is_an_error(tmp_path: Path) -> None:
+    toml = TOY_SCENARIO.replace('merge = "side"', 'merge = "v1"')
+    scenario = toy_scenario(tmp_path, toml, CONFLICTING)
+    with pytest.raises(ValueError, match="'v1' is already in 'main': nothing to merge"):
+        samples.build_repo(scenario, tmp_path / "built")
+
+
+def test_a_merge_overlay_resolves_the_conflict_and_main_is_checked_out(tmp_path: Path) -> None:
+    toml = TOY_SCENARIO.replace('merge = "side"', 'merge = "side"\ndir = "04"')
+    later = """
+[[commit]]
+dir = "05"
+branch = "side"
+message = "after the merge, on side again"
+author = "Toy Author <toy@example.org>"
+"""
+    overlays = {**CONFLICTING, "04/a.txt": "both\n", "05/b.txt": "later\n"}
+    scenario = toy_scenario(tmp_path, toml + later, overlays)
+    repo = samples.build_repo(scenario, tmp_path / "built")
+    assert len(run_git(repo, "rev-list", "--parents", "-n1", "v2").split()) == 3
+    assert run_git(repo, "show", "v2:a.txt") == "both\n"
+    assert run_git(repo, "ls-tree", "--name-only", "side").split() == ["a.txt", "b.txt"]
+    assert run_git(repo, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    assert run_git(repo, "status", "--porcelain") == ""
+    assert all_refs(samples.build_repo(scenario, tmp_path / "again")) == all_refs(repo)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "error"),
+    [
+        ('from = "v1"\n', "", "new branch 'side' needs from"),
+        ('branch = "main"\n', 'branch = "main"\nfrom = "v1"\n', "'main' exists"),
+        ('merge = "side"', 'merge = "nowhere"', "'nowhere' is no earlier tag or other branch"),
+        ('merge = "side"', 'merge = "main"', "'main' is no earlier tag or other branch"),
+        ('dir = "01"\n', 'dir = "01"\nbranch = "side"\n', "first commit starts 'main'"),
+    ],
+)
+def test_branches_and_merges_are_checked_when_loading(
+    tmp_path: Path, old: str, new: str, error: str
+) -> None:
+    with pytest.raises(ValueError, match=error):
+        toy_scenario(tmp_path, TOY_SCENARIO.replace(old, new, 1), CONFLICTING)

@@ -5,6 +5,14 @@ directory `sample_repos/<name>/` with a `scenario.toml` (description, GOOD and B
 build commands, the commits, and the exact expected answer) and `commits/<NN>/`, one *overlay* per
 commit: the files in an overlay are written byte for byte over the previous tree.
 
+History may branch and merge. A `[[commit]]` goes on the branch of the commit before it (the first
+one on `main`) unless it says `branch = "name"`: an existing branch is checked out, a new one is
+created at `from = "<tag or branch>"`, which a new branch needs and an existing one must not have.
+A commit with `merge = "<branch or tag>"` merges that ref into its branch (`git merge --no-ff
+--no-commit`); its overlay, optional there, is then written over the merge result, for example to
+resolve a conflict, and the result is committed like any other commit. A conflict that the overlay
+does not overwrite is an error. The build ends with `main` checked out.
+
 Key idea: a build is a pure function of the scenario. Every commit gets a pinned author, committer
 and date, and git runs with an environment and configuration of our own (no inherited `GIT_DIR`,
 no user or system config, no hooks or templates), so building a scenario twice, on any machine,
@@ -61,11 +69,18 @@ class Expected:
 
 @dataclass(frozen=True)
 class Commit:
-    """One overlay of a scenario, committed in order on top of the previous one."""
+    """One commit of a scenario, made in order: the overlay `dir` committed on `branch`.
 
-    dir: str
+    `start` is set when the commit creates `branch` (the ref it starts at), `merge` when the
+    commit merges that ref into `branch`; only a merge may do without an overlay (`dir` None).
+    """
+
+    dir: str | None
     message: str
     author: str
+    branch: str = "main"
+    start: str | None = None
+    merge: str | None = None
     tag: str | None = None
     delete: tuple[str, ...] = ()
     executable: tuple[str, ...] = ()
@@ -131,26 +146,40 @@ def load(name: str) -> Scenario:
     known = _names()
     if name not in known:
         raise UnknownScenario(name, known)
-    source = scenario_root() / name
+    return read(scenario_root() / name)
+
+
+def read(source: Path) -> Scenario:
+    """The scenario in directory `source` (named after it), wherever that directory is."""
     with (source / SCENARIO_FILE).open("rb") as fh:
         data = tomllib.load(fh)
-    return _parse(name, source, data)
+    return _parse(source.name, source, data)
 
 
 def build_repo(scenario: Scenario, dest: Path) -> Path:
     """Replay `scenario` into a new repository at `dest` (absent or empty); returns `dest`.
 
-    Branch `main` ends at the last commit; GOOD, BAD and any other tags are lightweight tags.
+    Each branch ends at its last commit and `main` is checked out; GOOD, BAD and any other tags
+    are lightweight tags. A merge that conflicts where its overlay writes nothing, or that
+    has nothing to merge, raises ValueError.
     """
     dest.mkdir(parents=True, exist_ok=True)
     if any(dest.iterdir()):
         raise FileExistsError(f"{dest} is not empty")
     init_repo(dest)
+    branch = "main"
     for index, commit in enumerate(scenario.commits):
-        _apply_overlay(scenario.source / "commits" / commit.dir, dest, commit)
+        _switch(dest, branch, commit)
+        branch = commit.branch
+        if commit.merge is None:
+            _apply_overlay(scenario.source / "commits", dest, commit)
+        else:
+            _merge(scenario.source / "commits", dest, commit, commit.merge, index)
         commit_all(dest, commit.message, commit.author, index)
         if commit.tag is not None:
             _git(dest, _isolated_env(), "tag", commit.tag)
+    if branch != "main":
+        _git(dest, _isolated_env(), "switch", "--quiet", "main")
     return dest
 
 
@@ -179,7 +208,7 @@ def _names() -> tuple[str, ...]:
 
 def _parse(name: str, source: Path, data: Mapping[str, Any]) -> Scenario:
     where = source / SCENARIO_FILE
-    commits = tuple(_parse_commit(where, c) for c in _required(where, data, "commit"))
+    commits = _parse_commits(where, _required(where, data, "commit"))
     tags = {c.tag for c in commits if c.tag is not None}
     for key in ("good", "bad"):
         if data.get(key) not in tags:
@@ -202,18 +231,68 @@ def _parse(name: str, source: Path, data: Mapping[str, Any]) -> Scenario:
     )
 
 
-def _parse_commit(where: Path, data: Mapping[str, Any]) -> Commit:
+def _parse_commits(where: Path, commits: Sequence[Mapping[str, Any]]) -> tuple[Commit, ...]:
+    """The commits in order, each placed on its branch; `branches` and `tags` grow as they go."""
+    parsed: list[Commit] = []
+    branches: set[str] = set()
+    tags: set[str] = set()
+    for data in commits:
+        current = parsed[-1].branch if parsed else "main"
+        commit = _parse_commit(where, data, current, branches, tags)
+        parsed.append(commit)
+        branches.add(commit.branch)
+        if commit.tag is not None:
+            tags.add(commit.tag)
+    return tuple(parsed)
+
+
+def _parse_commit(
+    where: Path, data: Mapping[str, Any], current: str, branches: set[str], tags: set[str]
+) -> Commit:
+    """One `[[commit]]`, made after the branches and tags that exist so far."""
     author = str(_required(where, data, "author"))
     _split_identity(author)  # fail when loading, not halfway through a build
+    branch, start = _place(where, data, current, branches, tags)
+    merge = _optional(data, "merge")
+    if merge is not None and (merge not in branches | tags or merge == branch):
+        raise ValueError(f"{where}: merge = {merge!r} is no earlier tag or other branch")
     tag = data.get("tag")
     return Commit(
-        dir=str(_required(where, data, "dir")),
+        dir=_optional(data, "dir") if merge is not None else str(_required(where, data, "dir")),
         message=str(_required(where, data, "message")),
         author=author,
+        branch=branch,
+        start=start,
+        merge=merge,
         tag=None if tag is None else str(tag),
         delete=tuple(str(p) for p in data.get("delete", ())),
         executable=tuple(str(p) for p in data.get("executable", ())),
     )
+
+
+def _place(
+    where: Path, data: Mapping[str, Any], current: str, branches: set[str], tags: set[str]
+) -> tuple[str, str | None]:
+    """The branch a commit goes on, and the ref that branch starts at if the commit creates it.
+
+    The first commit starts `main` in the empty repository; any other new branch needs `from`.
+    """
+    branch = str(data.get("branch", current))
+    start = _optional(data, "from")
+    if not branches:
+        if branch != "main" or start is not None or "merge" in data:
+            raise ValueError(f"{where}: the first commit starts 'main': no branch, from or merge")
+        return branch, None
+    if branch in branches and start is not None:
+        raise ValueError(f"{where}: branch {branch!r} exists, so it takes no 'from'")
+    if branch not in branches and start not in branches | tags:
+        raise ValueError(f"{where}: new branch {branch!r} needs from = an earlier tag or branch")
+    return branch, start
+
+
+def _optional(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return None if value is None else str(value)
 
 
 def _required(where: Path, data: Mapping[str, Any], key: str) -> Any:
@@ -222,14 +301,46 @@ def _required(where: Path, data: Mapping[str, Any], key: str) -> Any:
     return data[key]
 
 
-def _apply_overlay(overlay: Path, tree: Path, commit: Commit) -> None:
-    """Write every file of `overlay` over `tree`, then apply the commit's deletes and chmods."""
-    if not overlay.is_dir():
-        raise ValueError(f"commit directory {overlay} does not exist")
-    for src in sorted(p for p in overlay.rglob("*") if p.is_file()):
-        dst = tree / src.relative_to(overlay)
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        dst.write_bytes(src.read_bytes())
+def _switch(repo: Path, current: str, commit: Commit) -> None:
+    """Check out the branch `commit` goes on, creating it at `commit.start` if that is set."""
+    if commit.start is not None:
+        _git(repo, _isolated_env(), "switch", "--quiet", "--create", commit.branch, commit.start)
+    elif commit.branch != current:
+        _git(repo, _isolated_env(), "switch", "--quiet", commit.branch)
+
+
+def _merge(overlays: Path, repo: Path, commit: Commit, ref: str, index: int) -> None:
+    """Merge `ref` (the commit's `merge`) into the checked-out branch, then write the overlay.
+
+    Every path that conflicts must be one the overlay writes or deletes: that is how a scenario
+    resolves a conflict. The merge is left for `commit_all` to commit as the scenario says.
+    """
+    env = _identity_env(commit.author, index)
+    command = ("merge", "--quiet", "--no-ff", "--no-commit", ref)
+    merged = _run_git(repo, env, *command)
+    conflicts = set(_git(repo, env, "diff", "--name-only", "-z", "--diff-filter=U").split("\0"))
+    conflicts.discard("")
+    if merged.returncode != 0 and not conflicts:
+        raise GitFailed(("git", *command), merged.returncode, merged.stderr)
+    # `--no-ff` does not make "Already up to date." a merge: there would be one parent.
+    if _run_git(repo, env, "rev-parse", "--quiet", "--verify", "MERGE_HEAD").returncode != 0:
+        raise ValueError(f"{ref!r} is already in {commit.branch!r}: nothing to merge")
+    unresolved = conflicts - _apply_overlay(overlays, repo, commit)
+    if unresolved:
+        raise ValueError(
+            f"merging {ref!r} into {commit.branch!r} ({commit.message!r}) conflicts in "
+            f"{', '.join(sorted(unresolved))}: the commit needs an overlay that resolves them"
+        )
+
+
+def _apply_overlay(overlays: Path, tree: Path, commit: Commit) -> set[str]:
+    """Write every file of the commit's overlay over `tree`, then apply its deletes and chmods.
+
+    Returns the paths written or deleted, relative to `tree` and with `/` separators.
+    """
+    touched = set(commit.delete)
+    if commit.dir is not None:
+        touched.update(_write_files(overlays / commit.dir, tree))
     for path in commit.delete:
         (tree / path).unlink()
     # Only the owner's execute bit reaches git (100755 vs 100644); a wheel or checkout of the
@@ -237,6 +348,19 @@ def _apply_overlay(overlay: Path, tree: Path, commit: Commit) -> None:
     for path in commit.executable:
         target = tree / path
         target.chmod(target.stat().st_mode | 0o111)
+    return touched
+
+
+def _write_files(overlay: Path, tree: Path) -> list[str]:
+    """Copy every file under `overlay` to the same path under `tree`; the paths copied."""
+    if not overlay.is_dir():
+        raise ValueError(f"commit directory {overlay} does not exist")
+    files = sorted(p.relative_to(overlay) for p in overlay.rglob("*") if p.is_file())
+    for path in files:
+        dst = tree / path
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_bytes((overlay / path).read_bytes())
+    return [path.as_posix() for path in files]
 
 
 def _isolated_env() -> dict[str, str]:
@@ -287,9 +411,13 @@ def _split_identity(author: str) -> tuple[str, str]:
 
 
 def _git(cwd: Path, env: Mapping[str, str], *args: str) -> str:
-    result = subprocess.run(
-        ["git", *args], cwd=cwd, env=dict(env), capture_output=True, text=True, check=False
-    )
+    result = _run_git(cwd, env, *args)
     if result.returncode != 0:
         raise GitFailed(("git", *args), result.returncode, result.stderr)
     return result.stdout
+
+
+def _run_git(cwd: Path, env: Mapping[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=dict(env), capture_output=True, text=True, check=False
+    )

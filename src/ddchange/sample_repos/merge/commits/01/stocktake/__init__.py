@@ -1,0 +1,3 @@
+"""stocktake: what is on the shelves at each site, and what to reorder."""
+
+__version__ = "3.0"
