@@ -160,3 +160,49 @@ def test_an_auto_run_replays_with_its_strategy_and_its_bisection(
     assert again["route"] == first["route"]
     assert again["culprits"] == first["culprits"]
     assert again["tests_run"] == 2, "only the confirmation runs are new"
+
+
+def test_auto_on_a_failing_merge_of_two_passing_branches_names_both_sides(
+    sample_repo: SampleRepo, tmp_path: Path
+) -> None:
+    """`git bisect` can only name the merge; ddchange names a line from each branch, each
+    attributed to the branch commit that wrote it, not to the merge."""
+    repo, scenario = sample_repo("merge")
+    result = search(repo, scenario, tmp_path, "--strategy", "auto")
+    assert culprit_matches(scenario, result["culprits"])
+    route = result["route"]
+    bad = git(repo, "rev-parse", scenario.bad).strip()
+    assert route["first_bad"] == bad
+    assert len(git(repo, "rev-list", "--parents", "-1", bad).split()) == 3, "BAD is a merge"
+    assert bad in route["suspects"]
+    assert len(route["suspects"]) > 1, "the merge and the commits of the merged branch"
+    assert route["alone"] == "pass"
+    assert route["searched"] == "range"
+    named = set()
+    for culprit in result["culprits"]:
+        expected = next(e for e in scenario.expected if e.line in culprit["diff"].splitlines())
+        sha = introduced_by(repo, scenario.good, scenario.bad, expected.path, expected.line)
+        assert [c["sha"] for c in culprit["commits"]] == [sha]
+        named.add(sha)
+    branches = {
+        sha: git(repo, "branch", "--contains", sha, "--format=%(refname:short)").split()
+        for sha in named
+    }
+    only_main = [sha for sha, names in branches.items() if names == ["main"]]
+    assert len(named) == 2
+    assert len(only_main) == 1, "one culprit commit is on main only, the other on the branch"
+
+
+def test_isolate_on_the_merge(sample_repo: SampleRepo, tmp_path: Path) -> None:
+    """dd on the merge: a single line turns GOOD + the passing set into the failure, and
+    the other culprit line is in the passing set."""
+    repo, scenario = sample_repo("merge")
+    result = search(repo, scenario, tmp_path, "--isolate", "--strategy", "auto")
+    assert len(result["culprits"]) == 1
+    lines = {
+        (u["path"], line)
+        for u in result["culprits"] + result["passing"]
+        for line in u["diff"].splitlines()
+    }
+    assert {(e.path, e.line) for e in scenario.expected} <= lines
+    assert result["confirmation"] == {"answer": "fail", "rest": "pass"}
