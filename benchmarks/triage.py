@@ -1,0 +1,223 @@
+"""`git bisect run` against ddchange's strategies on every bundled sample repository.
+
+    .venv/bin/python benchmarks/triage.py    # rewrites its section of benchmarks/RESULTS.md
+
+For each scenario, in freshly built repositories (so that no run reuses another's journal):
+- `git bisect run` with the scenario's build and test (a failing build or a timeout exits 125,
+  "skip", as ddchange counts them UNRESOLVED); the count is the number of test-script runs, and
+  it names one commit (or a list of candidates when skips leave several).
+- ddchange with `--strategy auto`, with the default search (ddmin over the whole difference,
+  `--strategy diff`), and with `--isolate`; each count is every real run of build and test,
+  the two pre-flight and two confirmation runs included, and "search" leaves those four out
+  (git bisect run trusts the user that GOOD passes and BAD fails, and confirms nothing).
+"named" says what each could point at: a commit, or changed lines with their commits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import platform
+import re
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from results import write_section
+
+from ddchange import samples, session
+
+HEADING = "## Against `git bisect run` (`benchmarks/triage.py`)"
+OVERHEAD = 4  # pre-flight (2) and confirmation (2) runs in every ddchange count
+
+
+@dataclasses.dataclass(frozen=True)
+class Bisected:
+    tests: int
+    named: list[str]  # SHAs git bisect named: one, or the candidates skips left
+
+
+def bisect_run(scenario: samples.Scenario, repo: Path) -> Bisected:
+    """`git bisect run` in `repo` (a fresh build of the scenario); its count and its answer."""
+    counter = repo.parent / f"{repo.name}.count"
+    script = repo.parent / f"{repo.name}.sh"
+    test = shlex.join(scenario.test)
+    if scenario.timeout:
+        test = f"timeout {scenario.timeout:g} {test}; rc=$?; [ $rc = 124 ] && exit 125; exit $rc"
+    build = f"{scenario.build} || exit 125" if scenario.build else "true"
+    script.write_text(f"echo x >> {shlex.quote(str(counter))}\n{build}\n{test}\n")
+    git = ["git", "-C", str(repo)]
+    subprocess.run(
+        [*git, "bisect", "start", scenario.bad, scenario.good], check=True, capture_output=True
+    )
+    done = subprocess.run(
+        [*git, "bisect", "run", "sh", str(script)], capture_output=True, text=True
+    )
+    subprocess.run([*git, "bisect", "reset"], check=True, capture_output=True)
+    tests = len(counter.read_text().splitlines()) if counter.exists() else 0
+    first = re.findall(r"^([0-9a-f]{40}) is the first bad commit", done.stdout, re.MULTILINE)
+    candidates = re.findall(r"^([0-9a-f]{40})$", done.stdout, re.MULTILINE)
+    return Bisected(tests, first or candidates)
+
+
+def ddchange(scenario: samples.Scenario, repo: Path, **options: object) -> session.Result:
+    """One ddchange search over `repo` (a fresh build of `scenario`), with `options`."""
+    request = dataclasses.replace(samples.request(scenario, repo), **options)  # type: ignore[arg-type]
+    return session.run(request)
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def culprit_commits(result: session.Result) -> set[str]:
+    return {info.sha for h in result.culprits for info in result.attribution.get(h.id, ())}
+
+
+def what_bisect_named(repo: Path, named: list[str], culprits: set[str]) -> str:
+    """The commit(s) git bisect named, and how they relate to the commits of the real culprits."""
+    shown = ", ".join(sha[:7] for sha in named)
+    if len(named) != 1:
+        return f"{shown}: {len(named)} candidates"
+    if {named[0]} == culprits:
+        return f"{shown}: the culprit commit"
+    if len(git(repo, "rev-list", "--parents", "-1", named[0]).split()) > 2:
+        return f"{shown}: the merge, not the {len(culprits)} culprit commits"
+    if named[0] in culprits:
+        return f"{shown}: 1 of the {len(culprits)} culprit commits"
+    return f"{shown}: not a culprit commit"
+
+
+def long_history(dest: Path, commits: int, culprit: int) -> Path:
+    """A repository of `commits` commits after GOOD: commit k rewrites function f_k of a small
+    Python package into an equivalent form, except commit `culprit`, whose rewrite is off by
+    one. GOOD and BAD are tags; `sh test.sh` checks the sum of all functions."""
+    files = 8
+    dest.mkdir(parents=True)
+    samples.init_repo(dest)
+
+    def write(changed: int) -> None:
+        for n in range(files):
+            body = []
+            for k in range(n, commits, files):
+                new = "        total = k_ + x\n        return total\n"
+                wrong = "        total = k_ + x + 1\n        return total\n"
+                rewrite = wrong if k == culprit else new
+                inner = (
+                    rewrite.replace("k_", str(k)) if k <= changed else f"        return x + {k}\n"
+                )
+                body.append(f"def f_{k}(x):\n    if x >= 0:\n{inner}    return x + {k}\n\n\n")
+            (dest / f"mod{n}.py").write_text("".join(body))
+
+    total = sum(1 + k for k in range(commits))
+    imports = "".join(f"import mod{n}\n" for n in range(files))
+    calls = " + ".join(f"mod{k % files}.f_{k}(1)" for k in range(commits))
+    (dest / "check.py").write_text(f"{imports}\nraise SystemExit(({calls}) != {total})\n")
+    (dest / "test.sh").write_text("python3 -B check.py\n")
+    write(-1)
+    samples.commit_all(dest, "GOOD", "Ada <ada@example.org>", 0)
+    git(dest, "tag", "GOOD")
+    for k in range(commits):
+        write(k)
+        samples.commit_all(dest, f"rewrite f_{k}", "Ada <ada@example.org>", k + 1)
+    git(dest, "tag", "BAD")
+    return dest
+
+
+LONG = samples.Scenario(
+    name="64 commits (synthetic)",
+    description="one wrong line in commit 41 of 64",
+    good="GOOD",
+    bad="BAD",
+    test=("sh", "test.sh"),
+    build=None,
+    timeout=None,
+    expected=(samples.Expected("mod1.py", "+        total = 41 + x + 1"),),
+    source=Path("."),
+    commits=(),
+)
+
+
+def long_row(workdir: Path) -> list[str]:
+    """The synthetic long history's line of the table (built by `long_history`)."""
+
+    def build(dest: Path) -> Path:
+        return long_history(dest, commits=64, culprit=41)
+
+    return row(LONG, workdir, build)
+
+
+def row(
+    scenario: samples.Scenario,
+    workdir: Path,
+    build: Callable[[Path], Path] | None = None,
+) -> list[str]:
+    """The scenario's line of the table."""
+    make = build or (lambda dest: samples.build_repo(scenario, dest))
+    repo = make(workdir / f"{scenario.name}-bisect")
+    bisected = bisect_run(scenario, repo)
+    auto = ddchange(scenario, make(workdir / f"{scenario.name}-auto"), strategy="auto")
+    plain = ddchange(scenario, make(workdir / f"{scenario.name}-ddmin"))
+    isolated = ddchange(scenario, make(workdir / f"{scenario.name}-isolate"), isolate=True)
+    commits = culprit_commits(auto)
+    expected = all(
+        samples.matches(scenario, [(h.path, h.diff) for h in r.culprits]) for r in (auto, plain)
+    )
+    between = f"{scenario.good}..{scenario.bad}"
+    first_parent = git(repo, "rev-list", "--first-parent", between).split()
+    every = git(repo, "rev-list", between).split()
+    return [
+        scenario.name,
+        f"{len(first_parent)} / {len(every)}",
+        str(len(plain.diff.hunks)),
+        str(bisected.tests),
+        what_bisect_named(repo, bisected.named, commits),
+        f"{auto.tests_run - OVERHEAD} / {auto.tests_run}",
+        f"{auto.route.bisect_tests} bisect + {auto.route.searched}",
+        f"{plain.tests_run - OVERHEAD} / {plain.tests_run}",
+        f"{isolated.tests_run - OVERHEAD} / {isolated.tests_run}",
+        f"{len(isolated.culprits)} (+{len(isolated.passing)})",
+        f"{len(auto.culprits)} change(s) from {', '.join(sorted(c[:7] for c in commits))}",
+        "yes" if expected else "NO",
+    ]
+
+
+COLUMNS = (
+    "scenario",
+    "commits (first-parent / all)",
+    "changes",
+    "git bisect run: tests",
+    "git bisect names",
+    "auto: tests (search / all)",
+    "auto: route",
+    "ddmin: tests (search / all)",
+    "isolate: tests (search / all)",
+    "isolate: difference (+passing)",
+    "ddchange names",
+    "expected answer?",
+)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="ddchange-triage-") as tmp:
+        rows = [row(scenario, Path(tmp)) for scenario in samples.scenarios()]
+        rows.append(long_row(Path(tmp)))
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    write_section(
+        HEADING,
+        f"One run on {platform.machine()}, Python {platform.python_version()}, "
+        f"{platform.system()}, git {git(Path('.'), '--version').split()[-1]}. "
+        + (__doc__ or "").split("\n\n", 2)[2].strip()
+        + "\n\n"
+        + text,
+    )
+
+
+if __name__ == "__main__":
+    main()
