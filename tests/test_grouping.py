@@ -14,7 +14,7 @@ from ddchange import git, hunks, syntax
 from ddchange.dd import Outcome
 from ddchange.grouping import Hierarchy, levels_for, missing_names
 from ddchange.hunks import Diff, FileDiff, Hunk
-from ddchange.session import minimize
+from ddchange.session import Minimized, minimize
 
 Oracle = Callable[[frozenset[str]], Outcome]
 
@@ -83,11 +83,22 @@ def make_oracle(hierarchy: Hierarchy, culprits: list[frozenset[str]], hidden: se
     return test
 
 
-def reproduces(diff: Diff, hierarchy: Hierarchy, oracle: Oracle) -> bool:
-    """GOOD passes and BAD fails: what pre-flight checks before any search."""
+def search_problem(
+    problem: tuple, granularity: str, *, isolate: bool
+) -> tuple[Diff, Hierarchy, Oracle, Minimized] | None:
+    """Search a generated problem down to `granularity`; None when GOOD does not pass or BAD
+    does not fail (pre-flight would have stopped)."""
+    diff, needs, culprits, hidden = problem
+    hierarchy = Hierarchy(diff, needs=needs)
+    oracle = make_oracle(hierarchy, culprits, hidden)
     everything = frozenset(u.id for u in diff.hunks)
-    bad = oracle(hierarchy.interior(everything))
-    return bad is Outcome.FAIL and oracle(frozenset()) is Outcome.PASS
+    if oracle(hierarchy.interior(everything)) is not Outcome.FAIL:
+        return None
+    if oracle(frozenset()) is not Outcome.PASS:
+        return None
+    levels = list(levels_for(granularity, diff))
+    found = minimize(diff, oracle, levels=levels, hierarchy=hierarchy, isolate=isolate)
+    return diff, hierarchy, oracle, found
 
 
 @settings(max_examples=150, deadline=None)
@@ -96,13 +107,10 @@ def reproduces(diff: Diff, hierarchy: Hierarchy, oracle: Oracle) -> bool:
     (synthetic_diff([[2, 1], [1]]), {"0.0.1": {"1.0.0"}}, [frozenset({"0.0.1"})], set()), "line"
 )
 def test_answer_fails_is_closed_and_one_minimal(problem: tuple, granularity: str) -> None:
-    diff, needs, culprits, hidden = problem
-    hierarchy = Hierarchy(diff, needs=needs)
-    oracle = make_oracle(hierarchy, culprits, hidden)
-    if not reproduces(diff, hierarchy, oracle):
+    searched = search_problem(problem, granularity, isolate=False)
+    if searched is None:
         return  # no failure to explain: pre-flight would have stopped
-    levels = list(levels_for(granularity, diff))
-    found = minimize(diff, oracle, levels=levels, hierarchy=hierarchy)
+    diff, hierarchy, oracle, found = searched
     answer = found.answer
     assert oracle(answer) is Outcome.FAIL
     assert hierarchy.is_closed(answer)
@@ -122,13 +130,10 @@ def test_isolation_gives_closed_sets_and_a_one_minimal_difference(
     level, no unit of the difference moves the pair: on top of the passing set its interior is
     the passing set itself, the failing set, or neither PASS nor FAIL. (At coarser levels a
     group can straddle the two sets, and only whole groups are tried.)"""
-    diff, needs, culprits, hidden = problem
-    hierarchy = Hierarchy(diff, needs=needs)
-    oracle = make_oracle(hierarchy, culprits, hidden)
-    if not reproduces(diff, hierarchy, oracle):
+    searched = search_problem(problem, granularity, isolate=True)
+    if searched is None:
         return  # no failure to explain: pre-flight would have stopped
-    levels = list(levels_for(granularity, diff))
-    found = minimize(diff, oracle, levels=levels, hierarchy=hierarchy, isolate=True)
+    _, hierarchy, oracle, found = searched
     passing, failing = found.passing, found.answer
     assert passing <= failing
     assert hierarchy.is_closed(passing)

@@ -42,6 +42,22 @@ def introduced_by(repo: Path, good: str, bad: str, path: str, line: str) -> str:
     return found[0]
 
 
+def assert_attributed(
+    repo: Path, scenario: samples.Scenario, culprits: list[dict[str, Any]]
+) -> set[str]:
+    """Each culprit names exactly the commit whose own diff wrote its expected line, with
+    that commit's subject and author; the commits named."""
+    named = set()
+    for culprit in culprits:
+        expected = next(e for e in scenario.expected if e.line in culprit["diff"].splitlines())
+        sha = introduced_by(repo, scenario.good, scenario.bad, expected.path, expected.line)
+        assert [c["sha"] for c in culprit["commits"]] == [sha]
+        facts = git(repo, "log", "-1", "--format=%s%x00%an <%ae>", sha).strip().split("\0")
+        assert [culprit["commits"][0]["subject"], culprit["commits"][0]["author"]] == facts
+        named.add(sha)
+    return named
+
+
 def test_auto_bisects_then_searches_inside_the_culprit_commit(
     sample_repo: SampleRepo, tmp_path: Path
 ) -> None:
@@ -66,6 +82,18 @@ def test_auto_bisects_then_searches_inside_the_culprit_commit(
     assert "Route: bisecting the first-parent history took" in result["stdout"]
 
 
+def fell_back_at_bad(repo: Path, scenario: samples.Scenario, tmp_path: Path) -> dict[str, Any]:
+    """--strategy auto where BAD is the first failing commit, but its changes pass alone on
+    GOOD: the expected answer, found by searching the whole range. The JSON report."""
+    result = search(repo, scenario, tmp_path, "--strategy", "auto")
+    assert culprit_matches(scenario, result["culprits"])
+    route = result["route"]
+    assert route["first_bad"] == git(repo, "rev-parse", scenario.bad).strip() == result["bad"]
+    assert route["alone"] == "pass"
+    assert route["searched"] == "range"
+    return result
+
+
 def test_auto_falls_back_to_the_range_when_two_commits_only_fail_together(
     sample_repo: SampleRepo, tmp_path: Path
 ) -> None:
@@ -73,25 +101,10 @@ def test_auto_falls_back_to_the_range_when_two_commits_only_fail_together(
     second; its changes alone pass on GOOD, so the whole range is searched, and the answer
     holds a line of each commit, each attributed to its own commit."""
     repo, scenario = sample_repo("two-files")
-    result = search(repo, scenario, tmp_path, "--strategy", "auto")
-    assert culprit_matches(scenario, result["culprits"])
-    route = result["route"]
-    bad = git(repo, "rev-parse", scenario.bad).strip()
-    assert route["first_bad"] == bad
-    assert route["alone"] == "pass"
-    assert route["searched"] == "range"
+    result = fell_back_at_bad(repo, scenario, tmp_path)
     assert "commit" in [r["phase"] for r in result["log"]], "the range search goes by commits"
-    authors = set()
-    for culprit in result["culprits"]:
-        expected = next(e for e in scenario.expected if e.line in culprit["diff"].splitlines())
-        sha = introduced_by(repo, scenario.good, scenario.bad, expected.path, expected.line)
-        assert [c["sha"] for c in culprit["commits"]] == [sha]
-        subject, author = (
-            git(repo, "log", "-1", "--format=%s%x00%an <%ae>", sha).strip().split("\0")
-        )
-        assert culprit["commits"][0]["subject"] == subject
-        assert culprit["commits"][0]["author"] == author
-        authors.add(author)
+    named = assert_attributed(repo, scenario, result["culprits"])
+    authors = {git(repo, "log", "-1", "--format=%an", sha).strip() for sha in named}
     assert len(authors) == 2, "the two halves come from two authors"
     assert "they need changes of other commits" in result["stdout"]
 
@@ -168,22 +181,12 @@ def test_auto_on_a_failing_merge_of_two_passing_branches_names_both_sides(
     """`git bisect` can only name the merge; ddchange names a line from each branch, each
     attributed to the branch commit that wrote it, not to the merge."""
     repo, scenario = sample_repo("merge")
-    result = search(repo, scenario, tmp_path, "--strategy", "auto")
-    assert culprit_matches(scenario, result["culprits"])
-    route = result["route"]
-    bad = git(repo, "rev-parse", scenario.bad).strip()
-    assert route["first_bad"] == bad
+    result = fell_back_at_bad(repo, scenario, tmp_path)
+    route, bad = result["route"], result["bad"]
     assert len(git(repo, "rev-list", "--parents", "-1", bad).split()) == 3, "BAD is a merge"
     assert bad in route["suspects"]
     assert len(route["suspects"]) > 1, "the merge and the commits of the merged branch"
-    assert route["alone"] == "pass"
-    assert route["searched"] == "range"
-    named = set()
-    for culprit in result["culprits"]:
-        expected = next(e for e in scenario.expected if e.line in culprit["diff"].splitlines())
-        sha = introduced_by(repo, scenario.good, scenario.bad, expected.path, expected.line)
-        assert [c["sha"] for c in culprit["commits"]] == [sha]
-        named.add(sha)
+    named = assert_attributed(repo, scenario, result["culprits"])
     branches = {
         sha: git(repo, "branch", "--contains", sha, "--format=%(refname:short)").split()
         for sha in named
