@@ -135,11 +135,21 @@ def assert_patch_reproduces_failure(
     assert with_patch == bad
 
 
-def test_the_users_repository_is_untouched_by_a_run(sample_repo: SampleRepo) -> None:
-    repo, scenario = sample_repo("two-files")
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("two-files", []),
+        ("merge", ["--strategy", "auto"]),  # commits' own trees are checked out to bisect
+        ("merge", ["--isolate", "--strategy", "history"]),
+    ],
+)
+def test_the_users_repository_is_untouched_by_a_run(
+    sample_repo: SampleRepo, name: str, options: list[str]
+) -> None:
+    repo, scenario = sample_repo(name)
     make_user_mess(repo)
     before = checkout_state(repo)
-    done = ddchange(*scenario_args(scenario), "--", *scenario.test, cwd=repo)
+    done = ddchange(*scenario_args(scenario), *options, "--", *scenario.test, cwd=repo)
     assert done.returncode == 0, done.stderr
     assert checkout_state(repo) == before
 
