@@ -69,9 +69,7 @@ def _commit_line(info: CommitInfo) -> str:
 def route(result: Result) -> str:
     """How the search went about it, in one paragraph (for --strategy auto)."""
     found = result.route
-    if found.strategy != "auto":
-        return ""
-    if found.first_bad is None:
+    if found.strategy != "auto" or found.first_bad is None:
         return ""
     tests = _plural(found.bisect_tests, "test")
     what = (

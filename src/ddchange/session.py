@@ -265,26 +265,27 @@ class _Level:
         and moves the passing set up (PASS) or the failing set down (FAIL), until none does.
         """
         found = self.dd.isolate(self.groups)
-        passing, failing = (
-            self.expand(frozenset(found.passing)),
-            self.expand(frozenset(found.failing)),
-        )
-        settled = False
-        while not settled:
-            settled = True
-            kept = [g for g in self.groups if passing & set(g.members)]
-            for group in [g for g in self.groups if (failing - passing) & set(g.members)]:
-                config = self.expand(frozenset([*kept, group]))
-                if config in (passing, failing) or not passing < config < failing:
-                    continue
-                outcome = self.dd.evaluate([*kept, group])
-                if outcome is Outcome.PASS:
-                    passing, settled = config, False
-                elif outcome is Outcome.FAIL:
-                    failing, settled = config, False
-                if not settled:
-                    break
-        return passing, failing
+        pair = self.expand(frozenset(found.passing)), self.expand(frozenset(found.failing))
+        moved: tuple[frozenset[str], frozenset[str]] | None = pair
+        while moved is not None:
+            pair, moved = moved, self._move(*moved)
+        return pair
+
+    def _move(
+        self, passing: frozenset[str], failing: frozenset[str]
+    ) -> tuple[frozenset[str], frozenset[str]] | None:
+        """The pair after the first group of the difference that moves it; None if none does."""
+        kept = [g for g in self.groups if passing & set(g.members)]
+        for group in [g for g in self.groups if (failing - passing) & set(g.members)]:
+            config = self.expand(frozenset([*kept, group]))
+            if not passing < config < failing:
+                continue  # the group's needs are missing, or it brings the whole difference
+            outcome = self.dd.evaluate([*kept, group])
+            if outcome is Outcome.PASS:
+                return config, failing
+            if outcome is Outcome.FAIL:
+                return passing, config
+        return None
 
     def expand(self, config: frozenset[Group]) -> frozenset[str]:
         """The interior of base + the units; at the commit level, only the prefix of history
@@ -497,7 +498,7 @@ class _Search:
         return outcome
 
     def result(self, outcome: str, patch: bytes, wall_time: float) -> Result:
-        passing = self.passing if self.passing <= self.best else frozenset()
+        passing = self._passing()
         culprits = [h for h in self.diff.hunks if h.id in self.best - passing]
         context = [h for h in self.diff.hunks if h.id in passing]
         return Result(
@@ -721,6 +722,11 @@ class _Search:
         """Leave `config` in the worktree, so that the patch is taken from it."""
         self.scratch.apply(hunks.materialize(self.diff, config))
 
+    def _passing(self) -> frozenset[str]:
+        """The passing set of the current pair (--isolate); empty once the failing set it
+        belonged to has been replaced by a smaller one that does not hold it."""
+        return self.passing if self.passing <= self.best else frozenset()
+
     def _report(self, step: Step[str]) -> None:
         config = step.config
         if config <= self.everything:  # not a commit of the bisection
@@ -730,7 +736,7 @@ class _Search:
             if step.outcome is Outcome.PASS and grows and config <= self.best:
                 self.passing = config
         reason = self._last if step.source is Source.TEST else ""
-        passing = self.passing if self.passing <= self.best else frozenset()
+        passing = self._passing()
         commit = next(iter(config)).removeprefix("commit:") if self.phase == "bisect" else ""
         self.listener(
             Progress(
