@@ -77,9 +77,18 @@ def tokenize(text):
     ],
     innermost=(13, "Parser.parse"),
     split=(14, 17, [15, 17]),  # end of Parser | blank lines | tokenize
-    defines=[(1, "os"), (2, "b"), (5, "Parser"), (12, "parse"), (17, "tokenize"), (9, "text")],
-    uses=[(13, "tokenize"), (14, "b"), (2, "a"), (18, "os"), (11, "staticmethod")],
-    not_used=[(17, "tokenize"), (12, "text"), (13, "tokens")],  # definition, parameter, local
+    # A method and an attribute set through self are members of their class.
+    defines=[
+        (1, "os"),
+        (2, "b"),
+        (5, "Parser"),
+        (12, "Parser.parse"),
+        (17, "tokenize"),
+        (9, "Parser.text"),
+    ],
+    uses=[(13, "tokenize"), (14, "b"), (2, "a"), (18, "os")],
+    # definition, parameter, local, builtin
+    not_used=[(17, "tokenize"), (12, "text"), (13, "tokens"), (11, "staticmethod")],
 )
 
 C = Sample(
@@ -510,9 +519,16 @@ def test_c_define_defines_the_macro_and_include_defines_nothing(mode: str) -> No
 @pytest.mark.parametrize(
     ("path", "source", "line", "defined", "used"),
     [
-        # A keyword argument on a continuation line is no module-level assignment.
-        ("a.py", "result = run(\n    timeout=5,\n)\n", 2, set(), {"timeout"}),
-        ("a.py", "class A:\n    LIMIT = 3\n    def f(self):\n        n = 1\n", 2, {"LIMIT"}, set()),
+        # A keyword argument on a continuation line is no module-level assignment (nor a use:
+        # see test_python_keyword_arguments_name_no_variable).
+        ("a.py", "result = run(\n    timeout=5,\n)\n", 2, set(), set()),
+        (
+            "a.py",
+            "class A:\n    LIMIT = 3\n    def f(self):\n        n = 1\n",
+            2,
+            {"A.LIMIT"},
+            set(),
+        ),
         ("a.py", "class A:\n    LIMIT = 3\n    def f(self):\n        n = 1\n", 4, set(), set()),
         # A parameter list over several lines: the body's declarations are locals, not fields.
         (
@@ -547,6 +563,222 @@ def test_context_decides_what_a_line_defines(
     assert used <= found.used
 
 
+# --- Python: names resolved by scope -------------------------------------------------------------
+# A project-wide match of unscoped names drags unrelated changes together (every `def parse` with
+# every `obj.parse`, every parameter `name` with every other), so Python names are resolved the
+# way the interpreter does. Each line below is pinned to exactly what it defines and uses, in both
+# modes.
+
+SCOPED = """\
+import os.path
+from models import User, helpers as h
+from __future__ import annotations
+
+LIMIT: int = 3
+counter = 0
+for entry in os.listdir():
+    pass
+
+
+class Base:
+    def parse(self):
+        return 1
+
+
+class Parser(Base):
+    TOKEN = LIMIT
+    DOUBLE = TOKEN * 2
+
+    class Inner:
+        depth = 1
+
+    def __init__(self, text, field=None):
+        self.text = text
+
+    @staticmethod
+    def tokenize(text):
+        return [t for t in text.split() if t]
+
+    @classmethod
+    @cached(size=LIMIT)
+    def build(cls, source: Source = DEFAULT) -> Parser:
+        return cls.tokenize(source)
+
+    def run(self, node):
+        result = self.parse()
+        node.parse()
+        other.parse()
+        Parser.Inner.depth
+        User.create(name=result)
+        h.clean(os.path.join(name))
+        global counter
+        counter = counter + len(node)
+        with open(node) as handle, lock:
+            for item in handle:
+                total = item
+        try:
+            pass
+        except ValueError as error:
+            report(error, total)
+
+        def inner():
+            return self.text, result
+
+        return inner
+
+
+def format(value):
+    return value
+
+
+def configure(
+    path,
+    mode: Mode = DEFAULT_MODE,
+):
+    print(format(path), later)
+    later = 1
+"""
+
+D = frozenset[str]
+NOTHING: D = frozenset()
+
+
+def pinned(*items: str) -> D:
+    return frozenset(items)
+
+
+def line_of(source: str, snippet: str) -> int:
+    """The 1-based number of the first line that contains `snippet`."""
+    return next(n for n, line in enumerate(source.splitlines(), 1) if snippet in line)
+
+
+# (snippet of the line, what it defines, what it uses)
+PY_DEFINITIONS = [
+    # Module level: every binding defines its plain name; an import uses what it imports.
+    ("import os.path", pinned("os"), pinned("os", "path")),
+    ("from models import", pinned("User", "h"), pinned("models", "User", "helpers")),
+    ("from __future__", NOTHING, NOTHING),  # a compiler directive
+    ("LIMIT: int = 3", pinned("LIMIT"), NOTHING),
+    ("counter = 0", pinned("counter"), NOTHING),
+    ("for entry in", pinned("entry"), pinned("os", "listdir")),
+    ("class Base:", pinned("Base"), NOTHING),
+    ("def format(value)", pinned("format"), NOTHING),
+    # A class's members are qualified by it, nested classes by all of them.
+    ("def parse(self)", pinned("Base.parse"), NOTHING),
+    ("class Parser(Base)", pinned("Parser"), pinned("Base")),
+    ("TOKEN = LIMIT", pinned("Parser.TOKEN"), pinned("LIMIT")),
+    ("class Inner:", pinned("Parser.Inner"), NOTHING),
+    ("depth = 1", pinned("Parser.Inner.depth"), NOTHING),
+    ("def __init__(self, text, field=None)", pinned("Parser.__init__"), NOTHING),
+    ("self.text = text", pinned("Parser.text"), NOTHING),
+    ("def tokenize(text)", pinned("Parser.tokenize"), NOTHING),
+    # In a function: parameters, locals, loop, with, except and comprehension targets define
+    # nothing; a name declared global defines the module's.
+    ("return [t for t in text.split() if t]", NOTHING, NOTHING),
+    ("for item in handle:", NOTHING, NOTHING),
+    ("total = item", NOTHING, NOTHING),
+    ("except ValueError as error:", NOTHING, NOTHING),
+    ("counter = counter + len(node)", pinned("counter"), pinned("counter")),
+    ("    path,", NOTHING, NOTHING),
+]
+
+PY_USES = [
+    # Bare names: locals (assigned anywhere in the function, even later) and builtins are no
+    # uses; a module-level definition shadows a builtin (format); an unknown name is a use.
+    ("print(format(path), later)", NOTHING, pinned("format")),
+    ("report(error, total)", NOTHING, pinned("report")),
+    ("@classmethod", NOTHING, NOTHING),
+    ("global counter", NOTHING, pinned("counter")),
+    # Decorators, base classes, annotations and default values are uses where they stand.
+    ("@cached(size=LIMIT)", NOTHING, pinned("cached", "LIMIT")),
+    ("def build(cls", pinned("Parser.build"), pinned("Source", "DEFAULT", "Parser")),
+    ("mode: Mode = DEFAULT_MODE,", NOTHING, pinned("Mode", "DEFAULT_MODE")),
+    # A class body sees its own names.
+    ("DOUBLE = TOKEN * 2", pinned("Parser.DOUBLE"), pinned("Parser.TOKEN")),
+    # self.m and cls.m: a member of the method's class, or of a base class.
+    ("result = self.parse()", NOTHING, pinned("Parser.parse", "Base.parse")),
+    ("return cls.tokenize(source)", NOTHING, pinned("Parser.tokenize", "Base.tokenize")),
+    ("return self.text, result", NOTHING, pinned("Parser.text", "Base.text")),  # a closure
+    # C.m: the class and its member.
+    ("Parser.Inner.depth", NOTHING, pinned("Parser", "Parser.Inner", "Base.Inner")),
+    # mod.f: a module-level name of another module (and a member, for `from m import C`).
+    ("User.create(name=result)", NOTHING, pinned("User", "User.create", "create")),
+    ("h.clean(os.path.join(name))", NOTHING, pinned("h", "clean", "h.clean", "os", "path", "name")),
+    # x.attr of any other object names no attribute; x itself is a use unless local.
+    ("node.parse()", NOTHING, NOTHING),
+    ("other.parse()", NOTHING, pinned("other")),
+    ("with open(node) as handle, lock:", NOTHING, pinned("lock")),
+]
+
+
+@pytest.mark.parametrize(
+    ("snippet", "defined", "used"),
+    PY_DEFINITIONS + PY_USES,
+    ids=[s for s, _, _ in PY_DEFINITIONS + PY_USES],
+)
+def test_python_names_are_resolved_by_scope(snippet: str, defined: D, used: D, mode: str) -> None:
+    if mode == "grammar":
+        require_grammar("pkg/parser.py")
+    found = names("pkg/parser.py", SCOPED.encode(), [line_of(SCOPED, snippet)])
+    assert found == Names(defined, used)
+
+
+@pytest.mark.parametrize(
+    ("source", "snippet", "used"),
+    [
+        # A method does not see its class's names: X is the module's.
+        ("X = 1\nclass A:\n    X = 2\n    def f(self):\n        return X\n", "return X", {"X"}),
+        # nonlocal: the enclosing function's local; global: the module's.
+        (
+            "def f():\n    n = 1\n    def g():\n        nonlocal n\n        n = n + 1\n",
+            "n = n + 1",
+            set(),
+        ),
+        ("def f():\n    global n\n    n += 1\n", "n += 1", {"n"}),
+        # `x += 1` makes x local: no use of a module-level x.
+        ("x = 0\ndef f():\n    x += 1\n", "x += 1", set()),
+        # A method of a class inside a function is no member anyone else can name.
+        ("def f():\n    class A:\n        def g(self):\n            self.h()\n", "self.h()", set()),
+        # A static method has no self: its first parameter is an ordinary local.
+        (
+            "class A:\n    @staticmethod\n    def g(self):\n        self.h()\n",
+            "self.h()",
+            set(),
+        ),
+        # Every module has its own __all__: no module uses another's.
+        ("__all__ = [name]\n__all__ += extra\n", "+=", {"extra"}),
+        # A lambda's parameters are local to it, its defaults are read outside.
+        ("key = lambda item, n=LIMIT: item[n]\n", "lambda", {"LIMIT"}),
+    ],
+)
+def test_python_scope_rules(source: str, snippet: str, used: set[str], mode: str) -> None:
+    if mode == "grammar":
+        require_grammar("a.py")
+    assert names("a.py", source.encode(), [line_of(source, snippet)]).used == used
+
+
+def test_python_keyword_arguments_name_no_variable(mode: str) -> None:
+    """`run(timeout=5)`: timeout names the callee's parameter, which defines nothing either."""
+    if mode == "grammar":
+        require_grammar("a.py")
+    source = b"result = run(\n    timeout=5,\n    retries=RETRIES,\n)\n"
+    assert names("a.py", source, [2, 3]) == Names(frozenset(), frozenset({"RETRIES"}))
+
+
+def test_python_modes_agree_on_every_line() -> None:
+    """The tree and the scan resolve the same way: every line of the scoped sample gives the
+    same answer in both modes (the scan only misses names inside f-strings, absent here)."""
+    require_grammar("a.py")
+    content = SCOPED.encode()
+    count = len(SCOPED.splitlines())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv(NO_SYNTAX_ENV, raising=False)
+        tree = [names("a.py", content, [n]) for n in range(1, count + 1)]
+        patch.setenv(NO_SYNTAX_ENV, "1")
+        scan = [names("a.py", content, [n]) for n in range(1, count + 1)]
+    assert tree == scan
+
+
 @pytest.mark.parametrize(
     ("path", "old", "new"),
     [
@@ -574,7 +806,7 @@ def test_names_over_several_lines_and_out_of_range(mode: str) -> None:
         require_grammar(PYTHON.path)
     source = PYTHON.content
     together = names(PYTHON.path, source, [12, 13, 17])
-    assert {"parse", "tokenize"} <= together.defined
+    assert {"Parser.parse", "tokenize"} <= together.defined
     # tokenize is used on line 13 and defined on 17: both, since it is referenced separately.
     assert "tokenize" in together.used
     assert names(PYTHON.path, source, []) == Names(frozenset(), frozenset())
@@ -636,10 +868,27 @@ def test_the_switch_is_read_at_call_time(monkeypatch: pytest.MonkeyPatch) -> Non
     assert scopes(PYTHON.path, PYTHON.content) is not None
 
 
-def test_unknown_languages_get_a_generic_scan() -> None:
-    lua = b"function greet(name)\n  print(name .. suffix)\nend\n"
-    assert names("init.lua", lua, [1]).defined == {"greet"}
-    assert {"print", "name", "suffix"} <= names("init.lua", lua, [2]).used
+@pytest.mark.parametrize(
+    "path",
+    [
+        "README.md",
+        "docs/api.rst",
+        "notes.txt",
+        "setup.cfg",
+        "pyproject.toml",
+        "tox.ini",
+        "package.json",
+        "ci.yaml",
+        "Makefile",
+        "init.lua",
+        "pkg/parser.pyi",  # a stub restates its module's definitions: they are the module's
+    ],
+)
+def test_docs_configuration_stubs_and_unknown_languages_name_nothing(path: str, mode: str) -> None:
+    """Prose and settings mention names (`parse`, `def f():` in an example) without defining or
+    using them; only code of a language ddchange knows does."""
+    content = b"def parse(text: Token) -> Tree:\n    return tokenize(text)\nname = value\n"
+    assert names(path, content, [1, 2, 3]) == Names(frozenset(), frozenset())
 
 
 # --- broken code ------------------------------------------------------------------------------

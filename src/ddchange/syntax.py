@@ -11,7 +11,8 @@ tree-sitter grammar is an optional per-language wheel (never tree-sitter-languag
 downloads grammars at run time and fails offline), imported lazily; a missing or broken wheel
 degrades that language alone. `DDCHANGE_NO_SYNTAX=1` (read at every call) turns tree-sitter off
 entirely. Without a grammar `scopes` answers None, so that callers fall back to git's hunk headers,
-and `names` answers from regular expressions.
+and `names` answers from regular expressions. Python names are resolved by scope in both modes
+(see "Python: names resolved by scope" below).
 
 The module is pure: a path (only its extension is looked at) and content bytes in, facts out. No
 git, no subprocess, no file reads. Broken or half-written code never raises: tree-sitter recovers
@@ -34,6 +35,9 @@ Scope kinds, a fixed vocabulary:
 
 from __future__ import annotations
 
+import bisect
+import builtins
+import dataclasses
 import functools
 import importlib
 import itertools
@@ -70,6 +74,27 @@ class Names:
     in `used` too only when the lines refer to it again (a recursive call), with one exception:
     an import both defines its local name and uses the imported one (`from m import a` defines
     and uses `a`; `from m import a as b` defines `b` and uses `m` and `a`).
+
+    Python names are resolved by scope, as the interpreter does (both modes):
+    - `defined`: a module-level binding (def, class, assignment, annotated assignment, for/with/
+      except target, `type X = ...`, an import's bound name) defines its plain name, and so does
+      an assignment in a function to a name it declares `global`. A binding in the body of class
+      C (a method, a class attribute, a nested class) defines "C.name", and `self.x = ...` in a
+      method of C (self: the method's first parameter, unless it is a staticmethod) defines
+      "C.x"; nested classes qualify fully ("Outer.Inner.name"); classes inside functions define
+      nothing. Anything else bound in a function (parameters, locals, loop, with, except,
+      comprehension and lambda targets) defines nothing. `from __future__` defines nothing.
+    - `used`: a bare name read (decorators, base classes, annotations and default values
+      included) is a use of the plain name, unless it is bound in the enclosing function
+      (anywhere in it, not declared global/nonlocal) or is a builtin the module does not bind;
+      read in a class body, a name the class binds is "C.name". `self.m`/`cls.m` in a method of
+      C uses "C.m" and "B.m" for C's bases B (followed through bases of this file); `C.m` for a
+      class C uses "C" and "C.m" (and its bases' "B.m"); `mod.f` with mod bound by an import uses
+      "mod" and "f", and also "mod.f" when `from ... import mod` bound it (it may be a class).
+      `x.attr` of any other object uses x (unless local) and nothing for attr. A keyword
+      argument's name (`f(timeout=5)`) is no use. An import uses every name it spells.
+    - `.pyi` stubs, and files of no known language (docs, configuration), give nothing.
+    Without a grammar the scan blanks strings, so it misses the names inside f-strings.
     """
 
     defined: frozenset[str]
@@ -171,16 +196,23 @@ def names(path: str, content: bytes, lines: Iterable[int]) -> Names:
     """The names defined and used on the given 1-based lines of `content` (see `Names`).
 
     With a grammar a definition counts when its name lies on one of the lines; without one, a
-    token scan with per-language regular expressions answers (see `_FALLBACKS`).
+    token scan with per-language regular expressions answers (see `_FALLBACKS`). Python is
+    resolved by scope over the whole file in both modes (see `_py_names`); files of no known
+    language and Python stubs name nothing.
     """
     rows = frozenset(line - 1 for line in lines if line >= 1)
-    if not rows:
+    language = language_of(path)
+    # A stub only restates what its module defines, and docs and configuration (every file of
+    # no known language) mention names without defining or using them.
+    if not rows or language is None or PurePosixPath(path).suffix.lower() == ".pyi":
         return Names(frozenset(), frozenset())
+    if language == "python":
+        return _py_names(path, content, rows)
     lang = _usable_language(path)
     tree = None if lang is None else _parse(lang, content)
     if lang is not None and tree is not None:
         return _tree_names(_GRAMMARS[lang], tree, rows)
-    return _scan_names(language_of(path), content, rows)
+    return _scan_names(language, content, rows)
 
 
 def _strictly_inside(inner: Scope, outer: Scope | None) -> bool:
@@ -217,6 +249,8 @@ class _Node(Protocol):
     def children(self) -> Sequence[_Node]: ...
     @property
     def named_children(self) -> Sequence[_Node]: ...
+    @property
+    def is_named(self) -> bool: ...
     @property
     def parent(self) -> _Node | None: ...
     @property
@@ -627,56 +661,6 @@ _BIND_NAME = _binder("name", _Role.BIND)
 # Python ----------------------------------------------------------------------------------------
 
 _PY_IDENTS = frozenset({"identifier"})
-_PY_FUNCTIONS = frozenset({"function_definition", "lambda"})
-
-
-def _py_assignment(node: _Node) -> Iterator[_Bind]:
-    """Module- and class-level targets are definitions, locals are not; `self.x =` defines x."""
-    local = _has_ancestor(node, _PY_FUNCTIONS)
-    for target in _py_targets(_field(node, "left")):
-        if target.type == "attribute":
-            attribute = _field(target, "attribute")
-            if attribute is not None:
-                yield _Bind(attribute, _Role.DEFINE)
-        else:
-            yield _Bind(target, _Role.BIND if local else _Role.DEFINE)
-
-
-def _py_targets(node: _Node | None) -> Iterator[_Node]:
-    if node is None:
-        return
-    self_attribute = node.type == "attribute" and _text(_field(node, "object") or node) == "self"
-    if node.type == "identifier" or self_attribute:
-        yield node
-    elif node.type in ("pattern_list", "tuple_pattern", "list_pattern", "list_splat_pattern"):
-        for child in node.named_children:
-            yield from _py_targets(child)
-
-
-def _py_import(node: _Node) -> Iterator[_Bind]:
-    """`import a.b` binds a; `from m import a` binds a; `... as c` binds c and uses the rest."""
-    for name in node.children_by_field_name("name"):
-        alias = _field(name, "alias")
-        if alias is not None:
-            yield _Bind(alias, _Role.DEFINE)
-            continue
-        parts = name.named_children
-        if parts:
-            bound = parts[-1] if node.type == "import_from_statement" else parts[0]
-            yield _Bind(bound, _Role.DEFINE_AND_USE)
-
-
-_PY_BINDERS: dict[str, _Binder] = {
-    "function_definition": _merge(
-        _DEFINE_NAME, _pattern_binder("parameters", _Role.BIND, _PY_IDENTS)
-    ),
-    "lambda": _pattern_binder("parameters", _Role.BIND, _PY_IDENTS),
-    "class_definition": _DEFINE_NAME,
-    "assignment": _py_assignment,
-    "import_statement": _py_import,
-    "import_from_statement": _py_import,
-}
-
 # C and C++ -------------------------------------------------------------------------------------
 
 _C_IDENTS = frozenset({"identifier", "type_identifier", "field_identifier"})
@@ -1083,7 +1067,9 @@ class _Fallback:
 
 
 def _scan_names(lang: str | None, content: bytes, rows: frozenset[int]) -> Names:
-    family = _FALLBACKS.get(lang or "", _GENERIC)
+    family = _FALLBACKS.get(lang or "")
+    if family is None:
+        return Names(frozenset(), frozenset())  # no code we know: it names nothing
     text = _scan_text(family.strip, content)
     defined: set[str] = set()
     used: set[str] = set()
@@ -1195,7 +1181,7 @@ def _each(pick: Callable[[str], re.Match[str] | None]) -> _ParamNames:
 
 
 def _first_names(chunks: Sequence[str]) -> list[list[re.Match[str]]]:
-    """Python and JS: the name comes first (`x: int = 3`, `...rest`, `private r: number`); a
+    """JS and TS: the name comes first (`x: int = 3`, `...rest`, `private r: number`); a
     destructuring parameter `{a, b: c}` binds a and c."""
     found: list[list[re.Match[str]]] = []
     for chunk in chunks:
@@ -1228,26 +1214,6 @@ def _go_names(chunks: Sequence[str]) -> list[list[re.Match[str]]]:
 
 
 # Context conditions ----------------------------------------------------------------------------
-
-
-def _py_is_local(text: _Text, row: int) -> bool:
-    """Whether `row` is in a def's body: the nearest less-indented def/class header decides."""
-    indent = _indent(text.clean[row])
-    for line in _before(text, row):
-        if line.strip() and _indent(line) < indent:
-            header = line.lstrip()
-            if re.match(r"(async\s+)?def\b", header):
-                return True
-            if header.startswith("class") or _indent(line) == 0:
-                return False
-            indent = _indent(line)
-    return False
-
-
-def _py_statement_start(text: _Text, row: int, match: re.Match[str]) -> bool:
-    """The row starts a statement: `timeout=5,` inside a call's parentheses is no assignment."""
-    before = next((line for line in _before(text, row) if line.strip()), "")
-    return not before.rstrip().endswith(("(", "[", "{", ",", "\\"))
 
 
 def _before(text: _Text, row: int) -> Iterator[str]:
@@ -1402,7 +1368,6 @@ _PY_STRIP = re.compile(
     r"|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*')",
     re.DOTALL,
 )
-_NOTHING = re.compile(r"(?!)")
 
 # Word lists ------------------------------------------------------------------------------------
 # `reserved` words are never identifiers. Contextual keywords (Python's `match`, JS's `get`,
@@ -1419,10 +1384,6 @@ _PY_RESERVED = _words(
     "finally for from global if import in is lambda nonlocal not or pass raise return try while "
     "with yield"
 )
-_PY_BUILTIN_TYPES = _words(
-    "int float complex str bytes bytearray bool list dict set frozenset tuple object type"
-)
-_PY_CONTEXTUAL = _words("match case _")
 _C_RESERVED = _words(
     "auto break case char const continue default do double else enum extern float for goto if "
     "inline int long register restrict return short signed sizeof static struct switch typedef "
@@ -1536,8 +1497,8 @@ _GRAMMARS: dict[str, _Grammar] = {
         separator=".",
         scope_kinds={"function_definition": "function", "class_definition": "class"},
         identifiers=_PY_IDENTS,
-        binders=_PY_BINDERS,
-        ignored=_PY_RESERVED | _PY_BUILTIN_TYPES,
+        binders={},  # Python's names are resolved by scope: see _py_names
+        ignored=_PY_RESERVED,
         wrappers=frozenset({"decorated_definition"}),
     ),
     "c": _Grammar(
@@ -1625,14 +1586,6 @@ _NAME = r"[A-Za-z_$][\w$]*"
 _NAMES = rf"{_NAME}(?:\s*,\s*{_NAME})*"
 _C_TYPE_WORDS = r"(?:[A-Za-z_][\w:<>,]*[\s*&]+)+"
 
-_PY_RULES = (
-    _rule(rf"^\s*(?:async\s+)?def\s+(?P<def>{_NAME})\s*\((?P<params>.*)"),
-    _rule(rf"^\s*class\s+(?P<def>{_NAME})"),
-    _rule(rf"^\s*(?P<target>{_NAMES})\s*(?::[^=]*)?=(?!=)", _py_statement_start),
-    _rule(rf"^\s*self\s*\.\s*(?P<def>{_NAME})\s*(?::[^=]*)?=(?!=)"),
-    _rule(r"^\s*import\s+(?P<first_imports>.*)"),
-    _rule(r"^\s*from\s+[\w.]+\s+import\s+(?P<imports>.*)"),
-)
 _C_RULES = (
     _c_define,
     # `type name(...)`: a function when a body follows; a prototype outside function bodies.
@@ -1764,13 +1717,6 @@ _TS_FALLBACK = _Fallback(
     _first_names,
 )
 _FALLBACKS: dict[str, _Fallback] = {
-    "python": _Fallback(
-        _PY_STRIP,
-        _PY_RULES,
-        _PY_RESERVED | _PY_BUILTIN_TYPES | _PY_CONTEXTUAL,
-        _first_names,
-        _py_is_local,
-    ),
     "c": _Fallback(
         _C_STRIP, _C_RULES, _C_RESERVED | _C_BUILTIN_TYPES | _C_CONTEXTUAL, _each(_last_name)
     ),
@@ -1791,14 +1737,953 @@ _FALLBACKS: dict[str, _Fallback] = {
     ),
     "java": _Fallback(_C_STRIP, _JAVA_RULES, _JAVA_RESERVED | _JAVA_CONTEXTUAL, _each(_last_name)),
 }
-# Files of other languages: identifiers minus the words every language above reserves, and
-# definitions only where a keyword says so unmistakably.
-_GENERIC = _Fallback(
-    _NOTHING,
-    (_rule(rf"\b(?:def|function|fn|func|sub|proc)\s+(?P<def>{_NAME})"),),
-    functools.reduce(
-        frozenset.intersection,
-        (_PY_RESERVED, _C_RESERVED, _JS_RESERVED, _GO_RESERVED, _RUST_RESERVED, _JAVA_RESERVED),
+
+
+# --- Python: names resolved by scope ----------------------------------------------------------
+# Python names are matched across the project without knowing what they refer to, so an
+# unscoped match is mostly noise: every `def parse` would match every `obj.parse`, and every
+# parameter called `name` every other `name`. So for Python both modes resolve names the way the
+# interpreter does (LEGB) before answering: they first collect, over the whole file, the scopes
+# (module, classes, functions, lambdas, comprehensions) with the names each binds, and the
+# occurrences of names with the scope they occur in; resolution then turns each occurrence into
+# the project-level names it defines or uses (see `Names`). The tree and the scan differ only in
+# how they find scopes and occurrences; one resolver decides for both, so the modes agree.
+
+
+class _PyKind(Enum):
+    MODULE = "module"
+    CLASS = "class"
+    FUNCTION = "function"  # def, lambda, comprehension: Python's function scopes
+
+
+# eq=False: scopes are compared and hashed by identity (a class's bases may be walked twice).
+@dataclass(eq=False)
+class _PyScope:
+    kind: _PyKind
+    parent: _PyScope | None
+    qualified: str | None = None  # a class reachable from the module: "Outer.Inner"
+    owner: _PyScope | None = None  # a method's class
+    self_name: str | None = None  # a method's first parameter (self, cls), unless static
+    comprehension: bool = False  # `:=` in a comprehension binds in the scope around it
+    bound: set[str] = dataclasses.field(default_factory=set)
+    declared_global: set[str] = dataclasses.field(default_factory=set)
+    declared_nonlocal: set[str] = dataclasses.field(default_factory=set)
+    classes: dict[str, _PyScope] = dataclasses.field(default_factory=dict)
+    # Import-bound names -> whether by `from m import name` (then maybe a class, not a module).
+    imports: dict[str, bool] = dataclasses.field(default_factory=dict)
+    bases: list[str] = dataclasses.field(default_factory=list)  # a class's, last dotted part
+
+
+class _PyOcc(Enum):
+    BIND = "bind"  # a name bound in its scope (def, class, assignment, import)
+    REFER = "refer"  # a bare name read
+    MEMBER = "member"  # `obj.attr` read, obj a bare name
+    MEMBER_STORE = "member store"  # `obj.attr = ...`, obj a bare name
+    IMPORTED = "imported"  # a name an import refers to: always a use
+
+
+@dataclass(frozen=True)
+class _PyOccurrence:
+    kind: _PyOcc
+    row: int  # 0-based
+    scope: _PyScope
+    name: str
+    member: str = ""  # the attribute of MEMBER and MEMBER_STORE
+
+
+@dataclass
+class _PyFound:
+    """What a pass over one file collects: its scopes (through `module`) and occurrences."""
+
+    module: _PyScope
+    occurrences: list[_PyOccurrence] = dataclasses.field(default_factory=list)
+
+    def add(self, kind: _PyOcc, row: int, scope: _PyScope, name: str, member: str = "") -> None:
+        if kind is _PyOcc.BIND:
+            scope.bound.add(name)
+        self.occurrences.append(_PyOccurrence(kind, row, scope, name, member))
+
+
+_PY_MODULE_DUNDERS = _words("__file__ __path__ __builtins__ __cached__ __annotations__")
+# Names every module sees without binding them. A module that binds one (`def format`) shadows it.
+_PY_BUILTINS = frozenset(dir(builtins)) | _PY_MODULE_DUNDERS
+# Every module binds its own, and no module reads another's by name: matching them only joins
+# unrelated modules.
+_PY_PER_MODULE = _words("__all__")
+
+
+def _py_names(path: str, content: bytes, rows: frozenset[int]) -> Names:
+    by_row = _py_facts(content, _usable_language(path) is not None)
+    found = [by_row[row] for row in rows if row in by_row]
+    return Names(
+        frozenset().union(*(n.defined for n in found)), frozenset().union(*(n.used for n in found))
     )
-    | _words("def function fn func sub proc"),
+
+
+@functools.lru_cache(maxsize=16)
+def _py_facts(content: bytes, tree: bool) -> dict[int, Names]:
+    """Each row's resolved names. Cached: grouping asks about the same file hunk after hunk, and
+    every answer needs the whole file (an assignment further down makes a name local)."""
+    root = _parse("python", content) if tree else None
+    found = _py_tree_found(root) if root is not None else _py_scan_found(content)
+    defined: dict[int, set[str]] = {}
+    used: dict[int, set[str]] = {}
+    for occurrence in found.occurrences:
+        names, uses = _py_resolve(occurrence)
+        defined.setdefault(occurrence.row, set()).update(names)
+        used.setdefault(occurrence.row, set()).update(uses)
+    return {
+        row: Names(frozenset(defined[row]), frozenset(used[row]))
+        for row in defined.keys() | used.keys()
+    }
+
+
+# Resolution -------------------------------------------------------------------------------------
+
+
+def _py_lookup(scope: _PyScope, name: str) -> _PyScope | None:
+    """The scope whose binding `name` refers to from `scope` (LEGB), None when the module does
+    not bind it (a builtin, or a name from a star import)."""
+    current: _PyScope | None = scope
+    while current is not None:
+        if current.kind is _PyKind.FUNCTION:
+            if name in current.declared_global:
+                return _py_module(current)
+            if name in current.bound and name not in current.declared_nonlocal:
+                return current
+        elif current.kind is _PyKind.CLASS:
+            # A class body's names are visible in the body itself, not in its methods.
+            if current is scope and name in current.bound:
+                return current
+        elif name in current.bound:
+            return current
+        current = current.parent
+    return None
+
+
+def _py_module(scope: _PyScope) -> _PyScope:
+    while scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+def _py_resolve(occurrence: _PyOccurrence) -> tuple[set[str], set[str]]:
+    """(defined, used) project-level names of one occurrence."""
+    kind, scope, name = occurrence.kind, occurrence.scope, occurrence.name
+    if name in _PY_PER_MODULE and kind in (_PyOcc.BIND, _PyOcc.REFER):
+        return set(), set()
+    if kind is _PyOcc.IMPORTED:
+        return set(), {name}
+    if kind is _PyOcc.BIND:
+        return _py_definition(scope, name), set()
+    if kind is _PyOcc.REFER:
+        return set(), _py_reference(scope, name)
+    return _py_member(occurrence)
+
+
+def _py_definition(scope: _PyScope, name: str) -> set[str]:
+    if scope.kind is _PyKind.MODULE or name in scope.declared_global:
+        return {name}
+    if scope.kind is _PyKind.CLASS and scope.qualified is not None:
+        return {f"{scope.qualified}.{name}"}
+    return set()  # a parameter or local; or a member of a class no other module can name
+
+
+def _py_reference(scope: _PyScope, name: str) -> set[str]:
+    found = _py_lookup(scope, name)
+    if found is None:
+        return set() if name in _PY_BUILTINS else {name}
+    if found.kind is _PyKind.MODULE:
+        return {name}
+    if found.kind is _PyKind.CLASS and found.qualified is not None:
+        return {f"{found.qualified}.{name}"}
+    return set()
+
+
+def _py_member(occurrence: _PyOccurrence) -> tuple[set[str], set[str]]:
+    """`obj.attr`: a member of the method's own class (self/cls), of a class, or of an imported
+    module; of any other object Python cannot tell without running, so it names nothing."""
+    obj, attr = occurrence.name, occurrence.member
+    found = _py_lookup(occurrence.scope, obj)
+    if found is None:
+        return set(), set()
+    owner = found.owner
+    if obj == found.self_name and owner is not None and owner.qualified is not None:
+        if occurrence.kind is _PyOcc.MEMBER_STORE:
+            return {f"{owner.qualified}.{attr}"}, set()
+        return set(), _py_members(owner, attr)
+    if obj in found.classes:
+        return set(), _py_members(found.classes[obj], attr)
+    if obj in found.imports:
+        # `from m import X`: X may be a class as well as a module.
+        return set(), {attr, f"{obj}.{attr}"} if found.imports[obj] else {attr}
+    return set(), set()
+
+
+def _py_members(cls: _PyScope, attr: str) -> set[str]:
+    """The names `attr` may be found under through `cls` and its bases (the file's own classes
+    are followed to their bases; another module's class contributes "Base.attr")."""
+    names: set[str] = set()
+    seen: set[_PyScope] = set()
+    todo = [cls]
+    while todo:
+        current = todo.pop()
+        if current in seen or current.qualified is None or current.parent is None:
+            continue
+        seen.add(current)
+        names.add(f"{current.qualified}.{attr}")
+        for base in current.bases:
+            where = _py_lookup(current.parent, base)
+            if where is not None and base in where.classes:
+                todo.append(where.classes[base])
+            elif base not in _PY_BUILTINS:
+                names.add(f"{base}.{attr}")
+    return names
+
+
+# Occurrences from the tree ----------------------------------------------------------------------
+
+
+class _PyCtx(Enum):
+    LOAD = "load"  # bare names are read
+    STORE = "store"  # bare names are bound (assignment and loop targets)
+    PATTERN = "pattern"  # a case pattern: bare names capture, dotted names are read
+
+
+_PyTask = tuple[_Node, _PyScope, _PyCtx]
+_PyVisit = Callable[[_PyFound, _Node, _PyScope], Iterable[_PyTask]]
+
+
+def _py_tree_found(root: _Node) -> _PyFound:
+    found = _PyFound(_PyScope(_PyKind.MODULE, None))
+    # A work list, not recursion: long operator chains make deep trees.
+    stack: list[_PyTask] = [(root, found.module, _PyCtx.LOAD)]
+    while stack:
+        node, scope, ctx = stack.pop()
+        stack.extend(_py_visit(found, node, scope, ctx))
+    return found
+
+
+def _py_visit(found: _PyFound, node: _Node, scope: _PyScope, ctx: _PyCtx) -> Iterable[_PyTask]:
+    if node.type == "identifier":
+        kind = _PyOcc.REFER if ctx is _PyCtx.LOAD else _PyOcc.BIND
+        found.add(kind, _first_row(node), scope, _text(node))
+        return ()
+    if ctx is _PyCtx.STORE:
+        return _py_store(found, node, scope)
+    if ctx is _PyCtx.PATTERN:
+        return _py_pattern(found, node, scope)
+    visit = _PY_VISITORS.get(node.type)
+    if visit is not None:
+        return visit(found, node, scope)
+    return _py_load(scope, node.named_children)
+
+
+def _py_load(scope: _PyScope, nodes: Iterable[_Node | None]) -> list[_PyTask]:
+    return [(n, scope, _PyCtx.LOAD) for n in nodes if n is not None]
+
+
+def _py_store(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    if node.type == "attribute":
+        return _py_attribute(found, node, scope, _PyOcc.MEMBER_STORE)
+    if node.type in _PY_TARGET_LISTS:
+        return [(child, scope, _PyCtx.STORE) for child in node.named_children]
+    return [(node, scope, _PyCtx.LOAD)]  # `a[i] = ...` reads a and i
+
+
+_PY_TARGET_LISTS = frozenset(
+    {
+        "pattern_list",
+        "tuple_pattern",
+        "list_pattern",
+        "tuple",
+        "list",
+        "expression_list",
+        "parenthesized_expression",
+        "list_splat_pattern",
+        "list_splat",
+        "as_pattern_target",
+    }
 )
+
+
+def _py_pattern(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    """`case Point(x=0, y=yy) | [q, *rest]`: captures yy, q, rest and reads Point; a dotted
+    name (`Color.RED`) is a value to compare with, so it is read."""
+    parts = node.named_children
+    if node.type == "dotted_name":
+        if len(parts) == 1 and _text(parts[0]) != "_":
+            found.add(_PyOcc.BIND, _first_row(parts[0]), scope, _text(parts[0]))
+            return ()
+        return _py_dotted(found, node, scope)
+    if node.type == "class_pattern" and parts and parts[0].type == "dotted_name":
+        cls, parts = parts[0], parts[1:]
+        _py_dotted(found, cls, scope)
+    elif node.type == "keyword_pattern" and parts and parts[0].type == "identifier":
+        parts = parts[1:]  # the attribute matched against, not a name in scope
+    elif node.type == "dict_pattern":
+        keys = node.children_by_field_name("key")
+        return [*_py_load(scope, keys), *_py_patterns(scope, _py_other_children(node, "key"))]
+    return _py_patterns(scope, parts)
+
+
+def _py_patterns(scope: _PyScope, nodes: Iterable[_Node]) -> list[_PyTask]:
+    return [(n, scope, _PyCtx.PATTERN) for n in nodes]
+
+
+def _py_dotted(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    """`a.b.c` as a dotted_name: reads a, and b as a member of a."""
+    parts = node.named_children
+    if parts:
+        found.add(_PyOcc.REFER, _first_row(parts[0]), scope, _text(parts[0]))
+    if len(parts) > 1:
+        found.add(_PyOcc.MEMBER, _first_row(parts[1]), scope, _text(parts[0]), _text(parts[1]))
+    return ()
+
+
+def _py_attribute(
+    found: _PyFound, node: _Node, scope: _PyScope, kind: _PyOcc = _PyOcc.MEMBER
+) -> Iterable[_PyTask]:
+    obj, attr = _field(node, "object"), _field(node, "attribute")
+    if obj is None or attr is None or obj.type != "identifier":
+        return _py_load(scope, [obj])  # `f().x`, `a.b.c`: only the object is resolved
+    found.add(_PyOcc.REFER, _first_row(obj), scope, _text(obj))
+    found.add(kind, _first_row(attr), scope, _text(obj), _text(attr))
+    return ()
+
+
+def _py_function(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    name = _field(node, "name")
+    if name is not None:
+        found.add(_PyOcc.BIND, _first_row(name), scope, _text(name))
+    method = scope.kind is _PyKind.CLASS
+    inner = _PyScope(_PyKind.FUNCTION, scope, owner=scope if method else None)
+    tasks = _py_parameters(inner, _field(node, "parameters"))
+    if method and not _py_is_static(node):
+        inner.self_name = _py_first_parameter(_field(node, "parameters"))
+    for parameter in _leaves(_field(node, "type_parameters"), _PY_IDENTS, frozenset()):
+        inner.bound.add(_text(parameter))
+    # Decorators, defaults and annotations are evaluated where the def stands; the body inside.
+    return [
+        *tasks,
+        *_py_load(scope, [_field(node, "return_type")]),
+        *_py_load(inner, [_field(node, "body")]),
+    ]
+
+
+def _py_parameters(inner: _PyScope, parameters: _Node | None) -> list[_PyTask]:
+    """Binds the parameter names in `inner`; defaults and annotations are read outside it."""
+    outer = inner.parent
+    if parameters is None or outer is None:
+        return []
+    tasks: list[_PyTask] = []
+    for parameter in parameters.named_children:
+        name = _py_parameter_name(parameter)
+        if name is not None:
+            inner.bound.add(_text(name))
+        tasks += _py_load(outer, [_field(parameter, "type"), _field(parameter, "value")])
+    return tasks
+
+
+def _py_parameter_name(parameter: _Node) -> _Node | None:
+    if parameter.type == "identifier":
+        return parameter
+    named = _field(parameter, "name")
+    if named is not None:
+        return named
+    # typed_parameter, *args, **kwargs: the identifier is a plain child.
+    for child in parameter.named_children:
+        if child.type in ("identifier", "list_splat_pattern", "dictionary_splat_pattern"):
+            return _py_parameter_name(child)
+    return None
+
+
+def _py_first_parameter(parameters: _Node | None) -> str | None:
+    first = next(iter(parameters.named_children), None) if parameters is not None else None
+    if first is None or first.type in ("list_splat_pattern", "dictionary_splat_pattern"):
+        return None
+    name = _py_parameter_name(first)
+    return None if name is None else _text(name)
+
+
+def _py_is_static(node: _Node) -> bool:
+    parent = node.parent
+    if parent is None or parent.type != "decorated_definition":
+        return False
+    decorators = (c for c in parent.named_children if c.type == "decorator")
+    return any(_text(d).lstrip("@").strip() == "staticmethod" for d in decorators)
+
+
+def _py_class(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    name = _field(node, "name")
+    inner = _PyScope(_PyKind.CLASS, scope)
+    if name is not None:
+        found.add(_PyOcc.BIND, _first_row(name), scope, _text(name))
+        inner.qualified = _py_qualified(scope, _text(name))
+        scope.classes[_text(name)] = inner
+    tasks: list[_PyTask] = []
+    superclasses = _field(node, "superclasses")
+    for base in superclasses.named_children if superclasses is not None else ():
+        if base.type == "keyword_argument":  # metaclass=M
+            tasks += _py_load(scope, [_field(base, "value")])
+            continue
+        tasks += _py_load(scope, [base])
+        base_name = _py_base_name(base)
+        if base_name is not None:
+            inner.bases.append(base_name)
+    return [*tasks, *_py_load(inner, [_field(node, "body")])]
+
+
+def _py_base_name(base: _Node | None) -> str | None:
+    """`Base`, `mod.Base` and `Base[T]` all name Base."""
+    if base is not None and base.type == "subscript":
+        base = _field(base, "value")
+    if base is not None and base.type == "attribute":
+        base = _field(base, "attribute")
+    return _text(base) if base is not None and base.type == "identifier" else None
+
+
+def _py_qualified(scope: _PyScope, name: str) -> str | None:
+    """A class's project-level name; None inside a function, where no other module sees it."""
+    if scope.kind is _PyKind.MODULE:
+        return name
+    if scope.kind is _PyKind.CLASS and scope.qualified is not None:
+        return f"{scope.qualified}.{name}"
+    return None
+
+
+def _py_lambda(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    inner = _PyScope(_PyKind.FUNCTION, scope)
+    tasks = _py_parameters(inner, _field(node, "parameters"))
+    return [*tasks, *_py_load(inner, [_field(node, "body")])]
+
+
+def _py_comprehension(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    """Its own scope: the targets are local to it; the first iterable is read outside."""
+    inner = _PyScope(_PyKind.FUNCTION, scope, comprehension=True)
+    tasks: list[_PyTask] = []
+    first = True
+    for child in node.named_children:
+        if child.type != "for_in_clause":
+            tasks += _py_load(inner, [child])
+            continue
+        left, right = _field(child, "left"), _field(child, "right")
+        if left is not None:
+            tasks.append((left, inner, _PyCtx.STORE))
+        tasks += _py_load(scope if first else inner, [right])
+        first = False
+    return tasks
+
+
+def _py_assignment(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    left = _field(node, "left")
+    targets = [] if left is None else [(left, scope, _PyCtx.STORE)]
+    return [*targets, *_py_load(scope, [_field(node, "type"), _field(node, "right")])]
+
+
+def _py_augmented(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    """`x += 1` reads x and makes it local, but defines nothing new: it needs x's definition."""
+    left = _field(node, "left")
+    if left is not None and left.type == "identifier":
+        scope.bound.add(_text(left))
+    return _py_load(scope, [left, _field(node, "right")])
+
+
+def _py_for(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    left = _field(node, "left")
+    rest = _py_other_children(node, "left")
+    return [*([] if left is None else [(left, scope, _PyCtx.STORE)]), *_py_load(scope, rest)]
+
+
+def _py_as(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    """`with open(p) as f`, `except E as e`: the alias is bound."""
+    alias = _field(node, "alias")
+    rest = _py_other_children(node, "alias")
+    return [*([] if alias is None else [(alias, scope, _PyCtx.STORE)]), *_py_load(scope, rest)]
+
+
+def _py_other_children(node: _Node, excluded: str) -> list[_Node]:
+    """The named children outside field `excluded` (nodes are compared by field, because the
+    binding hands out a new wrapper object at every access)."""
+    return [c for f, c in _fields(node) if c.is_named and f != excluded]
+
+
+def _py_walrus(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    target = scope
+    while target.comprehension and target.parent is not None:
+        target = target.parent
+    name = _field(node, "name")
+    return [
+        *([] if name is None else [(name, target, _PyCtx.STORE)]),
+        *_py_load(scope, [_field(node, "value")]),
+    ]
+
+
+def _py_declaration(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    """`global X` reads the module's X (and makes X = ... define it); `nonlocal` reads a local."""
+    for name in (c for c in node.named_children if c.type == "identifier"):
+        if node.type == "global_statement":
+            scope.declared_global.add(_text(name))
+            found.add(_PyOcc.REFER, _first_row(name), scope, _text(name))
+        else:
+            scope.declared_nonlocal.add(_text(name))
+    return ()
+
+
+def _py_delete(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    """`del x` makes x local to a function (and defines nothing); `del a.b` reads a."""
+    targets = [
+        t
+        for c in node.named_children
+        for t in (c.named_children if c.type == "expression_list" else [c])
+    ]
+    for target in targets:
+        if target.type == "identifier":
+            scope.bound.add(_text(target))
+    return _py_load(scope, [t for t in targets if t.type != "identifier"])
+
+
+def _py_import(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    """`import a.b` binds a; `from m import a` binds a; `... as c` binds c. Every name in the
+    statement is also used: it refers to a module or a module-level name elsewhere."""
+    from_import = node.type == "import_from_statement"
+    for leaf in _leaves(_field(node, "module_name"), _PY_IDENTS, frozenset()):
+        found.add(_PyOcc.IMPORTED, _first_row(leaf), scope, _text(leaf))
+    for name in node.children_by_field_name("name"):
+        alias = _field(name, "alias")
+        dotted = _field(name, "name") if alias is not None else name
+        parts = [] if dotted is None else list(dotted.named_children)
+        for part in parts:
+            found.add(_PyOcc.IMPORTED, _first_row(part), scope, _text(part))
+        bound = alias or _py_import_bound(parts, from_import)
+        if bound is not None:
+            found.add(_PyOcc.BIND, _first_row(bound), scope, _text(bound))
+            scope.imports[_text(bound)] = from_import
+    return ()
+
+
+def _py_import_bound(parts: Sequence[_Node], from_import: bool) -> _Node | None:
+    """`import a.b` binds a, `from m import a` binds a."""
+    if not parts:
+        return None
+    return parts[-1] if from_import else parts[0]
+
+
+def _py_case(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    patterns = [c for c in node.named_children if c.type == "case_pattern"]
+    return [
+        *_py_patterns(scope, patterns),
+        *_py_load(scope, [c for c in node.named_children if c.type != "case_pattern"]),
+    ]
+
+
+def _py_type_alias(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    """`type Alias[T] = ...` binds Alias."""
+    name = next(_leaves(_field(node, "left"), _PY_IDENTS, frozenset()), None)
+    if name is not None:
+        found.add(_PyOcc.BIND, _first_row(name), scope, _text(name))
+    return _py_load(scope, [_field(node, "right")])
+
+
+def _py_keyword_argument(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+    """`f(timeout=5)`: timeout names the callee's parameter, no name in scope."""
+    return _py_load(scope, [_field(node, "value")])
+
+
+_PY_VISITORS: dict[str, _PyVisit] = {
+    "function_definition": _py_function,
+    "class_definition": _py_class,
+    "lambda": _py_lambda,
+    **dict.fromkeys(
+        (
+            "list_comprehension",
+            "set_comprehension",
+            "dictionary_comprehension",
+            "generator_expression",
+        ),
+        _py_comprehension,
+    ),
+    "attribute": _py_attribute,
+    "keyword_argument": _py_keyword_argument,
+    "assignment": _py_assignment,
+    "augmented_assignment": _py_augmented,
+    "for_statement": _py_for,
+    "as_pattern": _py_as,
+    "named_expression": _py_walrus,
+    "global_statement": _py_declaration,
+    "nonlocal_statement": _py_declaration,
+    "delete_statement": _py_delete,
+    "import_statement": _py_import,
+    "import_from_statement": _py_import,
+    # A compiler directive: it binds no name any other code looks for.
+    "future_import_statement": lambda found, node, scope: (),
+    "case_clause": _py_case,
+    "type_alias_statement": _py_type_alias,
+}
+
+
+# Occurrences from the scan ----------------------------------------------------------------------
+# Without a tree, statements come from the blanked text (a statement runs on while brackets are
+# open or a line ends with a backslash) and blocks from indentation: a def or class header opens
+# a scope that holds every later statement indented deeper than the header.
+
+
+@dataclass(frozen=True)
+class _PyStatement:
+    row: int  # its first row
+    indent: int
+    text: str  # its blanked lines joined with "\n", columns kept
+    starts: tuple[int, ...]  # where each of its rows starts in `text`
+
+    def row_at(self, offset: int) -> int:
+        return self.row + bisect.bisect_right(self.starts, offset) - 1
+
+    @functools.cached_property
+    def depths(self) -> list[int]:
+        """The bracket depth before each character (and at the end)."""
+        depths, depth = [0], 0
+        for char in self.text:
+            depth = max(0, depth + (char in "([{") - (char in ")]}"))
+            depths.append(depth)
+        return depths
+
+    @functools.cached_property
+    def locals(self) -> frozenset[str]:
+        """Lambda parameters and comprehension targets: local to a part of the statement, so
+        the scan, which cannot tell which part, takes them to be local to all of it."""
+        found: set[str] = set()
+        for match in re.finditer(r"\blambda\b([^:]*):", self.text):
+            for chunk, _ in _chunks(match.group(1), 0):
+                found.update(_IDENT.findall(chunk.split("=")[0])[:1])
+        for match in re.finditer(r"\bfor\b(.*?)\bin\b", self.text, re.DOTALL):
+            if self.depths[match.start()] > 0:
+                found.update(_IDENT.findall(match.group(1)))
+        return frozenset(found)
+
+
+def _py_statements(clean: list[str]) -> Iterator[_PyStatement]:
+    rows: list[int] = []
+    depth = 0
+    for row, line in enumerate(clean):
+        if not rows and not line.strip():
+            continue
+        header = re.match(r"\s*(?:async\s+)?(?:def|class)\s", line)
+        if rows and depth > 0 and header and _indent(line) <= _indent(clean[rows[0]]):
+            # An unclosed bracket (broken code) ends at the next definition, not at the end.
+            yield _py_statement(clean, rows)
+            rows, depth = [], 0
+        rows.append(row)
+        for char in line:
+            depth = max(0, depth + (char in "([{") - (char in ")]}"))
+        if depth == 0 and not line.rstrip().endswith("\\"):
+            yield _py_statement(clean, rows)
+            rows = []
+    if rows:
+        yield _py_statement(clean, rows)
+
+
+def _py_statement(clean: list[str], rows: list[int]) -> _PyStatement:
+    lines = [clean[row] for row in rows]
+    starts = tuple(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    return _PyStatement(rows[0], _indent(lines[0]), "\n".join(lines), starts)
+
+
+def _py_scan_found(content: bytes) -> _PyFound:
+    found = _PyFound(_PyScope(_PyKind.MODULE, None))
+    blocks: list[tuple[int, _PyScope]] = []  # (header indent, scope) of the open def/class blocks
+    static = False  # the def ahead is decorated with @staticmethod
+    for statement in _py_statements(_scan_text(_PY_STRIP, content).clean):
+        while blocks and statement.indent <= blocks[-1][0]:
+            blocks.pop()
+        scope = blocks[-1][1] if blocks else found.module
+        inner = _PyScan(found, statement).statement(scope, 0, static)
+        static = re.match(r"\s*@\s*staticmethod\b", statement.text) is not None or (
+            static and statement.text.lstrip().startswith("@")
+        )
+        if inner is not None:
+            blocks.append((statement.indent, inner))
+    return found
+
+
+_PY_COMPOUND = re.compile(r"\s*(?:async\s+)?(if|elif|else|while|try|finally|for|with|except)\b")
+_PY_SOFT_HEADER = re.compile(r"\s*(match|case)\b(?!\s*[=.,:)\]])")
+_PY_AS = re.compile(rf"\bas\s+(\([^)]*\)|\[[^\]]*\]|{_NAME}(?:\s*\.\s*{_NAME})*)")
+_PY_AFTER_NAME = re.compile(r"\s*(:=|==|=)")
+_PY_WORD = re.compile(
+    r"(?<![\w.])(?:(?P<obj>[A-Za-z_]\w*)\s*\.\s*(?P<attr>[A-Za-z_]\w*)|(?P<name>[A-Za-z_]\w*))"
+    r"|\.\s*[A-Za-z_]\w*"  # an attribute of no plain name: f().x, the c of a.b.c
+)
+
+
+@dataclass(frozen=True)
+class _PyScan:
+    """Reads one statement's occurrences into `found`."""
+
+    found: _PyFound
+    stm: _PyStatement
+
+    def add(self, kind: _PyOcc, at: int, scope: _PyScope, name: str, member: str = "") -> None:
+        self.found.add(kind, self.stm.row_at(at), scope, name, member)
+
+    def statement(self, scope: _PyScope, at: int, static: bool = False) -> _PyScope | None:
+        """The statement (or an inline body) from `at` on; the scope it opens, if any."""
+        text = self.stm.text
+        definition = re.compile(rf"\s*(?:async\s+)?(def|class)\s+({_NAME})").match(text, at)
+        if definition is not None:
+            self.add(_PyOcc.BIND, definition.start(2), scope, definition.group(2))
+            if definition.group(1) == "def":
+                return self.function(scope, definition, static)
+            return self.cls(scope, definition)
+        if re.compile(r"\s*(import|from)\s").match(text, at):
+            self.imports(scope, at)
+        elif (declared := re.compile(r"\s*(global|nonlocal)\s").match(text, at)) is not None:
+            self.declaration(scope, declared)
+        elif (deletion := re.compile(r"\s*del\s").match(text, at)) is not None:
+            self.delete(scope, deletion.end())
+        elif (compound := _PY_COMPOUND.match(text, at)) is not None:
+            self.compound(scope, compound)
+        elif (soft := _PY_SOFT_HEADER.match(text, at)) and text.rstrip().endswith(":"):
+            colon = self.colon(soft.end()) or len(text)
+            if soft.group(1) == "case":
+                self.pattern(scope, soft.end(), colon)
+            else:
+                self.load(scope, soft.end(), colon)
+        elif alias := re.compile(rf"\s*type\s+({_NAME})\s*(?:\[[^\]]*\])?\s*=").match(text, at):
+            self.add(_PyOcc.BIND, alias.start(1), scope, alias.group(1))
+            self.load(scope, alias.end(), len(text))
+        else:
+            self.simple(scope, at)
+        return None
+
+    def colon(self, at: int) -> int | None:
+        """Where the header from `at` on ends: its first `:` outside brackets (not `:=`)."""
+        for match in re.finditer(r":(?!=)", self.stm.text[at:]):
+            if self.stm.depths[at + match.start()] == 0:
+                return at + match.start()
+        return None
+
+    def inline(self, scope: _PyScope, colon: int | None) -> None:
+        """`if x: y = 1`: the body after the header's colon."""
+        if colon is not None and self.stm.text[colon + 1 :].strip():
+            self.statement(scope, colon + 1)
+
+    def function(self, scope: _PyScope, header: re.Match[str], static: bool) -> _PyScope:
+        method = scope.kind is _PyKind.CLASS
+        inner = _PyScope(_PyKind.FUNCTION, scope, owner=scope if method else None)
+        text = self.stm.text
+        opening = text.find("(", header.end())
+        if opening < 0:
+            return inner
+        names = self.parameters(scope, inner, opening + 1)
+        if method and not static and names:
+            inner.self_name = names[0]
+        closing = self._closing(opening)
+        colon = self.colon(closing)
+        self.load(scope, closing, len(text) if colon is None else colon)  # the return annotation
+        self.inline(inner, colon)
+        return inner
+
+    def _closing(self, opening: int) -> int:
+        depths = self.stm.depths
+        for index in range(opening + 1, len(self.stm.text)):
+            if depths[index + 1] == depths[opening]:
+                return index + 1
+        return len(self.stm.text)
+
+    def parameters(self, outer: _PyScope, inner: _PyScope, at: int) -> list[str]:
+        """Binds a parameter list's names in `inner`; defaults and annotations are read in
+        `outer`. The names, in order (none for a leading `*args`)."""
+        names: list[str] = []
+        for chunk, start in _chunks(self.stm.text[at:], at):
+            name = re.match(rf"\s*(\*{{0,2}})\s*({_NAME})", chunk)
+            if name is None:
+                continue
+            inner.bound.add(name.group(2))
+            names.append("" if name.group(1) else name.group(2))
+            # The annotation and the default apart: `x: Type = DEFAULT` is no keyword argument.
+            default = re.compile(r"=(?!=)").search(chunk, name.end())
+            middle = len(chunk) if default is None else default.start()
+            self.load(outer, start + name.end(), start + middle)
+            self.load(outer, start + middle, start + len(chunk))
+        return [n for n in names[:1] if n]
+
+    def cls(self, scope: _PyScope, header: re.Match[str]) -> _PyScope:
+        name = header.group(2)
+        inner = _PyScope(_PyKind.CLASS, scope, qualified=_py_qualified(scope, name))
+        scope.classes[name] = inner
+        text = self.stm.text
+        bases = re.compile(r"\s*(?:\[[^\]]*\]\s*)?\(").match(text, header.end())
+        end = header.end()
+        if bases is not None:
+            for chunk, start in _chunks(text[bases.end() :], bases.end()):
+                keyword = re.match(rf"\s*{_NAME}\s*=(?!=)", chunk)
+                skip = 0 if keyword is None else keyword.end()
+                self.load(scope, start + skip, start + len(chunk))
+                dotted = re.match(r"\s*([\w.]+)\s*(?:\[.*)?$", chunk, re.DOTALL)
+                if keyword is None and dotted is not None:
+                    inner.bases.append(dotted.group(1).split(".")[-1])
+            end = self._closing(bases.end() - 1)
+        self.inline(inner, self.colon(end))
+        return inner
+
+    def imports(self, scope: _PyScope, at: int) -> None:
+        text = self.stm.text
+        from_import = re.compile(r"\s*from\s+([\w.\s]*?)\s*\bimport\b").match(text, at)
+        if from_import is not None:
+            if from_import.group(1).strip() == "__future__":
+                return  # a compiler directive (see _PY_VISITORS)
+            self.imported(scope, from_import.start(1), from_import.group(1))
+            names = from_import.end()
+        else:
+            names = re.compile(r"\s*import\b").match(text, at).end()  # type: ignore[union-attr]
+        for chunk, start in _chunks(text[names:].replace("(", " ").replace(")", " "), names):
+            alias = re.search(rf"\bas\s+({_NAME})", chunk)
+            dotted = chunk[: alias.start()] if alias else chunk
+            parts = list(_IDENT.finditer(dotted))
+            self.imported(scope, start, dotted)
+            bound = alias.start(1) if alias else None
+            if alias is None and parts:
+                bound = (parts[-1] if from_import else parts[0]).start()
+            if bound is not None:
+                name = _IDENT.match(chunk, bound).group()  # type: ignore[union-attr]
+                self.add(_PyOcc.BIND, start + bound, scope, name)
+                scope.imports[name] = from_import is not None
+
+    def imported(self, scope: _PyScope, at: int, text: str) -> None:
+        for part in _IDENT.finditer(text):
+            if part.group() not in _PY_RESERVED:
+                self.add(_PyOcc.IMPORTED, at + part.start(), scope, part.group())
+
+    def declaration(self, scope: _PyScope, header: re.Match[str]) -> None:
+        for name in _IDENT.finditer(self.stm.text, header.end()):
+            if header.group(1) == "global":
+                scope.declared_global.add(name.group())
+                self.add(_PyOcc.REFER, name.start(), scope, name.group())
+            else:
+                scope.declared_nonlocal.add(name.group())
+
+    def delete(self, scope: _PyScope, at: int) -> None:
+        for chunk, start in _chunks(self.stm.text[at:], at):
+            bare = re.fullmatch(rf"\s*({_NAME})\s*", chunk)
+            if bare is not None:
+                scope.bound.add(bare.group(1))
+            else:
+                self.load(scope, start, start + len(chunk))
+
+    def compound(self, scope: _PyScope, header: re.Match[str]) -> None:
+        text, keyword = self.stm.text, header.group(1)
+        colon = self.colon(header.end())
+        end = len(text) if colon is None else colon
+        if keyword == "for":
+            within = next(
+                (m for m in re.finditer(r"\bin\b", text[:end]) if self.stm.depths[m.start()] == 0),
+                None,
+            )
+            if within is not None:
+                self.store(scope, header.end(), within.start())
+                self.load(scope, within.end(), end)
+            else:
+                self.load(scope, header.end(), end)
+        elif keyword in ("with", "except"):
+            position = header.end()
+            for alias in _PY_AS.finditer(text, 0, end):
+                if alias.start() < position:
+                    continue
+                self.load(scope, position, alias.start())
+                self.store(scope, alias.start(1), alias.end(1))
+                position = alias.end()
+            self.load(scope, position, end)
+        else:
+            self.load(scope, header.end(), end)
+        self.inline(scope, colon)
+
+    def pattern(self, scope: _PyScope, at: int, end: int) -> None:
+        """A case pattern: bare names capture; names before `(` or `.` are read (a class, a
+        value); `x=` names an attribute; the guard after `if` is read."""
+        text = self.stm.text
+        guard = re.compile(r"\bif\b").search(text, at, end)
+        stop = end if guard is None else guard.start()
+        for word in _PY_WORD.finditer(text, at, stop):
+            if word.group("obj") is not None:
+                self.member(scope, word, _PyOcc.MEMBER)
+            elif (name := word.group("name")) is not None and name not in _PY_RESERVED:
+                following = text[word.end() : stop].lstrip()[:1]
+                if following in ("(", "["):
+                    self.add(_PyOcc.REFER, word.start(), scope, name)
+                elif following != "=" and name != "_":
+                    self.add(_PyOcc.BIND, word.start(), scope, name)
+        if guard is not None:
+            self.load(scope, guard.end(), end)
+
+    def simple(self, scope: _PyScope, at: int) -> None:
+        """An expression statement or an assignment (chained, annotated or augmented)."""
+        text, depths = self.stm.text, self.stm.depths
+        lam = re.compile(r"\blambda\b").search(text, at)
+        limit = len(text) if lam is None else lam.start()
+        operators = [
+            m
+            for m in re.finditer(
+                r"(?<![=!<>:+\-*/%@&|^])(?:(?:\*\*|//|>>|<<|[-+*/%@&|^])=|=)(?!=)", text[:limit]
+            )
+            if m.start() >= at and depths[m.start()] == 0
+        ]
+        if operators and operators[0].group() != "=":  # `x += 1`
+            target = re.fullmatch(rf"\s*({_NAME})\s*", text[at : operators[0].start()])
+            if target is not None:
+                scope.bound.add(target.group(1))
+            self.load(scope, at, len(text))
+            return
+        annotation = self.colon(at)
+        ends = [m.start() for m in operators]
+        if annotation is not None and (not ends or annotation < ends[0]):
+            self.store(scope, at, annotation)  # `x: int = 3`, `x: int`
+            self.load(scope, annotation + 1, ends[0] if ends else len(text))
+            at = ends[0] + 1 if ends else len(text)
+            ends = ends[1:]
+        for end in ends:
+            self.store(scope, at, end)
+            at = end + 1
+        self.load(scope, at, len(text))
+
+    def store(self, scope: _PyScope, at: int, end: int) -> None:
+        """Assignment targets: `a`, `a, (b, *c)`, `self.x` bind; `a[i]`, `f().x` are read."""
+        text = self.stm.text
+        for chunk, start in _chunks(text[at:end], at):
+            inner = re.fullmatch(r"\s*\*?\s*[(\[](.*)[)\]]\s*", chunk, re.DOTALL)
+            bare = re.fullmatch(rf"\s*\*?\s*({_NAME})\s*", chunk)
+            member = re.fullmatch(rf"\s*({_NAME})\s*\.\s*({_NAME})\s*", chunk)
+            if inner is not None:
+                self.store(scope, start + inner.start(1), start + inner.end(1))
+            elif bare is not None and bare.group(1) not in _PY_RESERVED:
+                self.add(_PyOcc.BIND, start + bare.start(1), scope, bare.group(1))
+            elif member is not None:
+                word = _PY_WORD.match(text, start + member.start(1))
+                if word is not None:
+                    self.member(scope, word, _PyOcc.MEMBER_STORE)
+            else:
+                self.load(scope, start, start + len(chunk))
+
+    def member(self, scope: _PyScope, word: re.Match[str], kind: _PyOcc) -> None:
+        obj, attr = word.group("obj"), word.group("attr")
+        if obj in _PY_RESERVED or obj in self.stm.locals:
+            return
+        self.add(_PyOcc.REFER, word.start("obj"), scope, obj)
+        self.add(kind, word.start("attr"), scope, obj, attr)
+
+    def load(self, scope: _PyScope, at: int, end: int) -> None:
+        """Every name read from `at` to `end`."""
+        text, depths = self.stm.text, self.stm.depths
+        for word in _PY_WORD.finditer(text, at, end):
+            if word.group("obj") is not None:
+                self.member(scope, word, _PyOcc.MEMBER)
+                continue
+            name = word.group("name")
+            if name is None or name in _PY_RESERVED or name in self.stm.locals:
+                continue
+            after = _PY_AFTER_NAME.match(text, word.end(), end)
+            if after is not None and after.group(1) == ":=":
+                self.add(_PyOcc.BIND, word.start(), scope, name)
+            elif after is not None and after.group(1) == "=" and depths[word.start()] > 0:
+                continue  # a keyword argument names the callee's parameter
+            else:
+                self.add(_PyOcc.REFER, word.start(), scope, name)
