@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +42,7 @@ from results import write_section
 from ddchange import git, grouping, hunks
 from ddchange.dd import Outcome
 from ddchange.hunks import Diff
-from ddchange.session import minimize
+from ddchange.search import minimize
 
 HEADING = "## GDB-like change (`benchmarks/gdb_like.py`)"
 GDB = {"flat": "470", "by file": "289", "by function": "97"}  # tests at 8,721 changes
@@ -108,23 +108,6 @@ def build_case(size: int, modules: int, seed: int, dest: Path) -> Case:
     return Case(project, dest, good, bad, diff, base)
 
 
-def resolving(
-    oracle: gdb_oracle.Oracle, hierarchy: grouping.Hierarchy
-) -> Callable[[frozenset[str]], Outcome]:
-    """The oracle with the command's failure resolution loop (session._resolving_test):
-    when a build names a missing function another change defines, test again without the
-    units that lack it."""
-
-    def test(config: frozenset[str]) -> Outcome:
-        outcome = oracle(config)
-        while outcome is Outcome.UNRESOLVED and hierarchy.learn(config, oracle.output):
-            config = hierarchy.interior(config)
-            outcome = oracle(config)
-        return outcome
-
-    return test
-
-
 @dataclass(frozen=True)
 class Measured:
     """One search: its tests (over the budget: `finished` is false), how many did not build,
@@ -144,17 +127,21 @@ def measure(case: Case, strategy: Strategy, budget: int) -> Measured:
     diff = hunks.split_lines(case.diff) if "line" in levels else case.diff
     oracle = case.oracle(diff, budget)
     hierarchy = grouping.Hierarchy(diff, dependencies=strategy.dependencies)
-    test = resolving(oracle, hierarchy) if strategy.resolve else oracle
+
+    def missing(config: frozenset[str]) -> frozenset[str]:
+        """The failure resolution loop's input: what the last simulated build said."""
+        return frozenset(grouping.missing_names(oracle.output)) if strategy.resolve else frozenset()
+
     started = time.process_time()
     try:
-        found = minimize(diff, test, levels=levels, hierarchy=hierarchy)
+        found = minimize(diff, oracle, levels=levels, hierarchy=hierarchy, missing=missing)
     except gdb_oracle.OverBudget:
         found = None
     seconds = time.process_time() - started
     unresolved = oracle.outcomes[Outcome.UNRESOLVED] / max(oracle.calls, 1)
     if found is None:
         return Measured(oracle.calls, False, unresolved, 0, False, seconds)
-    if found.tests != oracle.calls and not strategy.resolve:
+    if found.tests != oracle.calls:
         raise AssertionError(f"minimize counted {found.tests} tests, the oracle {oracle.calls}")
     holds = case.holds_culprit(diff, found.answer)
     return Measured(oracle.calls, True, unresolved, len(found.answer), holds, seconds)

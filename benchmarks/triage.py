@@ -26,7 +26,7 @@ from pathlib import Path
 
 from results import write_section
 
-from ddchange import samples, session
+from ddchange import model, samples, session
 
 HEADING = "## Against `git bisect run` (`benchmarks/triage.py`)"
 OVERHEAD = 4  # pre-flight (2) and confirmation (2) runs in every ddchange count
@@ -61,7 +61,7 @@ def bisect_run(scenario: samples.Scenario, repo: Path) -> Bisected:
     return Bisected(tests, first or candidates)
 
 
-def ddchange(scenario: samples.Scenario, repo: Path, **options: object) -> session.Result:
+def ddchange(scenario: samples.Scenario, repo: Path, **options: object) -> model.Result:
     """One ddchange search over `repo` (a fresh build of `scenario`), with `options`."""
     request = dataclasses.replace(samples.request(scenario, repo), **options)  # type: ignore[arg-type]
     return session.run(request)
@@ -73,7 +73,7 @@ def git(repo: Path, *args: str) -> str:
     ).stdout
 
 
-def culprit_commits(result: session.Result) -> set[str]:
+def culprit_commits(result: model.Result) -> set[str]:
     return {info.sha for h in result.culprits for info in result.attribution.get(h.id, ())}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddchange.cache import OutcomeCache, Projected
+from ddchange.cache import OutcomeCache
 from ddchange.dd import Hit, Outcome
 
 
@@ -57,18 +57,20 @@ def test_monotone_lookups_agree_with_every_stored_outcome(records: list) -> None
             hit = cache.lookup(probe)
             if hit is not None:
                 assert hit.outcome is (Outcome.FAIL if 6 in probe else Outcome.PASS)
+            if hit is not None and hit.implied:
+                # What stands behind an implication is a recorded configuration with that
+                # outcome, on the right side of the probe.
+                witness = cache.witness(probe, hit.outcome)
+                assert cache.exact(witness) is hit.outcome
+                assert (witness <= probe) if hit.outcome is Outcome.FAIL else (probe <= witness)
 
 
-def test_projected_view_shares_answers_between_levels() -> None:
-    files = {"a": fs(1, 2), "b": fs(3)}
-    hunks = OutcomeCache[int]()
-
-    def expand(groups: frozenset[str]) -> frozenset[int]:
-        return frozenset().union(*(files[g] for g in groups))
-
-    by_file = Projected(hunks, expand)
-    by_file.store(frozenset({"a"}), Outcome.FAIL)
-    assert hunks.lookup(fs(1, 2)) == Hit(Outcome.FAIL)
-    assert hunks.lookup(fs(1, 2, 3)) == Hit(Outcome.FAIL, implied=True)
-    hunks.store(fs(3), Outcome.PASS)
-    assert by_file.lookup(frozenset({"b"})) == Hit(Outcome.PASS)
+def test_exact_never_answers_by_implication() -> None:
+    cache = OutcomeCache[int]()
+    cache.store(fs(1, 2, 3), Outcome.PASS)
+    cache.store(fs(7), Outcome.FAIL)
+    assert cache.lookup(fs(1)) == Hit(Outcome.PASS, implied=True)
+    assert cache.exact(fs(1)) is None
+    assert cache.exact(fs(7, 8)) is None
+    assert cache.exact(fs(7)) is Outcome.FAIL
+    assert cache.witness(fs(7, 8), Outcome.FAIL) == fs(7)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from gitsandbox import checkout_state
 
-from ddchange import samples
+from ddchange import cli, samples
 
 SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
 
@@ -299,3 +299,14 @@ def test_the_test_runs_in_the_subdirectory_the_user_is_in(
     done = ddchange("HEAD~1..HEAD", "--", "sh", "check.sh", cwd=repo / "tests")
     assert done.returncode == 0, done.stderr
     assert "data.txt" in done.stdout
+
+
+def test_the_readme_and_run_help_give_the_same_exit_codes() -> None:
+    """One source: cli.EXIT_CODES is what `ddchange run --help` prints and the README lists."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    shown = subprocess.run(
+        [sys.executable, "-m", "ddchange", "run", "--help"], capture_output=True, text=True
+    ).stdout
+    for code, meaning in cli.EXIT_CODES:
+        assert f"| {code} | {meaning} |" in readme
+        assert f"{code:>3}  {meaning}" in shown

@@ -7,14 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from ddchange import git, hunks, syntax
 from ddchange.dd import Outcome
-from ddchange.grouping import Hierarchy, levels_for, missing_names
+from ddchange.grouping import Hierarchy, missing_names
 from ddchange.hunks import Diff, FileDiff, Hunk
-from ddchange.session import Minimized, minimize
+from ddchange.search import minimize
 
 Oracle = Callable[[frozenset[str]], Outcome]
 
@@ -52,100 +50,6 @@ def synthetic_diff(shape: list[list[int]]) -> Diff:
     return Diff(tuple(files), tuple(units), ())
 
 
-@st.composite
-def problems(draw: st.DrawFn) -> tuple[Diff, dict[str, set[str]], list[frozenset[str]], set]:
-    """A diff, a dependency graph over its units, culprit sets, and hidden needs."""
-    shape = draw(
-        st.lists(st.lists(st.integers(1, 3), min_size=1, max_size=3), min_size=1, max_size=4)
-    )
-    diff = synthetic_diff(shape)
-    ids = [u.id for u in diff.hunks]
-    unit = st.sampled_from(ids)
-    needs: dict[str, set[str]] = {}
-    for user, provider in draw(st.lists(st.tuples(unit, unit), max_size=len(ids))):
-        if user != provider:
-            needs.setdefault(user, set()).add(provider)
-    culprits = draw(st.lists(st.frozensets(unit, min_size=1, max_size=3), min_size=1, max_size=2))
-    hidden = set(draw(st.lists(st.tuples(unit, unit), max_size=3)))  # unknown to ddchange
-    return diff, needs, culprits, hidden
-
-
-def make_oracle(hierarchy: Hierarchy, culprits: list[frozenset[str]], hidden: set) -> Oracle:
-    """FAIL iff the closed configuration holds a culprit set; UNRESOLVED when a hidden need
-    (one ddchange does not know about) is violated."""
-
-    def test(config: frozenset[str]) -> Outcome:
-        assert hierarchy.is_closed(config), "only closed configurations are ever built"
-        if any(user in config and provider not in config for user, provider in hidden):
-            return Outcome.UNRESOLVED
-        return Outcome.FAIL if any(c <= config for c in culprits) else Outcome.PASS
-
-    return test
-
-
-def search_problem(
-    problem: tuple, granularity: str, *, isolate: bool
-) -> tuple[Diff, Hierarchy, Oracle, Minimized] | None:
-    """Search a generated problem down to `granularity`; None when GOOD does not pass or BAD
-    does not fail (pre-flight would have stopped)."""
-    diff, needs, culprits, hidden = problem
-    hierarchy = Hierarchy(diff, needs=needs)
-    oracle = make_oracle(hierarchy, culprits, hidden)
-    everything = frozenset(u.id for u in diff.hunks)
-    if oracle(hierarchy.interior(everything)) is not Outcome.FAIL:
-        return None
-    if oracle(frozenset()) is not Outcome.PASS:
-        return None
-    levels = list(levels_for(granularity, diff))
-    found = minimize(diff, oracle, levels=levels, hierarchy=hierarchy, isolate=isolate)
-    return diff, hierarchy, oracle, found
-
-
-@settings(max_examples=150, deadline=None)
-@given(problems(), st.sampled_from(["file", "hunk", "line"]))
-@example(
-    (synthetic_diff([[2, 1], [1]]), {"0.0.1": {"1.0.0"}}, [frozenset({"0.0.1"})], set()), "line"
-)
-def test_answer_fails_is_closed_and_one_minimal(problem: tuple, granularity: str) -> None:
-    searched = search_problem(problem, granularity, isolate=False)
-    if searched is None:
-        return  # no failure to explain: pre-flight would have stopped
-    diff, hierarchy, oracle, found = searched
-    answer = found.answer
-    assert oracle(answer) is Outcome.FAIL
-    assert hierarchy.is_closed(answer)
-    # 1-minimal at the requested level: without any one of its groups, the interior no longer
-    # fails.
-    for group in hierarchy.groups(granularity, [u for u in diff.hunks if u.id in answer]):
-        smaller = hierarchy.interior(answer - set(group.members))
-        assert oracle(smaller) is not Outcome.FAIL, f"{group.label} is not needed"
-
-
-@settings(max_examples=150, deadline=None)
-@given(problems(), st.sampled_from(["file", "hunk", "line"]))
-def test_isolation_gives_closed_sets_and_a_one_minimal_difference(
-    problem: tuple, granularity: str
-) -> None:
-    """dd down the hierarchy: passing ⊆ failing, both closed, outcomes as claimed; at the line
-    level, no unit of the difference moves the pair: on top of the passing set its interior is
-    the passing set itself, the failing set, or neither PASS nor FAIL. (At coarser levels a
-    group can straddle the two sets, and only whole groups are tried.)"""
-    searched = search_problem(problem, granularity, isolate=True)
-    if searched is None:
-        return  # no failure to explain: pre-flight would have stopped
-    _, hierarchy, oracle, found = searched
-    passing, failing = found.passing, found.answer
-    assert passing <= failing
-    assert hierarchy.is_closed(passing)
-    assert hierarchy.is_closed(failing)
-    assert oracle(passing) is Outcome.PASS
-    assert oracle(failing) is Outcome.FAIL
-    for unit in failing - passing if granularity == "line" else ():
-        grown = hierarchy.interior(passing | {unit})
-        if passing < grown < failing:
-            assert oracle(grown) is Outcome.UNRESOLVED, f"{unit} would move the pair"
-
-
 def test_interior_drops_units_whose_needs_are_missing_transitively() -> None:
     diff = synthetic_diff([[4]])
     hierarchy = Hierarchy(diff, needs={"0.0.0": {"0.0.1"}, "0.0.1": {"0.0.2"}})
@@ -157,31 +61,6 @@ def test_interior_drops_units_whose_needs_are_missing_transitively() -> None:
         "0.0.3",
     }
     assert hierarchy.interior({"0.0.1", "0.0.2", "0.0.3"}) == {"0.0.1", "0.0.2", "0.0.3"}
-
-
-def test_dependencies_cut_the_tests_when_most_subsets_do_not_build() -> None:
-    """A rename over 12 units (a cycle) and a culprit that uses the new name."""
-    diff = synthetic_diff([[1] * 6 for _ in range(6)])
-    ids = [u.id for u in diff.hunks]
-    rename = ids[::3]
-    culprit = ids[-2]
-    needs = {u: set(rename) - {u} for u in rename} | {culprit: {rename[0]}}
-    truth = Hierarchy(diff, needs=needs)
-    blind = Hierarchy(diff, dependencies=False)
-
-    def oracle(config: frozenset[str]) -> Outcome:
-        if not truth.is_closed(config):
-            return Outcome.UNRESOLVED
-        return Outcome.FAIL if culprit in config else Outcome.PASS
-
-    levels = ["file", "function", "hunk", "line"]
-    informed = minimize(diff, oracle, levels=levels, hierarchy=truth)
-    uninformed = minimize(diff, oracle, levels=levels, hierarchy=blind)
-    assert informed.answer == uninformed.answer == frozenset([*rename, culprit])
-    # Pinned budgets (measured): 50 tests knowing the dependencies, 183 without.
-    assert informed.tests <= 50
-    assert uninformed.tests <= 183
-    assert informed.tests * 3 < uninformed.tests
 
 
 @pytest.mark.parametrize(
@@ -267,11 +146,11 @@ def test_a_failed_build_teaches_a_missed_dependency(
     hierarchy.needs.clear()  # ... so forget it, as if the analysis had missed it
     assert hierarchy.interior({call}) == {call}
     output = "Traceback (most recent call last):\nNameError: name 'helper' is not defined\n"
-    assert hierarchy.learn(frozenset({call}), output)
+    assert hierarchy.learn(frozenset({call}), missing_names(output))
     assert hierarchy.interior({call}) == frozenset()
     assert hierarchy.interior({call, definition}) == {call, definition}
     assert hierarchy.learned == 1
-    assert not hierarchy.learn(frozenset({call, definition}), "all fine")
+    assert not hierarchy.learn(frozenset({call, definition}), missing_names("all fine"))
 
 
 def test_a_new_value_for_a_name_does_not_need_the_removal_of_its_uses(

@@ -35,7 +35,7 @@ from gitsandbox import hermetic
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddchange import cache, report, samples, session
+from ddchange import cache, model, report, samples, session
 from ddchange.dd import Outcome
 
 SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
@@ -43,14 +43,14 @@ SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
 BROWSER_TIMEOUT = 60.0  # seconds for one page: start, load, screenshot, close
 
 
-def search(sample_repo: SampleRepo, name: str, **changes: Any) -> session.Result:
+def search(sample_repo: SampleRepo, name: str, **changes: Any) -> model.Result:
     """A real search over the bundled scenario `name`, with `changes` to its usual request."""
     repo, scenario = sample_repo(name)
     return session.run(dataclasses.replace(samples.request(scenario, repo), **changes))
 
 
 @pytest.fixture(scope="module")
-def found(tmp_path_factory: pytest.TempPathFactory) -> session.Result:
+def found(tmp_path_factory: pytest.TempPathFactory) -> model.Result:
     """One real search, shared by the tests that only read it (as the `zoo` fixture is)."""
     with pytest.MonkeyPatch.context() as monkeypatch:
         hermetic(monkeypatch)
@@ -85,7 +85,7 @@ class Elements(HTMLParser):
 # -- what the page says ----------------------------------------------------------------------
 
 
-def test_page_is_html5_with_the_headline_and_the_summary(found: session.Result) -> None:
+def test_page_is_html5_with_the_headline_and_the_summary(found: model.Result) -> None:
     page = report.html(found)
     assert page.startswith('<!DOCTYPE html>\n<html lang="en">')
     assert '<meta charset="utf-8">' in page
@@ -101,7 +101,7 @@ def test_page_is_html5_with_the_headline_and_the_summary(found: session.Result) 
     assert "<details>" not in page  # no passing set without --isolate
 
 
-def test_culprit_diff_is_colored_by_line_and_names_its_commit(found: session.Result) -> None:
+def test_culprit_diff_is_colored_by_line_and_names_its_commit(found: model.Result) -> None:
     page = report.html(found)
     [culprit] = found.culprits
     assert culprit.path == "statkit/spread.py"
@@ -116,7 +116,7 @@ def test_culprit_diff_is_colored_by_line_and_names_its_commit(found: session.Res
     )
 
 
-def test_odd_file_names_and_undecodable_bytes_are_escaped(found: session.Result) -> None:
+def test_odd_file_names_and_undecodable_bytes_are_escaped(found: model.Result) -> None:
     odd = dataclasses.replace(
         found.culprits[0],
         path="src/<b>&\"x'.py",
@@ -133,8 +133,8 @@ def test_odd_file_names_and_undecodable_bytes_are_escaped(found: session.Result)
     assert "\x1b" not in page
 
 
-def test_flaky_and_interrupted_runs_say_how_far_to_trust_them(found: session.Result) -> None:
-    evidence = session.Disagreement("hunk", 3, (Outcome.FAIL, Outcome.PASS))
+def test_flaky_and_interrupted_runs_say_how_far_to_trust_them(found: model.Result) -> None:
+    evidence = model.Disagreement("hunk", 3, (Outcome.FAIL, Outcome.PASS))
     flaky = report.html(dataclasses.replace(found, outcome="flaky", disagreements=[evidence]))
     assert '<span class="badge flaky">flaky</span>' in flaky
     warning = flaky[flaky.index('<p class="warning">') :]
@@ -146,13 +146,13 @@ def test_flaky_and_interrupted_runs_say_how_far_to_trust_them(found: session.Res
     assert '<p class="warning">' not in interrupted
 
 
-def test_skipped_submodules_are_named(found: session.Result) -> None:
+def test_skipped_submodules_are_named(found: model.Result) -> None:
     diff = dataclasses.replace(found.diff, skipped=("vendor/<lib>",))
     page = report.html(dataclasses.replace(found, diff=diff))
     assert "<p>Not searched (kept as in GOOD): <code>vendor/&lt;lib&gt;</code></p>" in page
 
 
-def test_plot_has_one_marker_per_test_colored_by_outcome(found: session.Result) -> None:
+def test_plot_has_one_marker_per_test_colored_by_outcome(found: model.Result) -> None:
     elements = Elements(report.html(found))
     assert len(elements.with_class("mark")) == len(found.log) > 5
     for outcome in Outcome:
@@ -163,7 +163,7 @@ def test_plot_has_one_marker_per_test_colored_by_outcome(found: session.Result) 
     assert sizes[0] < sizes[-1]  # the markers are at different heights: sizes differ
 
 
-def test_large_searches_are_plotted_on_a_log_scale(found: session.Result) -> None:
+def test_large_searches_are_plotted_on_a_log_scale(found: model.Result) -> None:
     sizes = [0, 3000, 1500, 700, 90, 12, 3, 1]
     log = [
         cache.TestRecord(n, "hunk", frozenset(map(str, range(size))), Outcome.FAIL, "", 1, 0.1)
@@ -197,7 +197,7 @@ def test_ticks_are_round_and_few(a: int, b: int, most: int) -> None:
         assert ticks[0] % step == 0
 
 
-def test_the_line_steps_down_to_the_answer(found: session.Result) -> None:
+def test_the_line_steps_down_to_the_answer(found: model.Result) -> None:
     steps = report._remaining(found)
     assert [number for number, _ in steps] == [r.number for r in found.log]
     sizes = [size for _, size in steps]
@@ -237,13 +237,13 @@ def test_isolation_lists_the_passing_set_collapsed(sample_repo: SampleRepo) -> N
     assert "GOOD plus the passing set gave PASS (confirmed)." in page
 
 
-def test_an_empty_log_gives_a_note_instead_of_a_plot(found: session.Result) -> None:
+def test_an_empty_log_gives_a_note_instead_of_a_plot(found: model.Result) -> None:
     page = report.html(dataclasses.replace(found, log=[]))
     assert "<svg" not in page
     assert "No tests were run" in page
 
 
-def test_page_needs_no_network_and_no_script(found: session.Result) -> None:
+def test_page_needs_no_network_and_no_script(found: model.Result) -> None:
     page = report.html(found)
     for tag, attributes in Elements(page).tags:
         assert not {"src", "href", "xlink:href", "srcset", "action"} & attributes.keys(), tag

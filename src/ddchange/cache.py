@@ -4,7 +4,9 @@ Owns the one rule that lets ddchange skip a build-and-test without asking it: if
 is known, its recorded outcome is returned; under monotony, a configuration that is a subset of
 one that passed is assumed to pass, and one that is a superset of one that failed is assumed to
 fail. Monotony is an assumption about the program (no change masks the failure), so it is
-switchable and every outcome it supplies is counted apart from exact hits.
+switchable, every outcome it supplies is counted apart from exact hits, and it only ever skips
+work: `exact` answers only what was recorded, and `witness` names the recorded configuration
+behind an implied answer, so that no claim rests on an implication (see search.py).
 
 UNRESOLVED outcomes are recorded exactly but imply nothing about other configurations.
 
@@ -17,16 +19,15 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ddchange.dd import Hit, Outcome
 from ddchange.errors import JournalUnavailable
 
 K = TypeVar("K", bound=Hashable)
-T = TypeVar("T", bound=Hashable)
 
 
 class OutcomeCache(Generic[K]):
@@ -58,31 +59,24 @@ class OutcomeCache(Generic[K]):
             return Hit(Outcome.FAIL, implied=True)
         return None
 
+    def exact(self, config: frozenset[K]) -> Outcome | None:
+        """The recorded outcome of exactly `config`, never an implied one."""
+        return self._exact.get(config)
+
+    def witness(self, config: frozenset[K], outcome: Outcome) -> frozenset[K]:
+        """The recorded configuration that implies `outcome` for `config` under monotony: a
+        passing superset or a failing subset (the smallest such), so that a search can move to
+        what was seen rather than to what was inferred."""
+        if outcome is Outcome.PASS:
+            return max((p for p in self._passing if config <= p), key=len)
+        return min((f for f in self._failing if f <= config), key=len)
+
     def store(self, config: frozenset[K], outcome: Outcome) -> None:
         self._exact[config] = outcome
         if outcome is Outcome.PASS:
             self._passing = [p for p in self._passing if not p <= config] + [config]
         elif outcome is Outcome.FAIL:
             self._failing = [f for f in self._failing if not config <= f] + [config]
-
-
-class Projected(Generic[T, K]):
-    """A cache over groups (T) that stores its answers in a cache over their members (K).
-
-    The hierarchical search runs dd over files, then over hunks: both levels ask about sets of
-    hunks in the end, so they share one hunk-level cache through this view, and an answer
-    learned at the file level is a hit at the hunk level.
-    """
-
-    def __init__(self, inner: OutcomeCache[K], expand: Callable[[frozenset[T]], frozenset[K]]):
-        self._inner = inner
-        self._expand = expand
-
-    def lookup(self, config: frozenset[T]) -> Hit | None:
-        return self._inner.lookup(self._expand(config))
-
-    def store(self, config: frozenset[T], outcome: Outcome) -> None:
-        self._inner.store(self._expand(config), outcome)
 
 
 # -- the persistent journal ---------------------------------------------------------------------
@@ -100,6 +94,9 @@ class TestRecord:
     exit_code: int | None
     duration: float  # seconds inside the build and test commands
     tail: str = ""
+    # Names an UNRESOLVED run's output said were missing (the failure resolution loop's input),
+    # kept so that a resumed run learns the same needs and takes the same path.
+    missing: frozenset[str] = frozenset()
 
     @property
     def size(self) -> int:
@@ -125,10 +122,25 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS tests (
     id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, phase TEXT NOT NULL,
     config TEXT NOT NULL, outcome TEXT NOT NULL, reason TEXT NOT NULL, exit_code INTEGER,
-    duration REAL NOT NULL, tail TEXT NOT NULL
+    duration REAL NOT NULL, tail TEXT NOT NULL, missing TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS tests_by_key ON tests (key, id);
 """
+
+
+def _record(number: int, row: tuple[Any, ...]) -> TestRecord:
+    phase, config, outcome, reason, exit_code, duration, tail, missing = row
+    return TestRecord(
+        number,
+        phase,
+        frozenset(json.loads(config)),
+        Outcome(outcome),
+        reason,
+        exit_code,
+        duration,
+        tail,
+        frozenset(json.loads(missing)),
+    )
 
 
 class Journal:
@@ -160,11 +172,18 @@ class Journal:
             try:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.executescript(_SCHEMA)
+                self._upgrade()
                 return
             except sqlite3.OperationalError as error:
                 if "locked" not in str(error) or time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
+
+    def _upgrade(self) -> None:
+        """Journals written before the `missing` column get it (empty for their records)."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(tests)")}
+        if "missing" not in columns:
+            self._db.execute("ALTER TABLE tests ADD COLUMN missing TEXT NOT NULL DEFAULT '[]'")
 
     def __enter__(self) -> Journal:
         return self
@@ -182,8 +201,8 @@ class Journal:
 
     def append(self, key: str, record: TestRecord) -> None:
         self._db.execute(
-            "INSERT INTO tests (key, phase, config, outcome, reason, exit_code, duration, tail) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tests (key, phase, config, outcome, reason, exit_code, duration, tail, "
+            "missing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 record.phase,
@@ -193,6 +212,7 @@ class Journal:
                 record.exit_code,
                 record.duration,
                 record.tail,
+                json.dumps(sorted(record.missing)),
             ),
         )
         self._db.execute("UPDATE runs SET updated = datetime('now') WHERE key = ?", (key,))
@@ -200,14 +220,11 @@ class Journal:
     def records(self, key: str) -> list[TestRecord]:
         """The records of run `key`, oldest first, numbered from 1."""
         rows = self._db.execute(
-            "SELECT phase, config, outcome, reason, exit_code, duration, tail FROM tests "
+            "SELECT phase, config, outcome, reason, exit_code, duration, tail, missing FROM tests "
             "WHERE key = ? ORDER BY id",
             (key,),
         )
-        return [
-            TestRecord(n, phase, frozenset(json.loads(config)), Outcome(outcome), *rest)
-            for n, (phase, config, outcome, *rest) in enumerate(rows, 1)
-        ]
+        return [_record(n, row) for n, row in enumerate(rows, 1)]
 
     def forget(self, key: str) -> None:
         """Drop run `key`'s records (replay puts the replayed ones in their place)."""

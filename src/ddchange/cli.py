@@ -1,11 +1,8 @@
 """The command line: `ddchange GOOD..BAD -- CMD`, `git ddchange ...`, and `ddchange demo`.
 
 Owns argument parsing (click), the progress display (rich on a terminal, one plain line per test
-otherwise), and the one place where errors become messages and exit codes:
-
-    0  an answer was found          1  could not reproduce (pre-flight failed) or aborted
-    2  usage error                  130 interrupted (Ctrl-C, SIGTERM)
-    3  internal error (a bug in ddchange: please report it)
+otherwise), and the one place where errors become messages and exit codes: `EXIT_CODES`, which
+`ddchange run --help` shows and the README repeats (a test keeps them equal).
 """
 
 from __future__ import annotations
@@ -30,10 +27,26 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from ddchange import __version__, errors, grouping, report, samples, session
+from ddchange import __version__, errors, grouping, model, report, samples, session
 from ddchange.dd import Outcome, Source
 
-EXIT_FOUND, EXIT_NOT_REPRODUCED, EXIT_USAGE, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_FOUND, EXIT_NOT_REPRODUCED, EXIT_USAGE, EXIT_BUG, EXIT_FLAKY, EXIT_INTERRUPTED = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    130,
+)
+EXIT_CODES = (
+    (EXIT_FOUND, "found: the answer was seen to fail, and without each of its changes it did not"),
+    (EXIT_NOT_REPRODUCED, "not reproduced: GOOD does not pass or BAD does not fail, or abort"),
+    (EXIT_USAGE, "usage error: bad options, revisions or repository"),
+    (EXIT_BUG, "internal error: a bug in ddchange, please report it"),
+    (EXIT_FLAKY, "flaky: runs of the same changes disagreed; what was seen is shown, no answer"),
+    (EXIT_INTERRUPTED, "interrupted: Ctrl-C or SIGTERM; the best answer so far, not checked"),
+)
+EXIT_CODES_HELP = "\b\nExit codes:\n" + "\n".join(f"  {c:>3}  {text}" for c, text in EXIT_CODES)
 
 
 def _common_options(command: Any) -> Any:
@@ -94,7 +107,7 @@ def cli() -> None:
     """
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES_HELP)
 @click.argument("revisions", metavar="GOOD..BAD", callback=_parse_range)
 @click.argument("command", nargs=-1, required=True)
 @click.option("--build", metavar="SHELL-CMD", help="Run before each test; failure = unresolved.")
@@ -114,7 +127,7 @@ def cli() -> None:
 )
 @click.option(
     "--strategy",
-    type=click.Choice(session.STRATEGIES),
+    type=click.Choice(model.STRATEGIES),
     default="diff",
     show_default=True,
     help="history: prefixes of GOOD..BAD's commits first; auto: bisect the first-parent "
@@ -165,7 +178,7 @@ def run(
     Rerunning the same command resumes an interrupted run: tests it completed are not run
     again (see `ddchange log`).
     """
-    request = session.Request(
+    request = model.Request(
         repo=repo,
         good=revisions[0],
         bad=revisions[1],
@@ -265,8 +278,8 @@ def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bo
 
 
 def _search(
-    start: Callable[[session.Listener], session.Result], quiet: bool, verbose: bool
-) -> session.Result:
+    start: Callable[[session.Listener], model.Result], quiet: bool, verbose: bool
+) -> model.Result:
     """Run a search with the progress display, and print its report."""
     with _display(quiet=quiet, verbose=verbose) as listener:
         result = start(listener)
@@ -283,7 +296,7 @@ class Outputs:
     html: Path | None = None
 
 
-def _finish(result: session.Result, outputs: Outputs) -> None:
+def _finish(result: model.Result, outputs: Outputs) -> None:
     """Write the requested files, then exit with the code the result's outcome calls for."""
     if outputs.patch is not None:
         outputs.patch.write_bytes(result.patch)
@@ -295,7 +308,7 @@ def _finish(result: session.Result, outputs: Outputs) -> None:
     if outputs.html is not None:
         outputs.html.write_text(report.html(result), encoding="utf-8")
         click.echo(f"report: {outputs.html} (open it in a browser)", err=True)
-    codes = {"found": EXIT_FOUND, "flaky": EXIT_NOT_REPRODUCED, "interrupted": EXIT_INTERRUPTED}
+    codes = {"found": EXIT_FOUND, "flaky": EXIT_FLAKY, "interrupted": EXIT_INTERRUPTED}
     if codes[result.outcome] != EXIT_FOUND:
         sys.exit(codes[result.outcome])
 
@@ -303,14 +316,14 @@ def _finish(result: session.Result, outputs: Outputs) -> None:
 # -- progress -----------------------------------------------------------------------------------
 
 
-def _line(progress: session.Progress) -> str:
-    """`test  12  hunk:    3 changes -> FAIL       exit 1  (5 left, n=2)`."""
+def _line(progress: model.Progress) -> str:
+    """`test  12  hunk:    3 changes -> FAIL       exit 1  (5 left)`."""
     how = progress.reason if progress.source is Source.TEST else f"[{progress.source.value}]"
     what = f"commit {progress.commit[:7]}" if progress.commit else f"{progress.size:>4} changes"
     return (
         f"test {progress.tests_run:>3} {progress.phase:>5}: {what} -> "
         f"{progress.outcome.value.upper():10} {how}"
-        f"  ({progress.remaining} left, n={progress.granularity})"
+        f"  ({progress.remaining} left)"
     )
 
 
@@ -322,10 +335,10 @@ def _display(*, quiet: bool, verbose: bool) -> Iterator[session.Listener]:
     """A listener that shows the search: a live status line on a terminal, plain lines elsewhere."""
     console = Console(stderr=True)
 
-    def shown(progress: session.Progress) -> bool:
+    def shown(progress: model.Progress) -> bool:
         return verbose or progress.source is Source.TEST
 
-    def plain(progress: session.Progress) -> None:
+    def plain(progress: model.Progress) -> None:
         if shown(progress):
             click.echo(_line(progress), err=True)
 
@@ -336,7 +349,7 @@ def _display(*, quiet: bool, verbose: bool) -> Iterator[session.Listener]:
     else:
         with Live(console=console, transient=True, refresh_per_second=8) as live:
 
-            def show(progress: session.Progress) -> None:
+            def show(progress: model.Progress) -> None:
                 if shown(progress):
                     console.print(Text(_line(progress), style=_STYLE[progress.outcome]))
                 live.update(Text(f"searching… {_line(progress)}", style="bold"))

@@ -12,9 +12,12 @@ its answer in file order.
 Invariants the callers rely on:
 - `test(∅)` is PASS and `test(items)` is FAIL. Neither is asked here: the caller has checked both
   in its pre-flight, and asking again would cost two real runs.
-- Every configuration passed to `test` is asked at most once per cache: `DD.evaluate` looks up the
+- The search moves only to configurations a probe reports as *really tested* (`Probed.config`):
+  the minimized configuration is `items` or one seen to FAIL, and dd's pair is one seen to PASS
+  and one seen to FAIL. What a probe may do in place of a plain test (a cache, an implication,
+  a dependency-closed stand-in) is the caller's business; it must report what it tested.
+- With `DD`, every configuration is asked at most once per cache: `DD.evaluate` looks up the
   cache first and records every answer. With no cache given, an exact in-memory memo is used.
-- The minimized configuration is always one that was *seen* to FAIL (or is the input itself).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T", bound=Hashable)
 T_contra = TypeVar("T_contra", bound=Hashable, contravariant=True)
+S = TypeVar("S")  # anything a splitter cuts: items, or atoms (lists of items)
 
 
 class Outcome(enum.Enum):
@@ -81,7 +85,6 @@ class Step(Generic[T]):
     config: frozenset[T]  # the configuration asked about
     outcome: Outcome
     source: Source
-    granularity: int  # current number of parts n
     failing: frozenset[T]  # the smallest configuration known to fail so far
 
     @property
@@ -113,11 +116,11 @@ class Isolation(Generic[T]):
 
 
 # A splitter cuts a configuration into about n parts that partition it (no overlap, no loss).
-Split = Callable[[Sequence[T], int], list[list[T]]]
+Split = Callable[[Sequence[S], int], list[list[S]]]
 Listener = Callable[[Step[T]], None]
 
 
-def split_evenly(items: Sequence[T], n: int) -> list[list[T]]:
+def split_evenly(items: Sequence[S], n: int) -> list[list[S]]:
     """Cut `items` into `n` contiguous parts whose sizes differ by at most one."""
     n = max(min(n, len(items)), 1)
     bounds = [len(items) * i // n for i in range(n + 1)]
@@ -136,21 +139,148 @@ def _rotated(parts: list[list[T]], start: int) -> list[tuple[int, list[T]]]:
     return [(i, parts[i]) for i in order[start:] + order[:start]]
 
 
-class DD(Generic[T]):
-    """Delta debugging with injected test, splitter and cache, as picire's `DD(test, split, cache)`.
+@dataclass(frozen=True)
+class Probed(Generic[T]):
+    """What a probe found out about a candidate: the outcome of the configuration it really
+    tested. `config` is the candidate itself, or another configuration the probe chose to test
+    in its place (for ddchange: the candidate's dependency-closed interior); a reduction always
+    goes to `config`, never to the candidate, so the search only ever holds configurations
+    whose outcome was seen."""
 
-    ddmin follows the TSE 2002 algorithm with two refinements that never change the result's
-    guarantees: complements are skipped when n == 2 (they equal the two subsets), and after a
-    reduction to a complement the next round starts at the part where it happened, which spreads
-    the work over the input (The Debugging Book). dd (`isolate`) follows the TSE 2002 rules in
-    their stated order.
+    outcome: Outcome
+    config: frozenset[T]
+
+
+Probe = Callable[[list[T]], Probed[T]]
+# The atoms of a configuration: the pieces, in order, that may not be split further at the
+# current level (single items for textbook ddmin; files, functions, hunks for ddchange).
+Atoms = Callable[[list[T]], list[list[T]]]
+
+
+def singletons(items: list[T]) -> list[list[T]]:
+    return [[item] for item in items]
+
+
+def _pieces(atoms: list[list[T]], n: int, split: Split[list[T]]) -> list[list[T]]:
+    """`atoms` cut into about n parts, each the concatenation of whole atoms."""
+    return [[item for atom in part for item in atom] for part in split(atoms, n)]
+
+
+def minimize(
+    items: Sequence[T], probe: Probe[T], *, atoms: Atoms[T] = singletons, split: Split[list[T]]
+) -> list[T]:
+    """ddmin (TSE 2002) over the atoms of `items`, which must fail.
+
+    Generalized in one way only: when a probe answers FAIL, the search continues from the
+    configuration the probe really tested (`Probed.config`, a proper subset of the current
+    one), regrouped into atoms. So the result is always `items` or a configuration a probe saw
+    fail, and it is 1-minimal at the atom level against the probes: removing any one of its
+    atoms was probed and did not fail. Two refinements never change that: complements are
+    skipped when n == 2 (they equal the two subsets), and after a reduction to a complement
+    the next round starts at the part where it happened (The Debugging Book).
     """
+    current, n, start = list(items), 2, 0
+    while True:
+        pieces = atoms(current)
+        if len(pieces) < 2:
+            return current
+        parts = _pieces(pieces, n, split)
+        reduced = _first_failing([part for _, part in _rotated(parts, start)], current, probe)
+        if reduced is not None:
+            current, n, start = reduced, 2, 0
+            continue
+        if len(parts) > 2:
+            complements = [(i, _without(current, part)) for i, part in _rotated(parts, start)]
+            for index, complement in complements:
+                reduced = _first_failing([complement], current, probe)
+                if reduced is not None:
+                    current, n, start = reduced, max(len(parts) - 1, 2), index
+                    break
+            if reduced is not None:
+                continue
+        if len(parts) >= len(pieces):
+            return current  # every single atom was removed once, and nothing failed
+        n, start = min(2 * len(parts), len(pieces)), 0
+
+
+def _first_failing(candidates: list[list[T]], current: list[T], probe: Probe[T]) -> list[T] | None:
+    """The configuration really seen to fail for the first candidate that fails; it must be a
+    proper subset of `current`, else it teaches nothing."""
+    within = frozenset(current)
+    for candidate in candidates:
+        found = probe(candidate)
+        if found.outcome is Outcome.FAIL and found.config < within:
+            return _in_order(current, list(found.config))
+    return None
+
+
+def isolate(
+    items: Sequence[T], probe: Probe[T], *, atoms: Atoms[T] = singletons, split: Split[list[T]]
+) -> Isolation[T]:
+    """dd (TSE 2002): a passing and a failing subset of `items` with a 1-minimal difference.
+
+    The empty configuration must pass and `items` fail. Like `minimize`, every move goes to a
+    configuration a probe really tested: FAIL moves the failing side down to it, PASS the
+    passing side up, and only when it stays between the two (passing ⊆ it ⊂ failing, or
+    passing ⊂ it ⊆ failing).
+    """
+    passing: list[T] = []
+    failing = list(items)
+    n = 2
+    while True:
+        delta = atoms(_without(failing, passing))
+        if len(delta) <= 1:
+            return Isolation(passing, failing)  # one atom between them: 1-minimal
+        parts = _pieces(delta, n, split)
+        moved = _isolation_step(passing, failing, parts, n, probe)
+        if moved is not None:
+            passing, failing, n = moved
+        elif len(parts) < len(delta):
+            n = min(2 * len(parts), len(delta))
+        else:
+            return Isolation(passing, failing)
+
+
+def _isolation_step(
+    passing: list[T], failing: list[T], parts: list[list[T]], n: int, probe: Probe[T]
+) -> tuple[list[T], list[T], int] | None:
+    """Apply the first of dd's four rules that holds for some part (in the TSE order).
+
+    Returns the new (passing, failing, n), or None when no rule applies at this granularity.
+    """
+    restart, shrink = 2, max(n - 1, 2)
+    grown = [_in_order(failing, passing + part) for part in parts]
+    shrunk = [_without(failing, part) for part in parts]
+    low, high = frozenset(passing), frozenset(failing)
+    rules = (
+        (grown, Outcome.FAIL, restart),  # reduce to subset
+        (shrunk, Outcome.PASS, restart),  # increase to complement
+        (grown, Outcome.PASS, shrink),  # increase to subset
+        (shrunk, Outcome.FAIL, shrink),  # reduce to complement
+    )
+    for candidates, wanted, n_next in rules:
+        for config in candidates:
+            found = probe(config)
+            if found.outcome is not wanted:
+                continue
+            seen = _in_order(failing, list(found.config))
+            if wanted is Outcome.FAIL and low <= found.config < high:
+                return passing, seen, n_next
+            if wanted is Outcome.PASS and low < found.config < high:
+                return seen, failing, n_next
+    return None
+
+
+class DD(Generic[T]):
+    """Textbook delta debugging over single items, with injected test, splitter and cache, as
+    picire's `DD(test, split, cache)`: every probe is a test of exactly the configuration
+    asked (through the cache), so `ddmin` and `isolate` are Zeller and Hildebrandt's."""
 
     def __init__(
         self,
         test: Callable[[frozenset[T]], Outcome],
         *,
-        split: Split[T] = split_evenly,
+        split: Split[list[T]] = split_evenly,
         cache: Cache[T] | None = None,
         stats: Stats | None = None,
         listener: Listener[T] | None = None,
@@ -160,7 +290,6 @@ class DD(Generic[T]):
         self._cache: Cache[T] = cache if cache is not None else Memo()
         self.stats = stats if stats is not None else Stats()
         self._listener = listener
-        self._granularity = 2
         # The smallest configuration known to fail; the best answer so far if the run is stopped.
         self.best: list[T] = []
 
@@ -183,91 +312,21 @@ class DD(Generic[T]):
         if outcome is Outcome.FAIL and len(key) < len(self.best):
             self.best = list(config)
         if self._listener is not None:
-            step = Step(key, outcome, source, self._granularity, frozenset(self.best))
-            self._listener(step)
+            self._listener(Step(key, outcome, source, frozenset(self.best)))
         return outcome
 
     def ddmin(self, items: Sequence[T]) -> list[T]:
         """A 1-minimal failing subset of `items` (which must fail, while ∅ passes)."""
-        current, n, start = list(items), 2, 0
-        self.best = list(current)
-        while len(current) >= 2:
-            self._granularity = n
-            parts = self._split(current, n)
-            reduced = self._reduce_to_subset(parts, start)
-            if reduced is not None:
-                current, n, start = reduced, 2, 0
-                continue
-            index = self._reduce_to_complement(current, parts, start)
-            if index is not None:
-                current = _without(current, parts[index])
-                n, start = max(len(parts) - 1, 2), index
-                continue
-            if len(parts) >= len(current):
-                break  # every single item was removed once, and nothing failed: 1-minimal
-            n, start = min(2 * len(parts), len(current)), 0
-        return current
-
-    def _reduce_to_subset(self, parts: list[list[T]], start: int) -> list[T] | None:
-        for _, part in _rotated(parts, start):
-            if self.evaluate(part) is Outcome.FAIL:
-                return part
-        return None
-
-    def _reduce_to_complement(
-        self, current: list[T], parts: list[list[T]], start: int
-    ) -> int | None:
-        if len(parts) == 2:
-            return None  # each complement is the other subset, already tested
-        for index, part in _rotated(parts, start):
-            if self.evaluate(_without(current, part)) is Outcome.FAIL:
-                return index
-        return None
+        self.best = list(items)
+        return minimize(items, self._probe, split=self._split)
 
     def isolate(self, items: Sequence[T]) -> Isolation[T]:
         """Passing and failing subsets of `items` with a 1-minimal difference (TSE 2002 dd)."""
-        passing: list[T] = []
-        failing = list(items)
-        self.best = list(failing)
-        n = 2
-        while True:
-            delta = _without(failing, passing)
-            if len(delta) <= 1:
-                break  # a single change left between passing and failing: 1-minimal
-            self._granularity = n
-            parts = self._split(delta, n)
-            moved = self._isolation_step(passing, failing, parts, n)
-            if moved is not None:
-                passing, failing, n = moved
-            elif len(parts) < len(delta):
-                n = min(2 * len(parts), len(delta))
-            else:
-                break
-        return Isolation(passing, failing)
+        self.best = list(items)
+        return isolate(items, self._probe, split=self._split)
 
-    def _isolation_step(
-        self, passing: list[T], failing: list[T], parts: list[list[T]], n: int
-    ) -> tuple[list[T], list[T], int] | None:
-        """Apply the first of dd's four rules that holds for some part (in the TSE order).
-
-        Returns the new (passing, failing, n), or None when no rule applies at this granularity.
-        """
-        restart, shrink = 2, max(n - 1, 2)
-        grown = [_in_order(failing, passing + part) for part in parts]
-        shrunk = [_without(failing, part) for part in parts]
-        for config in grown:
-            if self.evaluate(config) is Outcome.FAIL:
-                return passing, config, restart  # reduce to subset
-        for config in shrunk:
-            if self.evaluate(config) is Outcome.PASS:
-                return config, failing, restart  # increase to complement
-        for config in grown:
-            if self.evaluate(config) is Outcome.PASS:
-                return config, failing, shrink  # increase to subset
-        for config in shrunk:
-            if self.evaluate(config) is Outcome.FAIL:
-                return passing, config, shrink  # reduce to complement
-        return None
+    def _probe(self, config: list[T]) -> Probed[T]:
+        return Probed(self.evaluate(config), frozenset(config))
 
 
 def bisect(count: int, test: Callable[[int], Outcome]) -> tuple[int, int]:

@@ -15,18 +15,15 @@ Dependencies: a unit that adds a use of a name needs every unit that adds a defi
 (a call needs its function, a caller needs the new signature), and a unit that removes a
 definition needs every unit that removes a use of it (a rename's old name must leave all call
 sites with it; not when the same unit defines the name again, as a new value does), and the
-removal and the addition of a definition that is rewritten or moved need each other. dd tests
-only configurations closed under these needs: each configuration is replaced by its *interior*
-(`interior`), the largest closed subset, which drops every unit whose needs are not all there.
-So a call without its new function, or half a rename, is never built; they simply have no
-effect until what they need is in the configuration too. (The interior,
-unlike adding what is missing, never drags a culprit into a configuration through a spurious
-need, so a 1-minimal configuration is also a smallest closed one.) The analysis over-approximates
-(same-named things in different scopes); the price is tests that change less than they could,
-never a wrong answer: every configuration tested is exactly what it claims to be. When a build
-fails anyway, `learn` reads the missing names from its output (undefined reference, undeclared,
-NameError, ImportError ...) and adds the needs it reveals, so that the configuration's interior
-leaves the offending units out: Zeller's failure resolution loop.
+removal and the addition of a definition that is rewritten or moved need each other. These
+needs are a hint for the search (search.py), not a filter: a candidate is first tried as its
+*interior* (`interior`), the largest subset in which every unit has what it needs, so that a
+call without its new function, or half a rename, is not built when the analysis is right. The
+analysis over-approximates (the same name in different scopes), so a candidate that is built
+without some needs and resolves disproves them (`unlearn`), and when a build fails anyway,
+`learn` takes the missing names it printed (undefined reference, undeclared, NameError,
+ImportError ...; see `missing_names`) and adds the needs they reveal: Zeller's failure
+resolution loop.
 """
 
 from __future__ import annotations
@@ -121,13 +118,13 @@ class Hierarchy:
         order = sorted(grouped, key=lambda k: k if isinstance(k, int) else 0)
         return [Group(labels[k], tuple(grouped[k])) for k in order]
 
-    def prefix(self, groups: Sequence[Group], config: frozenset[Group]) -> frozenset[str]:
+    def prefix(self, groups: Sequence[Group], config: frozenset[str]) -> frozenset[str]:
         """The units of the longest run of `groups` (in history order) that `config` holds
-        from the start: at the commit level a commit comes only with all commits before it,
-        so the search over commits is a search over prefixes of history, like `git bisect`."""
+        whole from the start: at the commit level a commit comes only with all commits before
+        it, so the search over commits is a search over prefixes of history, like `git bisect`."""
         kept: list[str] = []
         for group in groups:
-            if group not in config:
+            if not config.issuperset(group.members):
                 break
             kept += group.members
         return frozenset(kept)
@@ -147,18 +144,33 @@ class Hierarchy:
     def is_closed(self, config: frozenset[str]) -> bool:
         return all(self.needs.get(unit, set()) <= config for unit in config)
 
-    def learn(self, config: frozenset[str], output: str) -> bool:
-        """Read missing names from a failed build's `output`; add the needs they reveal for
-        the units of `config`. True if that changes `config`'s interior (worth a retry)."""
+    def learn(self, config: frozenset[str], missing: Iterable[str]) -> bool:
+        """Add the needs that a failed build of `config` reveals by the names it said were
+        `missing` (see `missing_names`). True if that changes `config`'s interior (worth a
+        retry)."""
         if self._names is None:
             return False
-        for name in missing_names(output):
+        for name in missing:
             for user in self._names.users(name) & config:
                 for provider in self._names.providers(name) - {user}:
                     self._need(user, provider)
         changed = self.interior(config) != config
         self.learned += changed
         return changed
+
+    def unlearn(self, config: frozenset[str]) -> bool:
+        """Forget the needs that `config` violates: it was built and tested without them and
+        gave PASS or FAIL, so they are not needed (a name matched in the wrong scope). True if
+        any was forgotten."""
+        forgotten = False
+        for user in config:
+            missing = self.needs.get(user, set()) - config
+            for provider in missing:
+                self._needed_by.get(provider, set()).discard(user)
+            if missing:
+                self.needs[user] -= missing
+                forgotten = True
+        return forgotten
 
     def _need(self, user: str, provider: str) -> None:
         self.needs.setdefault(user, set()).add(provider)

@@ -1,6 +1,6 @@
 """What the user reads and keeps: the text summary, the JSON report, the test log.
 
-Owns the presentation of a `session.Result`, and nothing about how it was found. The text is for
+Owns the presentation of a `model.Result`, and nothing about how it was found. The text is for
 people: the answer first (each culprit with its file, function context, line numbers and diff),
 how sure it is (confirmed, flaky, or interrupted before it was 1-minimal), then what it cost. The
 JSON is for tools and keeps every number the text shows, plus the whole test log. The HTML
@@ -22,7 +22,7 @@ from ddchange.cache import TestRecord
 from ddchange.dd import Outcome
 from ddchange.git import CommitInfo
 from ddchange.hunks import Hunk
-from ddchange.session import Confirmation, Result
+from ddchange.model import Claim, Confirmation, Result
 
 
 def _plural(count: int, word: str) -> str:
@@ -36,30 +36,69 @@ def _location(hunk: Hunk, scope: str) -> str:
 
 
 def _headline(result: Result) -> str:
+    """The answer in one sentence; every fact in it is read from a `Claim` (a recorded run)."""
     request, count = result.request, len(result.culprits)
     between = (
         f"between {request.good} ({result.revisions.good[:12]}) and {request.bad} "
         f"({result.revisions.bad[:12]})"
     )
     changes = f"{_plural(count, 'change')} of {len(result.diff.hunks)}"
+    command = f"`{' '.join(request.test)}`"
     if result.outcome == "interrupted":
         return (
-            f"ddchange: interrupted. Best answer so far: {changes} {between} still fail "
-            f"`{' '.join(request.test)}`; it may not be minimal yet. Run the same command "
-            "again to resume where this run stopped."
+            f"ddchange: interrupted. Best answer so far: {changes} {between} ({_seen(result)}); "
+            "it may not be minimal yet. Run the same command again to resume where this run "
+            "stopped."
+        )
+    if result.outcome == "flaky":
+        return (
+            f"ddchange: NO RELIABLE ANSWER: the test is flaky. The smallest set seen to fail is "
+            f"{changes} {between} ({_seen(result)} under {command})."
         )
     if request.isolate:
         return (
             f"ddchange: GOOD plus {_plural(len(result.passing), 'change')} passes; adding "
-            f"{'this' if count == 1 else 'these'} {changes} {between} makes "
-            f"`{' '.join(request.test)}` fail. The difference is 1-minimal: each of its "
-            "changes is needed to turn the pass into the failure."
+            f"{'this' if count == 1 else 'these'} {changes} {between} makes {command} fail. "
+            f"{_minimality(result)}"
         )
     verb = "makes" if count == 1 else "make"
-    return (
-        f"ddchange: {changes} {between} {verb} `{' '.join(request.test)}` fail; "
-        "removing any one of them makes it pass."
-    )
+    return f"ddchange: {changes} {between} {verb} {command} fail. {_minimality(result)}"
+
+
+def _seen(result: Result) -> str:
+    """How often the answer was seen to fail, from its records."""
+    claim = result.answer
+    if claim is None or claim.fails == 0:
+        return "nothing smaller than BAD was seen to fail"
+    return f"it failed in {claim.fails} of {_plural(claim.runs, 'run')}"
+
+
+def _minimality(result: Result) -> str:
+    """What the recorded checks say about taking one change away (or, with --isolate, adding
+    one to the passing set)."""
+    if result.request.isolate:
+        grown = [c.outcome for c in result.checks[0::2]]
+        shrunk = [c.outcome for c in result.checks[1::2]]
+        return (
+            "The difference is 1-minimal, each change checked by a run: the passing set plus "
+            f"it {_tally(grown, Outcome.PASS)}, and the failing set without it "
+            f"{_tally(shrunk, Outcome.FAIL)}."
+        )
+    outcomes = [c.outcome for c in result.checks]
+    if outcomes and all(o is Outcome.PASS for o in outcomes):
+        return "Removing any one of them makes it pass (each checked by a run)."
+    return f"It is 1-minimal: without any one of them, it {_tally(outcomes, Outcome.FAIL)}."
+
+
+def _tally(outcomes: list[Outcome], never: Outcome) -> str:
+    """'did not pass (2 failed, 1 could not be tested)', counted from recorded outcomes."""
+    counts = {o: sum(x is o for x in outcomes) for o in Outcome if o is not never}
+    parts = [
+        f"{n} {'could not be tested' if o is Outcome.UNRESOLVED else o.value + 'ed'}"
+        for o, n in counts.items()
+        if n
+    ]
+    return f"did not {never.value} ({', '.join(parts) or 'no run'})"
 
 
 def _commit_line(info: CommitInfo) -> str:
@@ -185,11 +224,11 @@ def _cost(result: Result) -> str:
     stats = result.stats
     resumed = f"{result.resumed} taken from earlier attempts, " if result.resumed else ""
     overhead = result.wall_time - result.command_time
-    retried, resolved = result.resolutions
+    learned, disproved = result.resolutions
     resolution = (
-        f" {_plural(retried, 'failed build')} retried with a missing dependency, {resolved} "
-        "of them then resolved."
-        if retried
+        f" Dependencies: {_plural(learned, 'failed build')} taught a missing one, "
+        f"{_plural(disproved, 'run')} disproved assumed ones."
+        if learned or disproved
         else ""
     )
     return (
@@ -238,6 +277,17 @@ def _culprit(hunk: Hunk, scope: str) -> dict[str, Any]:
     }
 
 
+def _claim(claim: Claim | None) -> dict[str, Any] | None:
+    if claim is None:
+        return None
+    return {
+        "size": len(claim.config),
+        "outcome": claim.outcome.value,
+        "runs": claim.runs,
+        "fails": claim.fails,
+    }
+
+
 def record(record: TestRecord) -> dict[str, Any]:
     """One test as JSON: also the line format of `ddchange log`."""
     return {
@@ -273,7 +323,8 @@ def as_json(result: Result) -> str:
         "cache_hits": stats.cache_hits,
         "implied": stats.implied,
         "dependencies": request.dependencies,
-        "resolution": {"retried": result.resolutions[0], "resolved": result.resolutions[1]},
+        "dependencies_learned": result.resolutions[0],
+        "dependencies_disproved": result.resolutions[1],
         "hunks_total": len(result.diff.hunks),
         "wall_time": round(result.wall_time, 3),
         "command_time": round(result.command_time, 3),
@@ -284,6 +335,10 @@ def as_json(result: Result) -> str:
             {"phase": d.phase, "size": d.size, "outcomes": [o.value for o in d.outcomes]}
             for d in result.disagreements
         ],
+        "answer": _claim(result.answer),
+        "passing_set": _claim(result.passing_claim),
+        # the recorded runs behind "1-minimal" (see model.Result.checks)
+        "checks": [_claim(c) for c in result.checks],
         "culprits": [_unit(h, result) for h in result.culprits],
         "passing": [_unit(h, result) for h in result.passing],
         "skipped": list(result.diff.skipped),
@@ -463,8 +518,8 @@ def html(result: Result) -> str:
 
 
 _OUTCOMES = {
-    "found": "found: 1-minimal",
-    "flaky": "flaky: the test gave different outcomes for the same changes",
+    "found": "found: seen to fail, 1-minimal by runs",
+    "flaky": "flaky: the test gave different outcomes for the same changes; no reliable answer",
     "interrupted": "interrupted: the answer may not be minimal yet",
 }
 

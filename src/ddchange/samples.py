@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ddchange.errors import GitFailed, UnknownScenario
-from ddchange.session import Request
+from ddchange.model import Request
 
 SCENARIO_FILE = "scenario.toml"
 # What `ddchange demo` runs without a name: it needs nothing but python3.

@@ -1,0 +1,144 @@
+"""The data model every layer shares: what was asked, what each run showed, what was found.
+
+Owns the records that flow one way through ddchange: a `Request` (validated by the CLI) goes
+to the session; the trial layer turns configurations into `TestRecord`s (cache.py), the only
+source of outcomes; the session assembles a `Result` from those records; the renderers in
+report.py read only the `Result`. A `Claim` is how the result carries a statement about one
+configuration: the outcome and the real runs behind it, so that nothing is printed as a fact
+without a recorded run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ddchange.cache import TestRecord
+from ddchange.dd import Outcome, Source, Stats
+from ddchange.git import CommitInfo
+from ddchange.hunks import Diff, Hunk
+
+STRATEGIES = ("diff", "history", "auto")
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user asked for, already validated by the CLI."""
+
+    repo: Path
+    good: str
+    bad: str
+    test: tuple[str, ...]
+    build: str | None = None
+    timeout: float | None = None
+    fail_pattern: str | None = None
+    monotony: bool = True
+    granularity: str = "line"
+    dependencies: bool = True
+    # "diff": one search over GOOD..BAD's changes; "history": prefixes of its commits first;
+    # "auto": bisect the first-parent history, then search inside the culprit commit
+    strategy: str = "diff"
+    isolate: bool = False  # dd (a passing and a failing set, 1-minimal difference), not ddmin
+    retries: int = 0
+    confirm: bool = True
+
+
+@dataclass(frozen=True)
+class Revisions:
+    good: str  # full SHAs
+    bad: str
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Sent to the listener after every evaluation, real or answered without a run."""
+
+    phase: str
+    outcome: Outcome
+    source: Source
+    reason: str  # why a real test gave its outcome ("exit 1", "build failed: ..."); "" if cached
+    size: int
+    remaining: int  # change units in the smallest failing configuration (minus the passing)
+    tests_run: int
+    commit: str = ""  # the commit tested, in the "bisect" phase
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """Evidence of a flaky test: one configuration, several runs, different outcomes."""
+
+    phase: str
+    size: int
+    outcomes: tuple[Outcome, ...]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A statement about one configuration, read from the records of this run: the outcome
+    its real runs agree on (UNRESOLVED when they disagree) and how many of them failed."""
+
+    config: frozenset[str]
+    outcome: Outcome
+    runs: int
+    fails: int
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """The answer run again at the end, for real."""
+
+    answer: Outcome  # GOOD + the answer (with --isolate: the failing set): FAIL confirms it
+    # ddmin: BAD without the answer; PASS means the answer is the whole cause.
+    # --isolate: GOOD + the passing set; PASS confirms the pair.
+    rest: Outcome
+
+
+@dataclass(frozen=True)
+class Route:
+    """How the search went about it: which strategy, and for "auto" what bisection found."""
+
+    strategy: str
+    bisect_tests: int = 0  # commits of the first-parent history tested
+    last_good: str | None = None  # the newest first-parent commit seen to pass (or GOOD)
+    first_bad: str | None = None  # the oldest first-parent commit seen to fail (or BAD)
+    suspects: tuple[str, ...] = ()  # commits in last_good..first_bad: the culprit commit(s)
+    alone: Outcome | None = None  # GOOD + the suspects' changes; FAIL: searched inside them
+    searched: str = "range"  # "commit": only the suspects' changes; "range": all of GOOD..BAD
+
+
+# How a run ended. "found": the answer was seen to fail, and without each of its changes it was
+# run and did not fail (and, unless --no-confirm, it failed again when rerun). "flaky": runs of
+# one configuration disagreed; the answer is what was seen, not a verdict. "interrupted":
+# stopped before the answer was checked.
+OUTCOMES = ("found", "flaky", "interrupted")
+
+
+@dataclass
+class Result:
+    """The answer and how it was reached; every claim in it is a `Claim` read from records."""
+
+    request: Request
+    revisions: Revisions
+    diff: Diff
+    culprits: list[Hunk]
+    patch: bytes
+    stats: Stats
+    log: list[TestRecord]  # every test of this run, earlier attempts included
+    wall_time: float
+    command_time: float  # seconds inside build and test commands, in this process
+    tests_run: int  # real runs of build and test, in this process
+    outcome: str = "found"  # see OUTCOMES
+    resumed: int = 0  # tests taken from earlier attempts instead of running them
+    confirmation: Confirmation | None = None
+    disagreements: list[Disagreement] = field(default_factory=list)
+    resolutions: tuple[int, int] = (0, 0)  # builds that taught a need; needs disproved
+    scopes: dict[str, str] = field(default_factory=dict)  # culprit id → enclosing function
+    passing: list[Hunk] = field(default_factory=list)  # --isolate: the largest passing set
+    route: Route = field(default_factory=lambda: Route("diff"))
+    # unit id → the commits of GOOD..BAD that brought it, oldest first (culprits and passing)
+    attribution: dict[str, tuple[CommitInfo, ...]] = field(default_factory=dict)
+    answer: Claim | None = None  # the failing set (None: nothing was seen to fail but BAD)
+    passing_claim: Claim | None = None  # --isolate: the passing set
+    # What backs "1-minimal": ddmin: the answer without each of its changes; --isolate: the
+    # passing set plus each change of the difference, and the failing set without it.
+    checks: list[Claim] = field(default_factory=list)

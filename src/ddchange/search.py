@@ -1,0 +1,352 @@
+"""The search: from a failing set of change units to a smaller one, 1-minimal by real outcomes.
+
+Owns the hierarchical strategy (ddmin, or dd with `isolate`, level by level down the hierarchy
+of grouping.py: files, then functions, hunks, lines), how dependencies steer it, and the final
+check that makes the answer's claims true. Pure: no git, no files, no processes. Everything it
+learns about a configuration comes from the injected `test`, which must give the outcome of a
+real run of *exactly* that configuration (ddchange's trial layer; a plain function in tests),
+and from the cache, which holds only such outcomes.
+
+Invariants, and where they are kept:
+- The search only ever moves to configurations whose outcome was really seen (dd.py's
+  `Probed`). A cache answer implied by monotony is replaced by the recorded configuration that
+  implies it (`OutcomeCache.witness`), so the answer and both sides of dd's pair always have a
+  real outcome: `Found.answer` was seen to FAIL, `Found.passing` to PASS.
+- Dependencies are a hint, never a filter. A candidate whose units lack what they need is
+  first tried as its interior (the largest dependency-closed subset, which builds); when that
+  does not fail and the hint is in doubt, the plain candidate is tried too (`_probe`). A plain
+  candidate that resolves (PASS or FAIL) disproves the needs it violates, which are forgotten
+  (`Hierarchy.unlearn`); a build that fails for a missing name teaches one (Zeller's failure
+  resolution loop, `Hierarchy.learn`). So the hint can make a search cheaper, never its answer
+  larger: the answer is checked without the hint at the end.
+- 1-minimality is checked by real outcomes only (`_verify`): for each atom of the answer at the
+  finest level, the answer without exactly that atom has a recorded outcome other than FAIL.
+  When one fails, the search goes on from there. Monotony and dependencies may skip and order
+  work before that; they never certify. `Found.checks` lists the configurations whose outcomes
+  back the claim, so that the caller can read them from its own records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ddchange import dd
+from ddchange.cache import OutcomeCache
+from ddchange.dd import Outcome, Probed, Source, Stats, Step, split_evenly
+from ddchange.grouping import Hierarchy
+from ddchange.hunks import Diff, Hunk
+
+Config = frozenset[str]
+# The real outcome of exactly this configuration (a run, or a record of one).
+Test = Callable[[Config], Outcome]
+# The names a real run of this configuration said were missing (see grouping.missing_names).
+Missing = Callable[[Config], frozenset[str]]
+Listener = Callable[[str, Step[str]], None]
+
+# Plain candidates the hint must have kept from breaking, more than it misled, before it is
+# trusted without a plain try: two builds that failed without the hint, per one that did not.
+TRUST_AFTER = 2
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the search found, and the configurations whose real outcomes back it."""
+
+    answer: Config  # seen to FAIL
+    passing: Config = frozenset()  # isolate: seen to PASS, a subset of answer
+    # ddmin: answer minus each atom (none failed). dd: passing plus each atom of the
+    # difference (none passed) and answer minus each (none failed).
+    checks: tuple[Config, ...] = ()
+    atoms: tuple[tuple[str, ...], ...] = ()  # the answer's atoms (difference's, for dd)
+    tests: int = 0  # calls to `test`
+    cache_hits: int = 0
+    implied: int = 0
+    learned: int = 0  # builds whose missing names taught a need
+    unlearned: int = 0  # plain candidates that disproved needs
+    plain: int = 0  # plain candidates tried where the hint gave no failure
+
+
+@dataclass
+class _Hint:
+    """The hint's record: plain tries that broke (it was right) or resolved (it was wrong)."""
+
+    right: int = 0
+    wrong: int = 0
+    plain: int = 0
+
+    def doubted(self) -> bool:
+        return self.right < TRUST_AFTER * (self.wrong + 1)
+
+
+@dataclass
+class Search:
+    """One hierarchical search over the units of `diff`; see the module docstring."""
+
+    diff: Diff
+    test: Test
+    hierarchy: Hierarchy
+    cache: OutcomeCache[str] = field(default_factory=OutcomeCache[str])
+    missing: Missing = lambda _config: frozenset()
+    listener: Listener | None = None
+    stats: Stats = field(default_factory=Stats)
+    finest: str = "line"  # the level the answer is 1-minimal at
+    level: str = "file"
+    current: Config = frozenset()  # the failing configuration the running level reduces
+    best: Config = frozenset()  # the smallest configuration seen to fail
+    best_passing: Config = frozenset()  # isolate: the largest seen to pass inside `best`
+    _hint: _Hint = field(default_factory=_Hint)
+    _unlearned: int = 0
+
+    def __post_init__(self) -> None:
+        self._units = {unit.id: unit for unit in self.diff.hunks}
+        self._order = {unit.id: n for n, unit in enumerate(self.diff.hunks)}
+
+    # -- the strategy ---------------------------------------------------------------------
+
+    def minimize(self, start: Config, levels: Sequence[str]) -> Found:
+        """ddmin down `levels` from `start` (seen to fail), then the check by real outcomes."""
+        self.best, self.finest = start, levels[-1]
+        failing = start
+        for level in levels:
+            failing = self._ddmin(level, failing)
+        return self._verify_minimal(levels[-1], failing)
+
+    def isolate(self, start: Config, levels: Sequence[str]) -> Found:
+        """dd down `levels`: each level works on the previous level's difference, on top of its
+        passing set; then the check by real outcomes."""
+        self.best, self.finest = start, levels[-1]
+        passing, failing = frozenset[str](), start
+        for level in levels:
+            passing, failing = self._dd(level, passing, failing)
+        return self._verify_pair(levels[-1], passing, failing)
+
+    def _ddmin(self, level: str, failing: Config) -> Config:
+        self.enter(level)
+        self.current = failing
+        found = dd.minimize(
+            self._ordered(failing), self._probe, atoms=self._atoms, split=split_evenly
+        )
+        return frozenset(found)
+
+    def _dd(self, level: str, passing: Config, failing: Config) -> tuple[Config, Config]:
+        self.enter(level)
+        self.current = failing
+
+        def probe(config: list[str]) -> Probed[str]:
+            return self._probe(self._ordered(passing | frozenset(config)))
+
+        pair = dd.isolate(
+            self._ordered(failing - passing), probe, atoms=self._atoms, split=split_evenly
+        )
+        return passing | frozenset(pair.passing), passing | frozenset(pair.failing)
+
+    # -- the check by real outcomes ---------------------------------------------------------
+
+    def _verify_minimal(self, level: str, failing: Config) -> Found:
+        """Remove each atom of `failing` in turn, for real; go on from any removal that fails."""
+        self.enter("verify")
+        while True:
+            atoms = self._atoms(self._ordered(failing))
+            if level == "commit":
+                atoms = atoms[-1:]  # prefixes of history: one commit shorter must not fail
+            for atom in atoms:
+                rest = failing - frozenset(atom)
+                if self._exact(rest) is Outcome.FAIL:
+                    failing = self._ddmin(level, rest)
+                    self.enter("verify")
+                    break
+            else:
+                checks = tuple(failing - frozenset(atom) for atom in atoms)
+                return self._found(failing, frozenset(), checks, atoms)
+
+    def _verify_pair(self, level: str, passing: Config, failing: Config) -> Found:
+        """Try each atom of the difference on both sides, for real, until none moves the pair."""
+        self.enter("verify")
+        while True:
+            atoms = self._atoms(self._ordered(failing - passing))
+            moved = self._move(passing, failing, atoms)
+            if moved is None:
+                checks = tuple(
+                    config
+                    for atom in atoms
+                    for config in (passing | frozenset(atom), failing - frozenset(atom))
+                )
+                return self._found(failing, passing, checks, atoms)
+            passing, failing = moved
+
+    def _move(
+        self, passing: Config, failing: Config, atoms: list[list[str]]
+    ) -> tuple[Config, Config] | None:
+        if len(atoms) <= 1 and self._exact(passing) is Outcome.PASS:
+            return None  # one atom apart: adding it is the failing set, removing it the passing
+        for atom in atoms:
+            grown, shrunk = passing | frozenset(atom), failing - frozenset(atom)
+            if self._exact(grown) is Outcome.PASS:
+                return grown, failing
+            if self._exact(shrunk) is Outcome.FAIL:
+                return passing, shrunk
+        return None
+
+    def _exact(self, config: Config) -> Outcome:
+        """The real outcome of exactly `config`: a record, or a run; never an implication."""
+        known = self.cache.exact(config)
+        return known if known is not None else self._run(config)
+
+    def _found(
+        self, answer: Config, passing: Config, checks: tuple[Config, ...], atoms: list[list[str]]
+    ) -> Found:
+        return Found(
+            answer,
+            passing,
+            checks,
+            tuple(tuple(atom) for atom in atoms),
+            self.stats.tests_run,
+            self.stats.cache_hits,
+            self.stats.implied,
+            self.hierarchy.learned,
+            self._unlearned,
+            self._hint.plain,
+        )
+
+    # -- probes: what a candidate is tested as ---------------------------------------------
+
+    def probe(self, config: Config) -> Probed[str]:
+        """The outcome of one configuration as the search finds it out: its interior first,
+        then, when that does not fail and the hint is in doubt, the configuration itself."""
+        closed = self.hierarchy.interior(config)
+        if closed != config:
+            found = self._resolving(closed)
+            if found.outcome is Outcome.FAIL or not self._hint.doubted():
+                return found
+            self._hint.plain += 1
+        found = self._ask(config)
+        if closed != config:
+            self._judge_hint(config, found.outcome)
+        return found
+
+    def _probe(self, candidate: list[str]) -> Probed[str]:
+        """A candidate of the running level, probed; at the commit level it stands for the
+        prefix of history it holds whole (see Hierarchy.prefix)."""
+        plain = frozenset(candidate)
+        if self.level == "commit":
+            groups = self.hierarchy.groups("commit", self._hunks(self.current))
+            plain = self.hierarchy.prefix(groups, plain)
+        return self.probe(plain)
+
+    def _judge_hint(self, plain: Config, outcome: Outcome) -> None:
+        if outcome is Outcome.UNRESOLVED:
+            self._hint.right += 1
+        elif self.hierarchy.unlearn(plain):
+            self._hint.wrong += 1
+            self._unlearned += 1
+
+    def _resolving(self, config: Config) -> Probed[str]:
+        """`config`, and while its build fails for want of a name that another change defines,
+        its interior with the need that reveals (Zeller's failure resolution loop)."""
+        found = self._ask(config)
+        while found.outcome is Outcome.UNRESOLVED and self.hierarchy.learn(
+            found.config, self.missing(found.config)
+        ):
+            found = self._ask(self.hierarchy.interior(found.config))
+        return found
+
+    def _ask(self, config: Config) -> Probed[str]:
+        """From the cache when it knows (an implied answer stands for the recorded
+        configuration that implies it), else from a real test."""
+        hit = self.cache.lookup(config)
+        if hit is None:
+            outcome = self._run(config)
+            return Probed(outcome, config)
+        witness = self.cache.witness(config, hit.outcome) if hit.implied else config
+        if hit.implied:
+            self.stats.implied += 1
+            self._keep(witness, hit.outcome)
+        else:
+            self.stats.cache_hits += 1
+        self._report(config, hit.outcome, Source.IMPLIED if hit.implied else Source.CACHE)
+        return Probed(hit.outcome, witness)
+
+    def _run(self, config: Config) -> Outcome:
+        outcome = self.test(config)
+        self.cache.store(config, outcome)
+        self.stats.tests_run += 1
+        self.stats.outcomes[outcome] += 1
+        self._report(config, outcome, Source.TEST)
+        return outcome
+
+    def _report(self, config: Config, outcome: Outcome, source: Source) -> None:
+        if source is not Source.IMPLIED:  # only what was seen may become the best answer
+            self._keep(config, outcome)
+        if self.listener is not None:
+            self.listener(self.level, Step(config, outcome, source, self.best))
+
+    def _keep(self, config: Config, outcome: Outcome) -> None:
+        """Track the smallest configuration seen to fail, the failing one the running level
+        reduces, and (dd) the largest seen to pass inside the smallest failing one."""
+        if outcome is Outcome.FAIL and config < self.current:
+            self.current = config
+        if outcome is Outcome.FAIL and len(config) < len(self.best):
+            self.best = config
+            if not self.best_passing <= config:
+                self.best_passing = frozenset()
+        if outcome is Outcome.PASS and len(config) > len(self.best_passing) and config < self.best:
+            self.best_passing = config
+
+    # -- units, in diff order, and their atoms -------------------------------------------------
+
+    def enter(self, level: str) -> None:
+        self.level = level
+
+    def _ordered(self, config: Config) -> list[str]:
+        return sorted(config, key=self._order.__getitem__)
+
+    def _hunks(self, config: Config) -> list[Hunk]:
+        return [self._units[unit] for unit in self._ordered(config)]
+
+    def _atoms(self, config: list[str]) -> list[list[str]]:
+        level = self.level if self.level != "verify" else self.finest
+        units = [self._units[unit] for unit in config]
+        return [list(group.members) for group in self.hierarchy.groups(level, units)]
+
+
+def minimize(
+    diff: Diff,
+    test: Test,
+    *,
+    levels: Sequence[str] = ("file", "function", "hunk", "line"),
+    dependencies: bool = True,
+    monotony: bool = True,
+    isolate: bool = False,
+    start: Config | None = None,
+    hierarchy: Hierarchy | None = None,
+    cache: OutcomeCache[str] | None = None,
+    missing: Missing | None = None,
+    listener: Listener | None = None,
+) -> Found:
+    """ddmin (or with `isolate`, dd) level by level down `levels`, then checked by real
+    outcomes; see the module docstring.
+
+    `test` gets configurations as frozensets of the ids of `diff.hunks` (for the "line" level,
+    pass `hunks.split_lines(diff)`, whose units are line changes). Precondition, not tested
+    here: the empty configuration passes and `start` (default: all of `diff.hunks`) fails; a
+    cache given here should already hold both.
+    """
+    search = Search(
+        diff,
+        test,
+        hierarchy or Hierarchy(diff, dependencies=dependencies),
+        cache if cache is not None else _known_ends(diff, start, monotony),
+        missing or (lambda _config: frozenset()),
+        listener,
+    )
+    everything = start if start is not None else frozenset(unit.id for unit in diff.hunks)
+    return (search.isolate if isolate else search.minimize)(everything, levels)
+
+
+def _known_ends(diff: Diff, start: Config | None, monotony: bool) -> OutcomeCache[str]:
+    """A cache holding the precondition: ∅ passes and the start fails."""
+    cache = OutcomeCache[str](monotony=monotony)
+    cache.store(frozenset(), Outcome.PASS)
+    cache.store(start if start is not None else frozenset(u.id for u in diff.hunks), Outcome.FAIL)
+    return cache

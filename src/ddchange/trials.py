@@ -1,0 +1,151 @@
+"""Trials: the only place where a configuration gets an outcome.
+
+Owns materializing a configuration in the scratch tree, building and testing it (runner.py),
+and recording the run in this run's journal and log before anything else sees its outcome.
+Everything that ddchange states about a configuration ("fails", "passes without this change")
+is read back from these records (`claim`), never inferred beside them.
+
+Flakiness: the outcome of a configuration is the one all its recorded runs agree on (its
+earlier runs in resumed attempts included); when they disagree it is UNRESOLVED, and the
+disagreement is kept as evidence for the report.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ddchange import grouping, hunks, runner
+from ddchange.cache import Journal, TestRecord
+from ddchange.dd import Outcome
+from ddchange.hunks import Diff, FileState
+from ddchange.model import Claim, Disagreement
+from ddchange.worktree import Scratch
+
+States = Mapping[str, FileState | None]
+
+
+@dataclass
+class Trials:
+    """Real runs of configurations of `diff` in one scratch tree, recorded under `key`."""
+
+    diff: Diff
+    scratch: Scratch
+    journal: Journal
+    key: str
+    command: tuple[str, ...]
+    where: Path  # the directory the test runs in (the user's subdirectory, if GOOD has it)
+    build: str | None = None
+    timeout: float | None = None
+    expect: runner.Expectation = field(default_factory=lambda: runner.Expectation(None, None))
+    retries: int = 0
+    on_record: Callable[[TestRecord], None] = lambda _record: None
+    phase: str = "good"
+    log: list[TestRecord] = field(default_factory=list)
+    resumed: int = 0
+    tests_run: int = 0  # real runs made by this process
+    command_time: float = 0.0
+    disagreements: list[Disagreement] = field(default_factory=list)
+    # Paths outside the diff that a commit's tree wrote (bisection), with GOOD's state: every
+    # later configuration puts them back, so no file of a commit is left behind.
+    strays: dict[str, FileState | None] = field(default_factory=dict)
+
+    def resume(self, request: str) -> dict[frozenset[str], Outcome]:
+        """Take over the records of earlier attempts of this run; their agreed outcomes."""
+        self.journal.begin(self.key, request)
+        self.log = self.journal.records(self.key)
+        self.resumed = len(self.log)
+        for record in self.log:
+            if record.phase == "bad" and record.outcome is Outcome.FAIL:
+                self.adopt_failure(record.exit_code)
+        return {config: self._agreed(records) for config, records in self._by_config().items()}
+
+    def adopt_failure(self, exit_code: int | None) -> None:
+        """BAD's exit code becomes *the* failure: another exit code is a different failure."""
+        self.expect = runner.Expectation(exit_code, self.expect.pattern)
+
+    def run(self, config: frozenset[str], states: States | None = None) -> Outcome:
+        """The outcome of `config` from 1 + retries real runs, agreeing with its earlier runs
+        (UNRESOLVED, with the evidence kept, when they disagree)."""
+        earlier = [r for r in self.log if r.config == config]
+        runs = [self.once(config, states).outcome]
+        while runs[-1] is not Outcome.UNRESOLVED and len(runs) <= self.retries:
+            runs.append(self.once(config, states).outcome)
+        return self._agreed(earlier + self.log[-len(runs) :])
+
+    def once(self, config: frozenset[str], states: States | None = None) -> runner.Verdict:
+        """Materialize `config` (or write `states`) in the scratch tree, build and test it, and
+        record the run: the one way an outcome comes into being."""
+        try:
+            written = hunks.materialize(self.diff, config) if states is None else states
+            self.scratch.apply({**self.strays, **written})
+        except hunks.Conflict as conflict:
+            verdict = runner.Verdict(Outcome.UNRESOLVED, f"does not apply: {conflict}", None, None)
+        else:
+            verdict = runner.run_candidate(
+                self.where if self.where.is_dir() else self.scratch.path,
+                self.command,
+                build=self.build,
+                timeout=self.timeout,
+                expect=self.expect,
+            )
+        self._record(config, verdict)
+        return verdict
+
+    def claim(self, config: frozenset[str]) -> Claim | None:
+        """What this run's records say about exactly `config`; None if it never ran."""
+        records = [r for r in self.log if r.config == config]
+        if not records:
+            return None
+        fails = sum(r.outcome is Outcome.FAIL for r in records)
+        outcomes = {r.outcome for r in records}
+        agreed = outcomes.pop() if len(outcomes) == 1 else Outcome.UNRESOLVED
+        return Claim(config, agreed, len(records), fails)
+
+    def missing(self, config: frozenset[str]) -> frozenset[str]:
+        """The names the latest run of `config` said were missing (for the failure resolution
+        loop); kept in the journal, so that a resumed run learns the same."""
+        return next((r.missing for r in reversed(self.log) if r.config == config), frozenset())
+
+    def _record(self, config: frozenset[str], verdict: runner.Verdict) -> None:
+        executions = [e for e in (verdict.build, verdict.test) if e is not None]
+        duration = sum(e.duration for e in executions)
+        last = executions[-1] if executions else None
+        output = "" if last is None else last.output
+        record = TestRecord(
+            len(self.log) + 1,
+            self.phase,
+            config,
+            verdict.outcome,
+            verdict.reason,
+            None if last is None else last.exit_code,
+            duration,
+            "" if last is None else last.tail,
+            frozenset(grouping.missing_names(output))
+            if verdict.outcome is Outcome.UNRESOLVED
+            else frozenset(),
+        )
+        self.journal.append(self.key, record)
+        self.log.append(record)
+        self.tests_run += 1
+        self.command_time += duration
+        self.on_record(record)
+
+    def _by_config(self) -> dict[frozenset[str], list[TestRecord]]:
+        grouped: dict[frozenset[str], list[TestRecord]] = defaultdict(list)
+        for record in self.log:
+            grouped[record.config].append(record)
+        return grouped
+
+    def _agreed(self, records: list[TestRecord]) -> Outcome:
+        """The outcome all `records` (of one configuration) agree on; else note the evidence."""
+        outcomes = tuple(dict.fromkeys(r.outcome for r in records))
+        if len(outcomes) == 1:
+            return outcomes[0]
+        evidence = Disagreement(
+            records[-1].phase, records[-1].size, tuple(r.outcome for r in records)
+        )
+        self.disagreements.append(evidence)
+        return Outcome.UNRESOLVED
