@@ -58,6 +58,7 @@ PASS, FAIL, UNRESOLVED = "pass", "fail", "unresolved"
 GIT_TIMEOUT = 300.0
 PIP_TIMEOUT = 900.0
 SEARCH_TIMEOUT = 4 * 3600.0  # one whole ddchange or git bisect run
+OUTSIDE_SEARCH = ("good", "bad", "confirm")  # ddchange's runs that are not the search's
 JUDGE_LIMIT = 300  # answers with more -U0 hunks are not checked hunk by hunk
 AUTHOR = ("ddchange bench", "bench@example.org")
 DATES = {"good": "2000-01-01T00:00:00+0000", "bad": "2000-01-02T00:00:00+0000"}
@@ -592,9 +593,12 @@ def ddchange(case: Case, repo: Path, box: Sandbox, mode: str, args: argparse.Nam
     row.exit = "timeout" if done.code is None else str(done.code)
     data = _read_json(report)
     row.outcome = str(data.get("outcome", "—"))
-    if isinstance(data.get("tests_run"), int):
-        row.count = data["tests_run"]
-        row.tests = str(row.count)
+    log = data.get("log")
+    if isinstance(data.get("tests_run"), int) and isinstance(log, list):
+        # The search's own runs, comparable with textbook ddmin's (which has no pre-flight
+        # and no confirmation).
+        row.count = sum(r.get("phase") not in OUTSIDE_SEARCH for r in log if isinstance(r, dict))
+        row.tests = f"{data['tests_run']} ({row.count})"
     culprits, passing = data.get("culprits"), data.get("passing")
     if isinstance(culprits, list):
         row.size = len(culprits)
@@ -808,8 +812,9 @@ def section(rows: list[Row], ran: list[str], seconds: float) -> str:
         "of `git diff -M good bad` (a whole added, deleted, renamed or binary file is one). "
         "ddchange runs with `--timeout` and each case's build, from a reset journal; `answer` "
         "is its number of changes (for `--isolate` the difference, with its passing set), "
-        "`tests` its `tests_run` (pre-flight and confirmation included). Textbook ddmin (TSE "
-        "2002; an exact cache only) counts the checks it ran; `N+`: the budget ran out. "
+        "`tests` its `tests_run` (pre-flight and confirmation included) and, in brackets, "
+        "the search's own runs, which the summary compares with textbook ddmin's. Textbook "
+        "ddmin (TSE 2002; an exact cache only) counts the checks it ran; `N+`: the budget ran out. "
         "`git bisect run` counts check runs; with two commits it can only name BAD. The verdict "
         "is independent of ddchange, from git and the check alone in a separate clone: the "
         'answer patch applied on `good` must make the check exit 1 ("reproduces"), and '
@@ -889,9 +894,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         except Broken as error:
             print(f"   broken: {error}", flush=True)
             rows.append(Row(directory.name, title, verdict=f"broken: {error}"))
-    body = section(rows, ran, time.monotonic() - started)
+        # After every case, so that a long run that is stopped keeps what it measured (the
+        # section names the cases that ran).
+        body = section(rows, ran, time.monotonic() - started)
+        write(args.results, body)
     print(body, end="")
-    write(args.results, body)
 
 
 if __name__ == "__main__":
