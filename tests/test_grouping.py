@@ -175,3 +175,82 @@ def test_a_new_value_for_a_name_does_not_need_the_removal_of_its_uses(
     needs = Hierarchy(diff).needs
     assert needs.get(by_text['-SEP = ","'], set()) == set(), "a new value needs nothing"
     assert by_text["-from config import SEP, OTHER"] in needs[by_text["-OTHER = 1"]]
+
+
+def test_a_new_signature_needs_its_callers_and_its_declaration(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """`int pack(int a)` → `int pack(int a, int b)` in the header and the .c file, and a caller
+    updated: unlike a new value, a function's header rewritten in place is a new signature, so
+    the declaration, the definition and the call are tied together (else "too few arguments",
+    "conflicting types")."""
+    header = "int pack(int a);\n"
+    source = '#include "pack.h"\n\nint pack(int a)\n{\n    return a;\n}\n'
+    caller = '#include "pack.h"\n\nint main(void)\n{\n    return pack(1);\n}\n'
+    repo, (good, bad) = make_repo(
+        tmp_path,
+        [
+            {"pack.h": header, "pack.c": source, "main.c": caller},
+            {
+                "pack.h": header.replace("int a)", "int a, int b)"),
+                "pack.c": source.replace("int a)", "int a, int b)").replace("a;", "a + b;"),
+                "main.c": caller.replace("pack(1)", "pack(1, 2)"),
+            },
+        ],
+    )
+    diff = hunks.split_lines(git.read_diff(git.open_repo(repo), good, bad))
+    unit = {u.path + u.diff.splitlines()[1]: u.id for u in diff.hunks}
+    declaration, definition = unit["pack.h-int pack(int a);"], unit["pack.c-int pack(int a)"]
+    call = unit["main.c-    return pack(1);"]
+    needs = Hierarchy(diff).needs
+    if not syntax.has_grammar("pack.c"):
+        pytest.skip("the C grammar tells functions from values")
+    assert {definition, call} <= needs[declaration]
+    assert {declaration, call} <= needs[definition]
+    assert declaration in needs[call]
+
+
+def test_docs_and_configuration_neither_define_nor_use_files_as_names(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """An added project file `.idea/pkg.iml` does not define the module name `pkg`, and a
+    README line naming `version.h` does not need the change that adds it; a C include does."""
+    repo, (good, bad) = make_repo(
+        tmp_path,
+        [
+            {"app.py": "x = 1\n", "README.md": "Docs.\n", "main.c": "int main(void);\n"},
+            {
+                "app.py": "import pkg\nx = 1\n",
+                ".idea/pkg.iml": "<module/>\n",
+                "README.md": "Docs. See version.h.\n",
+                "version.h": "#define V 1\n",
+                "main.c": '#include "version.h"\nint main(void);\n',
+            },
+        ],
+    )
+    diff = hunks.split_lines(git.read_diff(git.open_repo(repo), good, bad))
+    unit = {u.path: u.id for u in diff.hunks}
+    needs = Hierarchy(diff).needs
+    assert unit[".idea/pkg.iml"] not in needs.get(unit["app.py"], set())
+    assert unit["version.h"] not in needs.get(unit["README.md"], set())
+    assert unit["version.h"] in needs[unit["main.c"]]
+
+
+def test_an_import_binds_its_name_in_its_own_file_only(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """A new example file that imports `pkg` is no provider of `pkg` for a test elsewhere."""
+    repo, (good, bad) = make_repo(
+        tmp_path,
+        [
+            {"test_a.py": "import pkg\n\n\ndef test():\n    assert pkg\n"},
+            {
+                "test_a.py": "import pkg\n\n\ndef test():\n    assert pkg.run()\n",
+                "examples/demo.py": "import pkg\n\npkg.run()\n",
+            },
+        ],
+    )
+    diff = hunks.split_lines(git.read_diff(git.open_repo(repo), good, bad))
+    unit = {u.path: u.id for u in diff.hunks}
+    needs = Hierarchy(diff).needs
+    assert unit["examples/demo.py"] not in needs.get(unit["test_a.py"], set())

@@ -205,9 +205,19 @@ class _Names:
         self.removed_defs: dict[str, set[str]] = defaultdict(set)
         self.added_uses: dict[str, set[str]] = defaultdict(set)
         self.removed_uses: dict[str, set[str]] = defaultdict(set)
+        # Units that add a binding of a plain name in any form: a definition, an import, a
+        # member of a class ("C.m" under "m"), as a failed build names them.
+        self.added_bindings: dict[str, set[str]] = defaultdict(set)
+        # Functions and methods by name: a change to a function's header is a new signature,
+        # which its callers must follow, unlike a new value for a variable.
+        self.functions: set[str] = set()
         for unit in diff.hunks:
             self._read(diff.files[unit.file], unit)
             self._read_file_names(diff.files[unit.file], unit)
+        for file in diff.files:
+            for content in (file.old_content, file.new_content):
+                found = syntax.scopes(file.path, content) if content is not None else None
+                self.functions |= {s.name for s in found or () if s.kind in _CALLABLE}
 
     def _read(self, file: FileDiff, unit: Hunk) -> None:
         removed, added = _lines_of(file, unit)
@@ -218,19 +228,30 @@ class _Names:
             if content is None or not lines:
                 continue
             found = syntax.names(path, content, lines)
+            # A name the same lines define and use is an import (`from m import a`): a binding
+            # of something defined elsewhere, seen only in its own file. It is kept under a
+            # file-local key that only uses in the same file also carry.
             for name in found.defined:
-                defs[name].add(unit.id)
+                defs[_local(path, name) if name in found.used else name].add(unit.id)
+                if defs is self.added_defs:  # what a missing name may point to (`learn`)
+                    self.added_bindings[name.rsplit(".", 1)[-1]].add(unit.id)
             for name in found.used:
                 uses[name].add(unit.id)
+                uses[_local(path, name)].add(unit.id)
 
     def _read_file_names(self, file: FileDiff, unit: Hunk) -> None:
-        """Files are names too: an added file defines its name and stem (version.h, version),
-        which an `#include "version.h"`, a Makefile's `version.o` or a Python `import version`
-        use; a deleted file's name is a removed definition."""
+        """Files are names too: an added source file defines its name and stem (version.h,
+        version), which an `#include "version.h"`, a Makefile's `version.o` or a Python
+        `import version` use; any other added file only its whole name (data.csv); a deleted
+        file's names are removed definitions. Only code and build files use file names:
+        docs and configuration never do."""
         if unit.kind in ("add", "delete"):
             defs = self.added_defs if unit.kind == "add" else self.removed_defs
-            for name in file_names(file.path):
+            names = file_names(file.path) if _is_code(file.path) else {_base(file.path)}
+            for name in names:
                 defs[name].add(unit.id)
+        if not (_is_code(file.path) or _is_build(file.path)):
+            return
         removed, added = _lines_of(file, unit)
         for content, lines, uses in (
             (file.new_content, added, self.added_uses),
@@ -247,14 +268,18 @@ class _Names:
             for user in users:
                 needs[user] |= self.added_defs.get(name, set()) - {user}
         for name, definers in self.removed_defs.items():
-            # A definition rewritten in place (removed and added by the same unit: a new value,
-            # a new body) leaves the name defined: its old uses may stay.
-            for definer in definers - self.added_defs.get(name, set()):
+            added = self.added_defs.get(name, set())
+            function = name in self.functions
+            # A value rewritten in place (removed and added by the same unit: `SEP = ";"`)
+            # leaves the name defined: its old uses may stay. A function's header rewritten
+            # in place is a new signature: its old calls must go with it.
+            for definer in definers if function else definers - added:
                 needs[definer] |= self.removed_uses.get(name, set()) - {definer}
-            # A definition rewritten or moved (removed here, added there): without both
-            # halves the name is undefined or defined twice.
-            rewritten = definers | self.added_defs.get(name, set())
-            if len(rewritten) > len(definers):
+            # A definition rewritten or moved (removed here, added there), or a function's
+            # declaration and definition rewritten together: without all of them the name is
+            # undefined, defined twice, or declared with two types.
+            rewritten = definers | added
+            if len(rewritten) > len(definers) or (function and len(rewritten) > 1):
                 for unit in rewritten:
                     needs[unit] |= rewritten - {unit}
         return {unit: needed for unit, needed in needs.items() if needed}
@@ -264,8 +289,18 @@ class _Names:
         return self.added_uses.get(name, set()) | self.added_defs.get(name, set())
 
     def providers(self, name: str) -> set[str]:
-        """Units that add a definition of `name`, or change its uses (arity errors)."""
-        return self.added_defs.get(name, set()) | self.added_uses.get(name, set())
+        """Units that add a binding of `name` (a definition, an import, a member), or change
+        its uses (arity errors)."""
+        return (
+            self.added_defs.get(name, set())
+            | self.added_bindings.get(name, set())
+            | self.added_uses.get(name, set())
+        )
+
+
+def _local(path: str, name: str) -> str:
+    """The key of `name` as bound in the file `path` only (see _Names._read)."""
+    return f"{path}\0{name}"
 
 
 def _lines_of(file: FileDiff, unit: Hunk) -> tuple[list[int], list[int]]:
@@ -277,6 +312,8 @@ def _lines_of(file: FileDiff, unit: Hunk) -> tuple[list[int], list[int]]:
         return list(range(1, file.old_content.count(b"\n") + 2)), []
     return changed_lines(unit)
 
+
+_CALLABLE = frozenset({"function", "method"})
 
 # What compilers, linkers and interpreters say when a name is missing (C, C++, Python, Java,
 # Go, Rust, JavaScript). The name is the first group of the first pattern that matches.
@@ -311,8 +348,28 @@ _FILE_TOKEN = re.compile(r"[\w./+-]*\w\.[A-Za-z]\w*")
 
 def file_names(path: str) -> set[str]:
     """The names under which code refers to a file: its base name and its stem."""
-    base = os.path.basename(path.replace("\\", "/"))
+    base = _base(path)
     return {base, base.split(".", 1)[0]} - {""}
+
+
+def _base(path: str) -> str:
+    return os.path.basename(path.replace("\\", "/"))
+
+
+# Build descriptions that name source and object files (a Makefile's `version.o`).
+_BUILD_FILES = re.compile(
+    r"(?:GNU)?[Mm]akefile(?:\.\w+)?|.*\.(?:mk|mak|cmake)|CMakeLists\.txt|meson\.build|"
+    r"(?:SConstruct|SConscript|BUILD|BUILD\.bazel|setup\.py)"
+)
+
+
+def _is_code(path: str) -> bool:
+    """A source file in a language ddchange reads (not a .pyi stub: stubs define no code)."""
+    return syntax.language_of(path) is not None and not path.endswith(".pyi")
+
+
+def _is_build(path: str) -> bool:
+    return _BUILD_FILES.fullmatch(_base(path)) is not None
 
 
 def missing_names(output: str) -> set[str]:
