@@ -827,14 +827,16 @@ def section(rows: list[Row], ran: list[str], seconds: float) -> str:
     return intro + "\n\n" + table(rows) + "\n" + "\n".join(summary(rows)) + "\n"
 
 
-def write(path: Path, body: str) -> None:
-    """Put the section into `path` (RESULTS.md by default), keeping every other section."""
+def write(path: Path, body: str, part: str | None) -> None:
+    """Put the section into `path` (RESULTS.md by default), keeping every other section; a
+    `part` (cases run apart, such as the slow C build) has a section of its own."""
+    heading = f"{HEADING}: {part}" if part else HEADING
     if path.resolve() == results.RESULTS.resolve():
-        results.write_section(HEADING, body)
+        results.write_section(heading, body)
         return
     existing = path.read_text() if path.exists() else results.TITLE
-    text = f"{HEADING}\n\n{body.rstrip()}\n\n"
-    path.write_text(results.with_section(existing, HEADING, text).rstrip("\n") + "\n")
+    text = f"{heading}\n\n{body.rstrip()}\n\n"
+    path.write_text(results.with_section(existing, heading, text).rstrip("\n") + "\n")
 
 
 # -- main ---------------------------------------------------------------------------------------
@@ -850,6 +852,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--case-dir", type=Path, default=CASES, help="where the cases are")
     parser.add_argument("--results", type=Path, default=results.RESULTS, help="file to write")
     parser.add_argument("--ddchange", type=Path, default=DDCHANGE, help="the command to measure")
+    parser.add_argument("--part", help="write a section of its own, named PART")
     args = parser.parse_args(argv)
     args.modes = [m for m in args.modes.split(",") if m]
     unknown = set(args.modes) - set(MODES)
@@ -897,7 +900,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         # After every case, so that a long run that is stopped keeps what it measured (the
         # section names the cases that ran).
         body = section(rows, ran, time.monotonic() - started)
-        write(args.results, body)
+        write(args.results, body, args.part)
     print(body, end="")
 
 

@@ -70,6 +70,7 @@ def test_interior_drops_units_whose_needs_are_missing_transitively() -> None:
         ("fmt.c:9:5: error: implicit declaration of function ‘div_round’", {"div_round"}),
         ("NameError: name 'parse_record' is not defined", {"parse_record"}),
         ("ImportError: cannot import name 'parse_record' from 'm'", {"parse_record"}),
+        ("""unexpected error: NameError("name 'tidy' is not defined")""", {"tidy"}),
         (
             "src/main.c:9:10: fatal error: version.h: No such file or directory",
             {"version.h", "version"},

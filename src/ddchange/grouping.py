@@ -325,8 +325,9 @@ _MISSING = re.compile(
     r"|(?:too few|too many) arguments to function [‘'`](?:\w+\s+\**)?([A-Za-z_]\w*)"
     r"|conflicting types for [‘'`]([A-Za-z_]\w*)[’']"
     r"|[‘'`]([A-Za-z_]\w*)[’'] was not declared in this scope"
-    r"|NameError: name '([A-Za-z_]\w*)' is not defined"
-    r"|ImportError: cannot import name '([A-Za-z_]\w*)'"
+    # Python's messages, also where a test printed only repr(error): NameError("name ...").
+    r"|name '([A-Za-z_]\w*)' is not defined"
+    r"|cannot import name '([A-Za-z_]\w*)'"
     r"|has no attribute '([A-Za-z_]\w*)'"
     r"|cannot find symbol\s+symbol:\s+\w+\s+([A-Za-z_]\w*)"
     r"|undefined: ([A-Za-z_]\w*)"

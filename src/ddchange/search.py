@@ -161,7 +161,8 @@ class Search:
                 return self._found(failing, frozenset(), checks, atoms)
 
     def _verify_pair(self, level: str, passing: Config, failing: Config) -> Found:
-        """Try each atom of the difference on both sides, for real, until none moves the pair."""
+        """Try each atom of the difference on both sides, for real; when one moves the pair,
+        dd goes on from the moved pair, and the check starts again."""
         self.enter("verify")
         while True:
             atoms = self._atoms(self._ordered(failing - passing))
@@ -173,7 +174,8 @@ class Search:
                     for config in (passing | frozenset(atom), failing - frozenset(atom))
                 )
                 return self._found(failing, passing, checks, atoms)
-            passing, failing = moved
+            passing, failing = self._dd(level, *moved)
+            self.enter("verify")
 
     def _move(
         self, passing: Config, failing: Config, atoms: list[list[str]]
