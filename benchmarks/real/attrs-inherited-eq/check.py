@@ -11,19 +11,11 @@ Exit 0: fields(Base).x == fields(Sub).x; 1: they differ; 125: cannot tell.
 import os
 import sys
 
-UNTESTABLE = 125
-
-root = os.getcwd()
-src = os.path.join(root, "src")
-sys.path.insert(0, src if os.path.isdir(os.path.join(src, "attr")) else root)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checking import UNTESTABLE, run  # noqa: E402
 
 
-def main():
-    try:
-        import attr
-    except Exception as exc:
-        print("cannot import attr:", repr(exc))
-        return UNTESTABLE
+def main(attr):
 
     @attr.s
     class Base:
@@ -58,9 +50,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        code = main()
-    except Exception as exc:
-        print("unexpected error:", repr(exc))
-        code = UNTESTABLE
-    sys.exit(code)
+    run(main, "attr")

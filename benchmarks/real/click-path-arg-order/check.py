@@ -11,19 +11,11 @@ readable=False as before; 1: the two flags come out swapped; 125: cannot tell.
 import os
 import sys
 
-UNTESTABLE = 125
-
-root = os.getcwd()
-src = os.path.join(root, "src")
-sys.path.insert(0, src if os.path.isdir(os.path.join(src, "click")) else root)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checking import UNTESTABLE, run  # noqa: E402
 
 
-def main():
-    try:
-        import click
-    except Exception as exc:
-        print("cannot import click:", repr(exc))
-        return UNTESTABLE
+def main(click):
 
     # exists, file_okay, dir_okay, then writable=True, readable=False in the
     # historical order.
@@ -40,9 +32,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        code = main()
-    except Exception as exc:
-        print("unexpected error:", repr(exc))
-        code = UNTESTABLE
-    sys.exit(code)
+    run(main, "click")

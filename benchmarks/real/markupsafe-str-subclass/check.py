@@ -12,20 +12,12 @@ Exit 0: escaping works; 1: the SystemError regression; 125: cannot tell
 import os
 import sys
 
-UNTESTABLE = 125
-
-root = os.getcwd()
-src = os.path.join(root, "src")
-sys.path.insert(0, src if os.path.isdir(os.path.join(src, "markupsafe")) else root)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checking import UNTESTABLE, run  # noqa: E402
 
 
-def main():
-    try:
-        import markupsafe
-        from markupsafe import _speedups  # noqa: F401  the C extension must be built
-    except Exception as exc:  # ImportError, SyntaxError, ...
-        print("cannot import markupsafe or its C speedups:", repr(exc))
-        return UNTESTABLE
+def main(markupsafe, _speedups):
+    root = os.getcwd()
 
     origin = getattr(_speedups, "__file__", "") or ""
     if not origin.startswith(root):
@@ -63,9 +55,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        code = main()
-    except Exception as exc:
-        print("unexpected error:", repr(exc))
-        code = UNTESTABLE
-    sys.exit(code)
+    run(main, "markupsafe", "markupsafe._speedups")

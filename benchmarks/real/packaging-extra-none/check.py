@@ -12,21 +12,13 @@ Exit 0: evaluates to False; 1: the TypeError; 125: cannot tell.
 import os
 import sys
 
-UNTESTABLE = 125
-
-root = os.getcwd()
-src = os.path.join(root, "src")
-sys.path.insert(0, src if os.path.isdir(os.path.join(src, "packaging")) else root)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checking import UNTESTABLE, run  # noqa: E402
 
 
-def main():
-    try:
-        from packaging.markers import Marker
-    except Exception as exc:
-        print("cannot import packaging.markers:", repr(exc))
-        return UNTESTABLE
+def main(markers):
 
-    marker = Marker('extra == "foo"')
+    marker = markers.Marker('extra == "foo"')
     # Sanity: ordinary string values still evaluate as before.
     if (
         marker.evaluate({"extra": "foo"}) is not True
@@ -52,9 +44,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        code = main()
-    except Exception as exc:
-        print("unexpected error:", repr(exc))
-        code = UNTESTABLE
-    sys.exit(code)
+    run(main, "packaging.markers")

@@ -10,17 +10,11 @@ Exit 0: minimum honoured; 1: a too-short word is accepted; 125: cannot tell.
 import os
 import sys
 
-UNTESTABLE = 125
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checking import UNTESTABLE, run  # noqa: E402
 
-sys.path.insert(0, os.getcwd())
 
-
-def main():
-    try:
-        import pyparsing as pp
-    except Exception as exc:
-        print("cannot import pyparsing:", repr(exc))
-        return UNTESTABLE
+def main(pp):
 
     # Sanity: a long enough word must still match, else something else is broken.
     word = pp.Word(pp.alphas, min=3)
@@ -52,9 +46,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        code = main()
-    except Exception as exc:
-        print("unexpected error:", repr(exc))
-        code = UNTESTABLE
-    sys.exit(code)
+    run(main, "pyparsing")

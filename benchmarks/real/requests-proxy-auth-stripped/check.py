@@ -14,30 +14,22 @@ Exit 0: header kept; 1: header stripped; 125: cannot tell.
 import os
 import sys
 
-UNTESTABLE = 125
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checking import UNTESTABLE, run  # noqa: E402
 
-sys.path.insert(0, os.getcwd())
 
-
-def main():
+def main(requests, adapters, models):
     # Make the test independent of the caller's proxy settings.
     for var in list(os.environ):
         if var.lower().endswith("_proxy"):
             del os.environ[var]
-    try:
-        import requests
-        from requests.adapters import BaseAdapter
-        from requests.models import Response
-    except Exception as exc:
-        print("cannot import requests:", repr(exc))
-        return UNTESTABLE
 
     seen = {}
 
-    class Recorder(BaseAdapter):
+    class Recorder(adapters.BaseAdapter):
         def send(self, request, **kwargs):
             seen["headers"] = dict(request.headers)
-            resp = Response()
+            resp = models.Response()
             resp.status_code = 200
             resp.url = request.url
             resp.request = request
@@ -71,9 +63,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        code = main()
-    except Exception as exc:
-        print("unexpected error:", repr(exc))
-        code = UNTESTABLE
-    sys.exit(code)
+    run(main, "requests", "requests.adapters", "requests.models")

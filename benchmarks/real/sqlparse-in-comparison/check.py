@@ -10,18 +10,11 @@ Exit 0: IN is a Keyword; 1: IN is a comparison operator; 125: cannot tell.
 import os
 import sys
 
-UNTESTABLE = 125
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checking import UNTESTABLE, run  # noqa: E402
 
-sys.path.insert(0, os.getcwd())
 
-
-def main():
-    try:
-        import sqlparse
-        from sqlparse import tokens as T
-    except Exception as exc:
-        print("cannot import sqlparse:", repr(exc))
-        return UNTESTABLE
+def main(sqlparse, T):
 
     sql = "select * from t where a in (1, 2)"
     stmt = sqlparse.parse(sql)[0]
@@ -44,9 +37,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        code = main()
-    except Exception as exc:
-        print("unexpected error:", repr(exc))
-        code = UNTESTABLE
-    sys.exit(code)
+    run(main, "sqlparse", "sqlparse.tokens")
