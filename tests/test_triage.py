@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +210,54 @@ def test_isolate_on_the_merge(sample_repo: SampleRepo, tmp_path: Path) -> None:
     }
     assert {(e.path, e.line) for e in scenario.expected} <= lines
     assert result["confirmation"] == {"answer": "fail", "rest": "pass"}
+
+
+def assert_claims_backed(result: dict[str, Any]) -> None:
+    """Every claim of the JSON report is a configuration the log shows with that outcome."""
+    seen: dict[tuple[str, ...], set[str]] = {}
+    for record in result["log"]:
+        seen.setdefault(tuple(record["config"]), set()).add(record["outcome"])
+    claims = [result["answer"], *result["checks"]]
+    assert result["answer"]["outcome"] == "fail"
+    for claim in claims:
+        assert seen.get(tuple(claim["changes"])) == {claim["outcome"]}, claim
+    ids = {c["id"] for c in result["culprits"]} | {p["id"] for p in result["passing"]}
+    assert tuple(sorted(ids)) == tuple(result["answer"]["changes"])
+
+
+def test_a_masking_change_cannot_make_a_claim_by_implication(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """Not monotone: the bug fails alone, but a third change masks it, and the bug fails again
+    with a fourth. GOOD plus bug + mask passes, so monotony would call the bug alone "pass";
+    the answer must come from runs: the bug alone, whose removal leaves GOOD (PASS)."""
+    test = (
+        "grep -q bug x.txt || exit 0\n"
+        "grep -q mask m.txt && ! grep -q more y.txt && exit 0\n"
+        "exit 1\n"
+    )
+    files = {"x.txt": "ok\n", "m.txt": "-\n", "y.txt": "-\n", "z.txt": "-\n"}
+    repo, _ = make_repo(
+        tmp_path,
+        [
+            {"test.sh": test, **files},
+            {"x.txt": "bug\n", "m.txt": "mask\n", "y.txt": "more\n", "z.txt": "noise\n"},
+        ],
+    )
+    report = tmp_path / "report.json"
+    for mode in ([], ["--isolate"]):
+        done = ddchange(
+            "HEAD~1..HEAD", *mode, "--json", str(report), "--", "sh", "test.sh", cwd=repo
+        )
+        assert done.returncode == 0, done.stderr
+        result = json.loads(report.read_text())
+        assert_claims_backed(result)
+        if not mode:  # ddmin: the bug alone; dd's difference depends on its passing set
+            assert [c["path"] for c in result["culprits"]] == ["x.txt"]
+        ddchange("reset", cwd=repo)
+
+
+def test_claims_on_the_merge_are_backed_by_runs(sample_repo: SampleRepo, tmp_path: Path) -> None:
+    repo, scenario = sample_repo("merge")
+    for options in ((), ("--isolate",), ("--strategy", "auto")):
+        assert_claims_backed(search(repo, scenario, tmp_path, *options))

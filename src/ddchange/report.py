@@ -281,7 +281,7 @@ def _claim(claim: Claim | None) -> dict[str, Any] | None:
     if claim is None:
         return None
     return {
-        "size": len(claim.config),
+        "changes": sorted(claim.config),  # unit ids, as in the log's "config"
         "outcome": claim.outcome.value,
         "runs": claim.runs,
         "fails": claim.fails,
