@@ -8,7 +8,7 @@ changes; nearly every subset failed to build, and isolating the one failure-indu
 470 tests flat, 289 grouped by location and 97 grouped by function. This benchmark rebuilds that
 situation: gdb_project.py writes a C project of 100+ files whose GOOD→BAD change has N hunks of
 renames, signature changes, new helpers, moved functions and local refactorings (most subsets
-do not compile) plus exactly one wrong constant. ddchange's search (`session.minimize`) runs over
+do not compile) plus exactly one wrong constant. ddchange's search (`search.minimize`) runs over
 it with each grouping strategy, against gdb_oracle.py's simulated compiler, linker and test (no
 gcc: thousands of tests per run). One real run of the `ddchange` command at 2,000 hunks, with
 gcc, make and `sh test.sh`, checks the simulation: every configuration the real run built is
@@ -302,8 +302,9 @@ def body(sizes: list[Size], args: argparse.Namespace, real: RealRun | None) -> s
         f"{args.budget}`. A generated C project (`gdb_project.py`: {modules_for(min(args.sizes))}"
         "+ modules, a .c file and a header each) and one GOOD→BAD change of renames, signature "
         "changes, new helpers, moved functions and local refactorings with exactly one wrong "
-        "constant, searched by `session.minimize` against a simulated compiler, linker and test "
-        "(`gdb_oracle.py`). `tests` are calls to the test during the search (the command adds 2 "
+        "constant, searched by `search.minimize` against a simulated compiler, linker and test "
+        "(`gdb_oracle.py`). `tests` are calls to the test during the search, the final check "
+        "that the answer without each of its units does not fail included (the command adds 2 "
         "pre-flight and 2 confirmation runs)"
     )
     if len(seeds) > 1:
