@@ -58,13 +58,11 @@ class Found:
     # ddmin: answer minus each atom (none failed). dd: passing plus each atom of the
     # difference (none passed) and answer minus each (none failed).
     checks: tuple[Config, ...] = ()
-    atoms: tuple[tuple[str, ...], ...] = ()  # the answer's atoms (difference's, for dd)
     tests: int = 0  # calls to `test`
     cache_hits: int = 0
     implied: int = 0
     learned: int = 0  # builds whose missing names taught a need
     unlearned: int = 0  # plain candidates that disproved needs
-    plain: int = 0  # plain candidates tried where the hint gave no failure
 
 
 @dataclass
@@ -73,7 +71,6 @@ class _Hint:
 
     right: int = 0
     wrong: int = 0
-    plain: int = 0
 
     def doubted(self) -> bool:
         return self.right < TRUST_AFTER * (self.wrong + 1)
@@ -158,7 +155,7 @@ class Search:
                     break
             else:
                 checks = tuple(failing - frozenset(atom) for atom in atoms)
-                return self._found(failing, frozenset(), checks, atoms)
+                return self._found(failing, frozenset(), checks)
 
     def _verify_pair(self, level: str, passing: Config, failing: Config) -> Found:
         """Try each atom of the difference on both sides, for real; when one moves the pair,
@@ -173,7 +170,7 @@ class Search:
                     for atom in atoms
                     for config in (passing | frozenset(atom), failing - frozenset(atom))
                 )
-                return self._found(failing, passing, checks, atoms)
+                return self._found(failing, passing, checks)
             passing, failing = self._dd(level, *moved)
             self.enter("verify")
 
@@ -195,20 +192,16 @@ class Search:
         known = self.cache.exact(config)
         return known if known is not None else self._run(config)
 
-    def _found(
-        self, answer: Config, passing: Config, checks: tuple[Config, ...], atoms: list[list[str]]
-    ) -> Found:
+    def _found(self, answer: Config, passing: Config, checks: tuple[Config, ...]) -> Found:
         return Found(
             answer,
             passing,
             checks,
-            tuple(tuple(atom) for atom in atoms),
             self.stats.tests_run,
             self.stats.cache_hits,
             self.stats.implied,
             self.hierarchy.learned,
             self._unlearned,
-            self._hint.plain,
         )
 
     # -- probes: what a candidate is tested as ---------------------------------------------
@@ -221,7 +214,6 @@ class Search:
             found = self._resolving(closed)
             if found.outcome is Outcome.FAIL or not self._hint.doubted():
                 return found
-            self._hint.plain += 1
         found = self._ask(config)
         if closed != config:
             self._judge_hint(config, found.outcome)
