@@ -67,13 +67,16 @@ class Found:
 
 @dataclass
 class _Hint:
-    """The hint's record: plain tries that broke (it was right) or resolved (it was wrong)."""
+    """The hint's record: plain tries that broke (it was right) or resolved (it was wrong), and
+    whether it ever hid a change that the answer did not need (then it is never trusted again:
+    the check by real outcomes found a removable change that the interior had kept)."""
 
     right: int = 0
     wrong: int = 0
+    misled: bool = False
 
     def doubted(self) -> bool:
-        return self.right < TRUST_AFTER * (self.wrong + 1)
+        return self.misled or self.right < TRUST_AFTER * (self.wrong + 1)
 
 
 @dataclass
@@ -141,19 +144,22 @@ class Search:
     # -- the check by real outcomes ---------------------------------------------------------
 
     def _verify_minimal(self, level: str, failing: Config) -> Found:
-        """Remove each atom of `failing` in turn, for real; go on from any removal that fails."""
+        """Remove each atom of `failing` in turn, for real; a removal that still fails is
+        taken, and passes go on until one whole pass takes none. One pass costs a test per
+        atom and takes every atom that can go on its own; on an answer of mostly unbuildable
+        subsets that is far cheaper than starting ddmin again."""
         self.enter("verify")
         while True:
             atoms = self._atoms(self._ordered(failing))
             if level == "commit":
                 atoms = atoms[-1:]  # prefixes of history: one commit shorter must not fail
+            removed = False
             for atom in atoms:
                 rest = failing - frozenset(atom)
                 if self._exact(rest) is Outcome.FAIL:
-                    failing = self._ddmin(level, rest)
-                    self.enter("verify")
-                    break
-            else:
+                    self._misled(rest)
+                    failing, removed = rest, True
+            if not removed:
                 checks = tuple(failing - frozenset(atom) for atom in atoms)
                 return self._found(failing, frozenset(), checks)
 
@@ -182,10 +188,19 @@ class Search:
         for atom in atoms:
             grown, shrunk = passing | frozenset(atom), failing - frozenset(atom)
             if self._exact(grown) is Outcome.PASS:
+                self._misled(grown)
                 return grown, failing
             if self._exact(shrunk) is Outcome.FAIL:
+                self._misled(shrunk)
                 return passing, shrunk
         return None
+
+    def _misled(self, config: Config) -> None:
+        """The check found a move the search had missed: where the hint's interior stood in
+        for `config`, the needs it violates are disproved and the hint loses its trust."""
+        if self.hierarchy.unlearn(config):
+            self._unlearned += 1
+            self._hint.misled = True
 
     def _exact(self, config: Config) -> Outcome:
         """The real outcome of exactly `config`: a record, or a run; never an implication."""
