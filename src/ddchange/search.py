@@ -164,36 +164,29 @@ class Search:
                 return self._found(failing, frozenset(), checks)
 
     def _verify_pair(self, level: str, passing: Config, failing: Config) -> Found:
-        """Try each atom of the difference on both sides, for real; when one moves the pair,
-        dd goes on from the moved pair, and the check starts again."""
+        """Try each atom of the difference on both sides, for real: one that passes on top of
+        the passing set moves it up, one whose removal still fails moves the failing set
+        down. Passes go on until one whole pass moves nothing (as in `_verify_minimal`)."""
         self.enter("verify")
         while True:
             atoms = self._atoms(self._ordered(failing - passing))
-            moved = self._move(passing, failing, atoms)
-            if moved is None:
+            moved = False
+            for atom in map(frozenset, atoms):
+                if not atom <= failing - passing:
+                    continue
+                if self._exact(passing | atom) is Outcome.PASS:
+                    self._misled(passing | atom)
+                    passing, moved = passing | atom, True
+                elif self._exact(failing - atom) is Outcome.FAIL:
+                    self._misled(failing - atom)
+                    failing, moved = failing - atom, True
+            if not moved:
                 checks = tuple(
                     config
-                    for atom in atoms
-                    for config in (passing | frozenset(atom), failing - frozenset(atom))
+                    for atom in map(frozenset, atoms)
+                    for config in (passing | atom, failing - atom)
                 )
                 return self._found(failing, passing, checks)
-            passing, failing = self._dd(level, *moved)
-            self.enter("verify")
-
-    def _move(
-        self, passing: Config, failing: Config, atoms: list[list[str]]
-    ) -> tuple[Config, Config] | None:
-        if len(atoms) <= 1 and self._exact(passing) is Outcome.PASS:
-            return None  # one atom apart: adding it is the failing set, removing it the passing
-        for atom in atoms:
-            grown, shrunk = passing | frozenset(atom), failing - frozenset(atom)
-            if self._exact(grown) is Outcome.PASS:
-                self._misled(grown)
-                return grown, failing
-            if self._exact(shrunk) is Outcome.FAIL:
-                self._misled(shrunk)
-                return passing, shrunk
-        return None
 
     def _misled(self, config: Config) -> None:
         """The check found a move the search had missed: where the hint's interior stood in
