@@ -39,10 +39,12 @@ import gdb_oracle
 import gdb_project
 from results import write_section
 
-from ddchange import git, grouping, hunks
-from ddchange.dd import Outcome
-from ddchange.hunks import Diff
-from ddchange.search import minimize
+from ddchange import git
+from ddchange.diff import hunks
+from ddchange.diff.hunks import Diff
+from ddchange.hierarchy import grouping
+from ddchange.model import Outcome
+from ddchange.search.hierarchical import minimize
 
 HEADING = "## GDB-like change (`benchmarks/gdb_like.py`)"
 GDB = {"flat": "470", "by file": "289", "by function": "97"}  # tests at 8,721 changes

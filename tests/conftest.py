@@ -15,7 +15,7 @@ import pytest
 from gitsandbox import Zoo, build_zoo, hermetic
 
 from ddchange import samples
-from ddchange.runner import GIT_REDIRECTS
+from ddchange.trial.runner import GIT_REDIRECTS
 
 TEST_AUTHOR = "Test Author <author@example.org>"
 

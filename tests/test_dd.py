@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import ast
 import math
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import ddchange.dd
-from ddchange.cache import OutcomeCache
-from ddchange.dd import DD, Hit, Outcome, Source, Step, bisect, split_evenly
+from ddchange.model import Outcome, Source
+from ddchange.search.cache import OutcomeCache
+from ddchange.search.dd import DD, Hit, Step, bisect, split_evenly
 
 Oracle = Callable[[frozenset[int]], Outcome]
 
@@ -295,12 +295,17 @@ def test_bisect_budget_matches_git_bisect() -> None:
     assert len(calls) <= 10
 
 
-def test_dd_module_imports_no_io() -> None:
-    source = Path(ddchange.dd.__file__).read_text()
-    imported = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            imported |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            imported.add((node.module or "").split(".")[0])
-    assert imported <= {"__future__", "enum", "collections", "dataclasses", "typing"}
+def test_the_search_imports_no_io() -> None:
+    """The search layer (dd, the cache, the hierarchical strategy) and the data model it shares
+    run nothing: a fresh interpreter that imports them has loaded no git, no subprocess, no
+    database, no terminal library."""
+    probe = (
+        "import sys\n"
+        "import ddchange.search.dd, ddchange.search.cache, ddchange.model\n"
+        "banned = {'git', 'subprocess', 'sqlite3', 'click', 'rich', 'shutil', 'tempfile',\n"
+        "          'ddchange.git', 'ddchange.trial', 'ddchange.session'}\n"
+        "print(sorted(banned & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

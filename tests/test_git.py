@@ -10,7 +10,7 @@ import pytest
 from gitsandbox import ODD_NAMES, Sandbox, Zoo, init
 
 from ddchange import errors, git
-from ddchange.hunks import FileState
+from ddchange.diff.hunks import FileState
 
 ZERO = "0" * 40
 

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from ddchange import git, hunks, syntax
-from ddchange.dd import Outcome
-from ddchange.grouping import Hierarchy, missing_names
-from ddchange.hunks import Diff, FileDiff, Hunk
-from ddchange.search import minimize
+from ddchange import git
+from ddchange.diff import hunks
+from ddchange.diff.hunks import Diff, FileDiff, Hunk
+from ddchange.hierarchy import syntax
+from ddchange.hierarchy.grouping import Hierarchy, missing_names
+from ddchange.model import Outcome
+from ddchange.search.hierarchical import minimize
 
 Oracle = Callable[[frozenset[str]], Outcome]
 

@@ -12,8 +12,9 @@ from gitsandbox import ODD_NAMES, Sandbox, Zoo, hermetic, init
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from ddchange import git, hunks
-from ddchange.hunks import Conflict, Diff, FileDiff, FileState, Hunk, InconsistentDiff
+from ddchange import git
+from ddchange.diff import hunks
+from ddchange.diff.hunks import Conflict, Diff, FileDiff, FileState, Hunk, InconsistentDiff
 
 
 @pytest.fixture(scope="module")
@@ -334,7 +335,7 @@ def test_raw_and_patch_listing_different_files_is_an_internal_error(zoo: Zoo) ->
 
 def test_hunks_imports_no_git_process_or_filesystem_module() -> None:
     script = (
-        "import sys, ddchange.hunks\n"
+        "import sys, ddchange.diff.hunks\n"
         "banned = {'git', 'subprocess', 'ddchange.git', 'pathlib', 'shutil', 'tempfile'}\n"
         "print(sorted(banned & set(sys.modules)))\n"
     )

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from conftest import TEST_AUTHOR
 
-from ddchange import git, hunks, provenance, samples
+from ddchange import git, samples
+from ddchange.diff import hunks, provenance
 
 MakeRepo = Callable[..., tuple[Path, list[str]]]
 

@@ -35,8 +35,9 @@ from gitsandbox import hermetic
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddchange import cache, model, report, samples, session
-from ddchange.dd import Outcome
+from ddchange import model, samples, session
+from ddchange.model import Outcome
+from ddchange.report import render as report
 
 SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
 
@@ -166,7 +167,7 @@ def test_plot_has_one_marker_per_test_colored_by_outcome(found: model.Result) ->
 def test_large_searches_are_plotted_on_a_log_scale(found: model.Result) -> None:
     sizes = [0, 3000, 1500, 700, 90, 12, 3, 1]
     log = [
-        cache.TestRecord(n, "hunk", frozenset(map(str, range(size))), Outcome.FAIL, "", 1, 0.1)
+        model.TestRecord(n, "hunk", frozenset(map(str, range(size))), Outcome.FAIL, "", 1, 0.1)
         for n, size in enumerate(sizes, 1)
     ]
     elements = Elements(report.html(dataclasses.replace(found, log=log)))

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from ddchange import errors
-from ddchange.dd import Outcome
-from ddchange.runner import (
+from ddchange.model import Outcome
+from ddchange.trial.runner import (
     GIT_REDIRECTS,
     OUTPUT_LIMIT,
     TAIL_CHARS,

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from ddchange import git, hunks, runner, samples, worktree
-from ddchange.dd import Outcome
+from ddchange import git, samples
+from ddchange.diff import hunks
 from ddchange.errors import UnknownScenario
+from ddchange.model import Outcome
+from ddchange.trial import runner, worktree
 
 NAMES = [scenario.name for scenario in samples.scenarios()]
 

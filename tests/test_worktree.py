@@ -12,9 +12,10 @@ from typing import NoReturn
 import pytest
 from gitsandbox import Sandbox, build_zoo, init
 
-from ddchange import errors, git, hunks
-from ddchange.hunks import FileState
-from ddchange.worktree import Scratch, scratch_worktree
+from ddchange import errors, git
+from ddchange.diff import hunks
+from ddchange.diff.hunks import FileState
+from ddchange.trial.worktree import Scratch, scratch_worktree
 
 OLD = 1_000_000_000_000_000_000  # a file time in ns (2001), far from "now"
 

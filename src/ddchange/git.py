@@ -25,7 +25,8 @@ from pathlib import Path
 
 import git
 
-from ddchange import errors, hunks
+from ddchange import errors
+from ddchange.diff import hunks
 
 Repo = git.Repo  # re-exported: other modules name the type without importing GitPython
 

@@ -30,24 +30,31 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ddchange import errors, git, grouping, hunks, provenance, runner, worktree
-from ddchange.cache import Journal, OutcomeCache, TestRecord
-from ddchange.dd import Outcome, Probed, Source, Step, bisect
-from ddchange.grouping import Hierarchy
-from ddchange.hunks import Diff
+from ddchange import errors, git
+from ddchange.diff import hunks, provenance
+from ddchange.diff.hunks import Diff
+from ddchange.hierarchy import grouping
+from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
     STRATEGIES,
     Claim,
     Confirmation,
+    Outcome,
     Progress,
     Request,
     Result,
     Revisions,
     Route,
+    Source,
+    TestRecord,
 )
-from ddchange.search import Found, Search
-from ddchange.trials import Trials
-from ddchange.worktree import Scratch, scratch_worktree
+from ddchange.search.cache import OutcomeCache
+from ddchange.search.dd import Probed, Step, bisect
+from ddchange.search.hierarchical import Found, Search
+from ddchange.trial import runner, worktree
+from ddchange.trial.journal import Journal
+from ddchange.trial.trials import Trials
+from ddchange.trial.worktree import Scratch, scratch_worktree
 
 # Bumped whenever the meaning of change-unit ids or of a test's outcome changes, so that old
 # journals are not reused.

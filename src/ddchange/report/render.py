@@ -18,11 +18,9 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from ddchange.cache import TestRecord
-from ddchange.dd import Outcome
+from ddchange.diff.hunks import Hunk
 from ddchange.git import CommitInfo
-from ddchange.hunks import Hunk
-from ddchange.model import Claim, Confirmation, Result
+from ddchange.model import Claim, Confirmation, Outcome, Result, TestRecord
 
 
 def _plural(count: int, word: str) -> str:

@@ -34,8 +34,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ddchange import syntax
-from ddchange.hunks import Diff, FileDiff, Hunk, changed_lines
+from ddchange.diff.hunks import Diff, FileDiff, Hunk, changed_lines
+from ddchange.hierarchy import syntax
 
 LEVELS = ("commit", "directory", "file", "function", "hunk", "line")
 GRANULARITIES = LEVELS[2:]

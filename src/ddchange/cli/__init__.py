@@ -27,8 +27,10 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from ddchange import __version__, errors, grouping, model, report, samples, session
-from ddchange.dd import Outcome, Source
+from ddchange import __version__, errors, model, samples, session
+from ddchange.hierarchy import grouping
+from ddchange.model import Outcome, Source
+from ddchange.report import render as report
 
 EXIT_FOUND, EXIT_NOT_REPRODUCED, EXIT_USAGE, EXIT_BUG, EXIT_FLAKY, EXIT_INTERRUPTED = (
     0,

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from ddchange.dd import Outcome
 from ddchange.errors import TestAborted
+from ddchange.model import Outcome
 
 # Time between SIGTERM and SIGKILL after a timeout: enough for a test runner to flush its report,
 # short because every timed-out candidate pays it.
