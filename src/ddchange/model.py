@@ -146,13 +146,6 @@ class Route:
     searched: str = "range"  # "commit": only the suspects' changes; "range": all of GOOD..BAD
 
 
-# How a run ended. "found": the answer was seen to fail, and without each of its changes it was
-# run and did not fail (and, unless --no-confirm, it failed again when rerun). "flaky": runs of
-# one configuration disagreed; the answer is what was seen, not a verdict. "interrupted":
-# stopped before the answer was checked.
-OUTCOMES = ("found", "flaky", "interrupted")
-
-
 @dataclass
 class Result:
     """The answer and how it was reached; every claim in it is a `Claim` read from records."""
@@ -167,7 +160,11 @@ class Result:
     wall_time: float
     command_time: float  # seconds inside build and test commands, in this process
     tests_run: int  # real runs of build and test, in this process
-    outcome: str = "found"  # see OUTCOMES
+    # How the run ended. "found": the answer was seen to fail, and without each of its changes
+    # it was run and did not fail (and, unless --no-confirm, it failed again when rerun).
+    # "flaky": runs of one configuration disagreed; the answer is what was seen, not a verdict.
+    # "interrupted": stopped before the answer was checked.
+    outcome: str = "found"
     resumed: int = 0  # tests taken from earlier attempts instead of running them
     confirmation: Confirmation | None = None
     disagreements: list[Disagreement] = field(default_factory=list)

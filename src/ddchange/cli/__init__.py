@@ -382,8 +382,6 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
             )
         case errors.UnknownRevision(rev):
             return f"unknown revision {rev!r}; check it with `git rev-parse {rev}`.", 2
-        case errors.BadRange(text):
-            return f"expected GOOD..BAD, got {text!r}; e.g. `ddchange v1.0..v1.1 -- make test`.", 2
         case errors.SameRevisions(good, bad, sha):
             return (
                 f"{good} and {bad} are the same commit ({sha[:12]}); nothing changed between "
