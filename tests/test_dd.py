@@ -152,11 +152,24 @@ def test_monotony_never_adds_runs_and_keeps_the_answer_on_monotone_oracles(probl
     ("n", "culprit", "budget"),
     [(8, 5, 5), (64, 17, 8), (1024, 700, 16), (8721, 4000, 23)],
 )
-def test_ddmin_budget_for_one_culprit_is_logarithmic(n: int, culprit: int, budget: int) -> None:
+def test_ddmin_budget_for_one_culprit(n: int, culprit: int, budget: int) -> None:
     counting = Counting(culprit_oracle([frozenset({culprit})]))
     assert DD(counting).ddmin(list(range(n))) == [culprit]
     assert counting.calls <= budget
-    assert budget <= 2 * math.ceil(math.log2(n)) + 1
+
+
+@given(st.integers(1, 5000).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n - 1))))
+@example((8721, 4000))  # GDB's number of changes
+@example((1024, 1023))
+@example((3, 2))
+@settings(deadline=None)
+def test_ddmin_budget_for_one_culprit_is_logarithmic(problem: tuple[int, int]) -> None:
+    """Wherever the one culprit is, at most two tests per halving: a part, then perhaps its
+    complement. (The bound is reached: 4 tests for n = 3, culprit 2.)"""
+    n, culprit = problem
+    counting = Counting(culprit_oracle([frozenset({culprit})]))
+    assert DD(counting).ddmin(list(range(n))) == [culprit]
+    assert counting.calls <= 2 * math.ceil(math.log2(n))
 
 
 def test_ddmin_budget_for_two_culprits_that_fail_only_together() -> None:
