@@ -10,6 +10,7 @@ import pytest
 from gitsandbox import ODD_NAMES, Sandbox, Zoo, init
 
 from ddchange import errors, git
+from ddchange.diff import read
 from ddchange.diff.hunks import FileState
 
 ZERO = "0" * 40
@@ -263,7 +264,7 @@ def test_read_blobs_refuses_what_is_no_blob(small: Sandbox, what: str) -> None:
 
 
 def test_tree_states_reads_files_symlinks_and_absence(zoo: Zoo) -> None:
-    states = git.tree_states(git.open_repo(zoo.repo.path), zoo.bad, ["tool.sh", "link", "gone"])
+    states = read.tree_states(git.open_repo(zoo.repo.path), zoo.bad, ["tool.sh", "link", "gone"])
     assert states == {
         "tool.sh": FileState(b"#!/bin/sh\necho new\n", 0o100755),
         "link": FileState(b"module.py", 0o120000),

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ddchange import git, samples
-from ddchange.diff import hunks
+from ddchange.diff import hunks, read
 from ddchange.errors import UnknownScenario
 from ddchange.model import Outcome
 from ddchange.trial import runner, worktree
@@ -175,7 +175,7 @@ def test_expected_answer_fails_and_needs_each_of_its_units(
     path, scenario = sample_repo(name)
     repo = git.open_repo(path)
     good = git.resolve_commit(repo, scenario.good)
-    diff = git.read_diff(repo, good, git.resolve_commit(repo, scenario.bad))
+    diff = read.read_diff(repo, good, git.resolve_commit(repo, scenario.bad))
     answer = [expected_unit(diff, expected) for expected in scenario.expected]
     with worktree.scratch_worktree(repo, good) as scratch:
 

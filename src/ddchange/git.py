@@ -31,7 +31,6 @@ from pathlib import Path
 import git
 
 from ddchange import errors
-from ddchange.diff import hunks
 
 Repo = git.Repo  # re-exported: other modules name the type without importing GitPython
 
@@ -355,24 +354,6 @@ def ls_tree(repo: Repo, rev: str) -> dict[str, TreeEntry]:
         mode, _type, sha = meta.split(" ")
         entries[path] = TreeEntry(int(mode, 8), sha)
     return entries
-
-
-def tree_states(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, hunks.FileState | None]:
-    """The state of each of `paths` in the tree of `rev`: None where it has no such file."""
-    tree = ls_tree(repo, rev)
-    wanted = list(paths)
-    blobs = read_blobs(repo, (tree[path].sha for path in wanted if path in tree))
-    return {
-        path: hunks.FileState(blobs[tree[path].sha], tree[path].mode) if path in tree else None
-        for path in wanted
-    }
-
-
-def read_diff(repo: Repo, good: str, bad: str) -> hunks.Diff:
-    """The change units between the commits `good` and `bad` (full object names)."""
-    raw = diff_raw(repo, good, bad)
-    patch = diff_patch(repo, good, bad)
-    return hunks.parse_diff(raw, patch, read_blobs(repo, hunks.needed_blobs(raw)))
 
 
 def add_worktree(repo: Repo, path: Path, sha: str, *, reason: str) -> None:

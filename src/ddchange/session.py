@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ddchange import errors, git
-from ddchange.diff import hunks, provenance
+from ddchange.diff import hunks, provenance, read
 from ddchange.diff.hunks import Diff
 from ddchange.hierarchy import grouping
 from ddchange.hierarchy.grouping import Hierarchy
@@ -93,7 +93,7 @@ def resolve(repo: git.Repo, good: str, bad: str) -> Revisions:
 
 def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Diff:
     """The change units between the revisions; there must be at least one."""
-    diff = git.read_diff(repo, revisions.good, revisions.bad)
+    diff = read.read_diff(repo, revisions.good, revisions.bad)
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
     return hunks.split_lines(diff) if request.granularity == "line" else diff
@@ -357,8 +357,8 @@ class _Session:
         repo = self.scratch.repo
         touched = set(hunks.touched_paths(self.diff))
         strays = set(git.changed_paths(repo, self.revisions.good, sha)) - touched
-        self.trials.strays.update(git.tree_states(repo, self.revisions.good, strays))
-        states = git.tree_states(repo, sha, touched | set(self.trials.strays))
+        self.trials.strays.update(read.tree_states(repo, self.revisions.good, strays))
+        states = read.tree_states(repo, sha, touched | set(self.trials.strays))
         self.trials.phase = "bisect"
         outcome = self.trials.run(config, states)
         self.cache.store(config, outcome)
@@ -428,7 +428,7 @@ class _Session:
     def _self_check(self) -> None:
         """Every change applied to GOOD must give BAD's tree, as git itself has it."""
         paths = hunks.touched_paths(self.diff)
-        bad_tree = git.tree_states(self.scratch.repo, self.revisions.bad, paths)
+        bad_tree = read.tree_states(self.scratch.repo, self.revisions.bad, paths)
         mismatched = hunks.differences(self.diff, self.everything, bad_tree)
         if mismatched:
             raise errors.MaterializationMismatch(tuple(mismatched))
