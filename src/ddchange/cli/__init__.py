@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from ddchange import __version__, errors, model, samples, session
+from ddchange import __version__, errors, model, runs, samples, session
 from ddchange.hierarchy import grouping
 from ddchange.model import Outcome, Source
 from ddchange.report import render as report
@@ -216,7 +216,7 @@ def replay(
     path = Path(log_file)
     try:
         description, records = report.parse_log(path.read_text(errors="replace"))
-        request = session.request_from(description, repo)
+        request = runs.request_from(description, repo)
     except ValueError as error:
         line, problem = error.args if len(error.args) == 2 else (0, str(error))
         raise errors.BadLogFile(path, int(line), str(problem)) from None
@@ -229,11 +229,11 @@ def replay(
 @click.option("--all", "show_all", is_flag=True, help="Every run, not only the latest.")
 def log(repo: Path, show_all: bool) -> None:
     """Print the history of the latest run (replayable with `ddchange replay`)."""
-    runs = session.history(repo)
-    if not runs:
+    recorded = runs.history(repo)
+    if not recorded:
         click.echo("ddchange: no runs recorded in this repository yet.", err=True)
         return
-    for logged in runs if show_all else runs[:1]:
+    for logged in recorded if show_all else recorded[:1]:
         click.echo(report.log_text(logged.description, logged.records), nl=False)
 
 
@@ -241,7 +241,7 @@ def log(repo: Path, show_all: bool) -> None:
 @click.option("-C", "repo", type=click.Path(path_type=Path), default=Path("."))
 def reset(repo: Path) -> None:
     """Remove all ddchange state: scratch worktrees and the recorded tests."""
-    for path in session.reset(repo):
+    for path in runs.reset(repo):
         click.echo(f"removed scratch worktree {path}", err=True)
     click.echo("ddchange: state removed; the next run starts from scratch.", err=True)
 
