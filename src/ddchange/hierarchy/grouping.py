@@ -204,13 +204,14 @@ class _Names:
         # Units that add a binding of a plain name in any form: a definition, an import, a
         # member of a class ("C.m" under "m"), as a failed build names them.
         self.added_bindings: dict[str, set[str]] = defaultdict(set)
-        # Functions and methods by name: a change to a function's header is a new signature,
-        # which its callers must follow, unlike a new value for a variable.
+        # Functions and methods by name, in languages whose compiler checks calls: a change to
+        # a function's header is a new signature, which its callers must follow to build,
+        # unlike a new value for a variable (or a Python default argument).
         self.functions: set[str] = set()
         for unit in diff.hunks:
             self._read(diff.files[unit.file], unit)
             self._read_file_names(diff.files[unit.file], unit)
-        for file in diff.files:
+        for file in (f for f in diff.files if syntax.language_of(f.path) in _CHECKED_CALLS):
             for content in (file.old_content, file.new_content):
                 found = syntax.scopes(file.path, content) if content is not None else None
                 self.functions |= {s.name for s in found or () if s.kind in _CALLABLE}
@@ -310,6 +311,7 @@ def _lines_of(file: FileDiff, unit: Hunk) -> tuple[list[int], list[int]]:
 
 
 _CALLABLE = frozenset({"function", "method"})
+_CHECKED_CALLS = frozenset({"c", "cpp", "java", "go", "rust", "typescript", "tsx"})
 
 # What compilers, linkers and interpreters say when a name is missing (C, C++, Python, Java,
 # Go, Rust, JavaScript). The name is the first group of the first pattern that matches.

@@ -59,25 +59,25 @@ class Found:
     # ddmin: answer minus each atom (none failed). dd: passing plus each atom of the
     # difference (none passed) and answer minus each (none failed).
     checks: tuple[Config, ...] = ()
-    atoms: tuple[tuple[str, ...], ...] = ()  # the answer's atoms (difference's, for dd)
     tests: int = 0  # calls to `test`
     cache_hits: int = 0
     implied: int = 0
     learned: int = 0  # builds whose missing names taught a need
     unlearned: int = 0  # plain candidates that disproved needs
-    plain: int = 0  # plain candidates tried where the hint gave no failure
 
 
 @dataclass
 class _Hint:
-    """The hint's record: plain tries that broke (it was right) or resolved (it was wrong)."""
+    """The hint's record: plain tries that broke (it was right) or resolved (it was wrong), and
+    whether it ever hid a change that the answer did not need (then it is never trusted again:
+    the check by real outcomes found a removable change that the interior had kept)."""
 
     right: int = 0
     wrong: int = 0
-    plain: int = 0
+    misled: bool = False
 
     def doubted(self) -> bool:
-        return self.right < TRUST_AFTER * (self.wrong + 1)
+        return self.misled or self.right < TRUST_AFTER * (self.wrong + 1)
 
 
 @dataclass
@@ -145,71 +145,72 @@ class Search:
     # -- the check by real outcomes ---------------------------------------------------------
 
     def _verify_minimal(self, level: str, failing: Config) -> Found:
-        """Remove each atom of `failing` in turn, for real; go on from any removal that fails."""
+        """Remove each atom of `failing` in turn, for real; a removal that still fails is
+        taken, and passes go on until one whole pass takes none. One pass costs a test per
+        atom and takes every atom that can go on its own; on an answer of mostly unbuildable
+        subsets that is far cheaper than starting ddmin again."""
         self.enter("verify")
         while True:
             atoms = self._atoms(self._ordered(failing))
             if level == "commit":
                 atoms = atoms[-1:]  # prefixes of history: one commit shorter must not fail
+            removed = False
             for atom in atoms:
                 rest = failing - frozenset(atom)
                 if self._exact(rest) is Outcome.FAIL:
-                    failing = self._ddmin(level, rest)
-                    self.enter("verify")
-                    break
-            else:
+                    self._misled(rest)
+                    failing, removed = rest, True
+            if not removed:
                 checks = tuple(failing - frozenset(atom) for atom in atoms)
-                return self._found(failing, frozenset(), checks, atoms)
+                return self._found(failing, frozenset(), checks)
 
     def _verify_pair(self, level: str, passing: Config, failing: Config) -> Found:
-        """Try each atom of the difference on both sides, for real; when one moves the pair,
-        dd goes on from the moved pair, and the check starts again."""
+        """Try each atom of the difference on both sides, for real: one that passes on top of
+        the passing set moves it up, one whose removal still fails moves the failing set
+        down. Passes go on until one whole pass moves nothing (as in `_verify_minimal`)."""
         self.enter("verify")
         while True:
             atoms = self._atoms(self._ordered(failing - passing))
-            moved = self._move(passing, failing, atoms)
-            if moved is None:
+            moved = False
+            for atom in map(frozenset, atoms):
+                if not atom <= failing - passing:
+                    continue
+                if self._exact(passing | atom) is Outcome.PASS:
+                    self._misled(passing | atom)
+                    passing, moved = passing | atom, True
+                elif self._exact(failing - atom) is Outcome.FAIL:
+                    self._misled(failing - atom)
+                    failing, moved = failing - atom, True
+            if not moved:
                 checks = tuple(
                     config
-                    for atom in atoms
-                    for config in (passing | frozenset(atom), failing - frozenset(atom))
+                    for atom in map(frozenset, atoms)
+                    for config in (passing | atom, failing - atom)
                 )
-                return self._found(failing, passing, checks, atoms)
-            passing, failing = self._dd(level, *moved)
-            self.enter("verify")
+                return self._found(failing, passing, checks)
 
-    def _move(
-        self, passing: Config, failing: Config, atoms: list[list[str]]
-    ) -> tuple[Config, Config] | None:
-        if len(atoms) <= 1 and self._exact(passing) is Outcome.PASS:
-            return None  # one atom apart: adding it is the failing set, removing it the passing
-        for atom in atoms:
-            grown, shrunk = passing | frozenset(atom), failing - frozenset(atom)
-            if self._exact(grown) is Outcome.PASS:
-                return grown, failing
-            if self._exact(shrunk) is Outcome.FAIL:
-                return passing, shrunk
-        return None
+    def _misled(self, config: Config) -> None:
+        """The check found a move the search had missed: where the hint's interior stood in
+        for `config`, the needs it violates are disproved and the hint loses its trust."""
+        if self.hierarchy.unlearn(config):
+            self._unlearned += 1
+            self._hint.misled = True
 
     def _exact(self, config: Config) -> Outcome:
         """The real outcome of exactly `config`: a record, or a run; never an implication."""
         known = self.cache.exact(config)
         return known if known is not None else self._run(config)
 
-    def _found(
-        self, answer: Config, passing: Config, checks: tuple[Config, ...], atoms: list[list[str]]
-    ) -> Found:
+    def _found(self, answer: Config, passing: Config, checks: tuple[Config, ...]) -> Found:
         return Found(
             answer,
             passing,
             checks,
-            tuple(tuple(atom) for atom in atoms),
             self.stats.tests_run,
             self.stats.cache_hits,
             self.stats.implied,
             self.hierarchy.learned,
             self._unlearned,
-            self._hint.plain,
         )
 
     # -- probes: what a candidate is tested as ---------------------------------------------
@@ -222,7 +223,6 @@ class Search:
             found = self._resolving(closed)
             if found.outcome is Outcome.FAIL or not self._hint.doubted():
                 return found
-            self._hint.plain += 1
         found = self._ask(config)
         if closed != config:
             self._judge_hint(config, found.outcome)
