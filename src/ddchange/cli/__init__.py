@@ -30,7 +30,7 @@ from rich.text import Text
 from ddchange import __version__, errors, model, runs, samples, session
 from ddchange.hierarchy import grouping
 from ddchange.model import Outcome, Source
-from ddchange.report import render as report
+from ddchange.report import as_json, html, testlog, text
 
 EXIT_FOUND, EXIT_NOT_REPRODUCED, EXIT_USAGE, EXIT_BUG, EXIT_FLAKY, EXIT_INTERRUPTED = (
     0,
@@ -215,7 +215,7 @@ def replay(
     """Replay a `ddchange log` FILE (edited or not), then continue that search."""
     path = Path(log_file)
     try:
-        description, records = report.parse_log(path.read_text(errors="replace"))
+        description, records = testlog.parse(path.read_text(errors="replace"))
         request = runs.request_from(description, repo)
     except ValueError as error:
         line, problem = error.args if len(error.args) == 2 else (0, str(error))
@@ -234,7 +234,7 @@ def log(repo: Path, show_all: bool) -> None:
         click.echo("ddchange: no runs recorded in this repository yet.", err=True)
         return
     for logged in recorded if show_all else recorded[:1]:
-        click.echo(report.log_text(logged.description, logged.records), nl=False)
+        click.echo(testlog.render(logged.description, logged.records), nl=False)
 
 
 @cli.command()
@@ -285,7 +285,7 @@ def _search(
     """Run a search with the progress display, and print its report."""
     with _display(quiet=quiet, verbose=verbose) as listener:
         result = start(listener)
-    click.echo(report.text(result), nl=False)
+    click.echo(text.render(result), nl=False)
     return result
 
 
@@ -306,9 +306,9 @@ def _finish(result: model.Result, outputs: Outputs) -> None:
             f"patch: {outputs.patch} (apply on GOOD with `git apply {outputs.patch}`)", err=True
         )
     if outputs.json is not None:
-        outputs.json.write_text(report.as_json(result))
+        outputs.json.write_text(as_json.render(result))
     if outputs.html is not None:
-        outputs.html.write_text(report.html(result), encoding="utf-8")
+        outputs.html.write_text(html.render(result), encoding="utf-8")
         click.echo(f"report: {outputs.html} (open it in a browser)", err=True)
     codes = {"found": EXIT_FOUND, "flaky": EXIT_FLAKY, "interrupted": EXIT_INTERRUPTED}
     if codes[result.outcome] != EXIT_FOUND:
