@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import shlex
 import shutil
 import signal
 import sys
@@ -22,9 +21,6 @@ from types import FrameType
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.live import Live
-from rich.text import Text
 
 from ddchange import __version__, errors, model, runs, samples, session
 from ddchange.cli.display import display
@@ -39,7 +35,6 @@ from ddchange.cli.messages import (
     explain,
 )
 from ddchange.hierarchy import grouping
-from ddchange.model import Outcome, Source
 from ddchange.report import as_json, html, testlog, text
 
 
