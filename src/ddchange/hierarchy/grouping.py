@@ -12,8 +12,7 @@ or class in the new file (the old one for a pure deletion), from tree-sitter whe
 installed (ddchange[syntax]), else git's hunk header, which follows .gitattributes diff drivers.
 
 Dependencies: a unit that adds a use of a name needs every unit that adds a definition of it
-(a call needs its new function, a call of a compiled function its new signature; a value GOOD
-defined already needs nothing for its uses), and a unit that removes a
+(a call needs its function, a caller needs the new signature), and a unit that removes a
 definition needs every unit that removes a use of it (a rename's old name must leave all call
 sites with it; not when the same unit defines the name again, as a new value does), and the
 removal and the addition of a definition that is rewritten or moved need each other. These
@@ -263,11 +262,6 @@ class _Names:
     def needs(self) -> dict[str, set[str]]:
         needs: dict[str, set[str]] = defaultdict(set)
         for name, users in self.added_uses.items():
-            if name in self.removed_defs and name not in self.functions:
-                # Defined in GOOD and moved or rewritten: the two halves need each other, and
-                # with neither the old definition stands. (A compiled function's new signature
-                # is another matter: its new calls need it.)
-                continue
             for user in users:
                 needs[user] |= self.added_defs.get(name, set()) - {user}
         for name, definers in self.removed_defs.items():
