@@ -39,10 +39,12 @@ import gdb_oracle
 import gdb_project
 from results import write_section
 
-from ddchange import git, grouping, hunks
-from ddchange.dd import Outcome
-from ddchange.hunks import Diff
-from ddchange.search import minimize
+from ddchange import git
+from ddchange.diff import hunks, read
+from ddchange.diff.hunks import Diff
+from ddchange.hierarchy import grouping
+from ddchange.model import Outcome
+from ddchange.search.hierarchical import minimize
 
 HEADING = "## GDB-like change (`benchmarks/gdb_like.py`)"
 GDB = {"flat": "470", "by file": "289", "by function": "97"}  # tests at 8,721 changes
@@ -101,7 +103,7 @@ def build_case(size: int, modules: int, seed: int, dest: Path) -> Case:
     project = gdb_project.generate(size, modules, seed)
     good, bad = gdb_project.write_repo(project, dest)
     repo = git.open_repo(dest)
-    diff = git.read_diff(repo, good, bad)
+    diff = read.read_diff(repo, good, bad)
     tree = git.ls_tree(repo, good)
     blobs = git.read_blobs(repo, [entry.sha for entry in tree.values()])
     base = {path: blobs[entry.sha] for path, entry in tree.items()}

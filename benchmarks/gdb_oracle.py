@@ -31,8 +31,8 @@ from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from ddchange.dd import Outcome
-from ddchange.hunks import Conflict, Diff, FileState, materialize
+from ddchange.diff.hunks import Conflict, Diff, FileState, materialize
+from ddchange.model import Outcome
 
 DEF = re.compile(r"(static )?(?:unsigned|int) (\w+)\(([^)]*)\)")
 DECL = re.compile(r"(static )?unsigned (\w+)\(([^)]*)\);")

@@ -14,14 +14,13 @@ from pathlib import Path
 import pytest
 from gitsandbox import Zoo, build_zoo, hermetic
 
-from ddchange import samples
-from ddchange.runner import GIT_REDIRECTS
+from ddchange import git, samples
 
 TEST_AUTHOR = "Test Author <author@example.org>"
 
 # Set when pytest runs inside a git hook or a script that exported them; each would redirect
 # git from the repository a test means to the caller's, or smuggle in configuration.
-_INHERITED_GIT_VARIABLES = GIT_REDIRECTS | {"GIT_CONFIG", "GIT_CONFIG_PARAMETERS"}
+_INHERITED_GIT_VARIABLES = git.REDIRECTS | {"GIT_CONFIG", "GIT_CONFIG_PARAMETERS"}
 
 Contents = Mapping[str, bytes | str | None]
 

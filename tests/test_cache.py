@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddchange.cache import OutcomeCache
-from ddchange.dd import Hit, Outcome
+from ddchange.model import Outcome
+from ddchange.search.cache import OutcomeCache
+from ddchange.search.dd import Hit
 
 
 def fs(*items: int) -> frozenset[int]:

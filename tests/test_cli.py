@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from gitsandbox import checkout_state
 
-from ddchange import cli, samples
+from ddchange import samples
+from ddchange.cli import messages
 
 SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
 
@@ -302,11 +303,11 @@ def test_the_test_runs_in_the_subdirectory_the_user_is_in(
 
 
 def test_the_readme_and_run_help_give_the_same_exit_codes() -> None:
-    """One source: cli.EXIT_CODES is what `ddchange run --help` prints and the README lists."""
+    """One source: messages.EXIT_CODES is what `ddchange run --help` prints and the README lists."""
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     shown = subprocess.run(
         [sys.executable, "-m", "ddchange", "run", "--help"], capture_output=True, text=True
     ).stdout
-    for code, meaning in cli.EXIT_CODES:
+    for code, meaning in messages.EXIT_CODES:
         assert f"| {code} | {meaning} |" in readme
         assert f"{code:>3}  {meaning}" in shown

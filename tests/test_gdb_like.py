@@ -19,7 +19,7 @@ import gdb_like  # noqa: E402
 import gdb_oracle  # noqa: E402
 import gdb_project  # noqa: E402
 
-from ddchange.dd import Outcome  # noqa: E402
+from ddchange.model import Outcome
 
 HUNKS = 60
 MODULES = 12

@@ -10,7 +10,8 @@ import pytest
 from gitsandbox import ODD_NAMES, Sandbox, Zoo, init
 
 from ddchange import errors, git
-from ddchange.hunks import FileState
+from ddchange.diff import read
+from ddchange.diff.hunks import FileState
 
 ZERO = "0" * 40
 
@@ -31,6 +32,46 @@ def small(tmp_path: Path) -> Sandbox:
 
 def _objects(repo: Sandbox) -> bytes:
     return repo.git("count-objects", "-v")
+
+
+# -- environment -----------------------------------------------------------------------------
+
+HOSTILE = {
+    "PATH": "/usr/bin",
+    "GIT_DIR": "/elsewhere/.git",
+    "GIT_PREFIX": "sub/",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES": "/elsewhere/.git/objects",
+    "GIT_DIFF_OPTS": "--unified=0",
+    "GIT_CONFIG": "/elsewhere/config",
+    "GIT_TEST_OPTS": "--verbose",
+    "GIT_AUTHOR_NAME": "A U Thor",
+    "GIT_CONFIG_PARAMETERS": "'core.autocrlf'='true'",
+    "GIT_CONFIG_KEY_0": "core.eol",
+    "GIT_TRACE": "1",
+    "GIT_SSH_COMMAND": "ssh -i key",
+}
+
+
+def test_environment_of_our_commands_keeps_only_identity_transport_config_and_trace() -> None:
+    kept = {"PATH", "GIT_AUTHOR_NAME", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_KEY_0"}
+    kept |= {"GIT_TRACE", "GIT_SSH_COMMAND"}
+    assert git.environment(HOSTILE) == {name: HOSTILE[name] for name in kept}
+
+
+def test_environment_of_a_user_command_loses_only_the_redirects() -> None:
+    env = git.environment(HOSTILE, keep_settings=True)
+    assert env == {name: value for name, value in HOSTILE.items() if name not in git.REDIRECTS}
+    assert {"GIT_DIR", "GIT_PREFIX", "GIT_ALTERNATE_OBJECT_DIRECTORIES"}.isdisjoint(env)
+
+
+def test_environment_defaults_to_our_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_WORK_TREE", "/elsewhere")
+    monkeypatch.setenv("DDCHANGE_KEEP", "kept")
+    for keep_settings in (False, True):
+        env = git.environment(keep_settings=keep_settings)
+        assert "GIT_WORK_TREE" not in env
+        assert env["DDCHANGE_KEEP"] == "kept"
+    assert os.environ["GIT_WORK_TREE"] == "/elsewhere"
 
 
 # -- open_repo -------------------------------------------------------------------------------
@@ -223,7 +264,7 @@ def test_read_blobs_refuses_what_is_no_blob(small: Sandbox, what: str) -> None:
 
 
 def test_tree_states_reads_files_symlinks_and_absence(zoo: Zoo) -> None:
-    states = git.tree_states(git.open_repo(zoo.repo.path), zoo.bad, ["tool.sh", "link", "gone"])
+    states = read.tree_states(git.open_repo(zoo.repo.path), zoo.bad, ["tool.sh", "link", "gone"])
     assert states == {
         "tool.sh": FileState(b"#!/bin/sh\necho new\n", 0o100755),
         "link": FileState(b"module.py", 0o120000),

@@ -12,13 +12,14 @@ from gitsandbox import ODD_NAMES, Sandbox, Zoo, hermetic, init
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from ddchange import git, hunks
-from ddchange.hunks import Conflict, Diff, FileDiff, FileState, Hunk, InconsistentDiff
+from ddchange import git
+from ddchange.diff import hunks, read
+from ddchange.diff.hunks import Conflict, Diff, FileDiff, FileState, Hunk, InconsistentDiff
 
 
 @pytest.fixture(scope="module")
 def diff(zoo: Zoo) -> Diff:
-    return git.read_diff(git.open_repo(zoo.repo.path), zoo.good, zoo.bad)
+    return read.read_diff(git.open_repo(zoo.repo.path), zoo.good, zoo.bad)
 
 
 def _file(diff: Diff, path: str) -> FileDiff:
@@ -36,7 +37,7 @@ def _ids(*units: Hunk) -> set[str]:
 
 
 def _states(repo: Sandbox, rev: str, paths: list[str]) -> dict[str, FileState | None]:
-    return git.tree_states(git.open_repo(repo.path), rev, paths)
+    return read.tree_states(git.open_repo(repo.path), rev, paths)
 
 
 # -- the self-check on every odd case --------------------------------------------------------
@@ -68,7 +69,7 @@ def test_empty_files_are_renamed_added_and_deleted(tmp_path: Path) -> None:
     repo.remove("gone-2")
     repo.write("new", "")
     bad = repo.commit()
-    diff = git.read_diff(git.open_repo(repo.path), good, bad)
+    diff = read.read_diff(git.open_repo(repo.path), good, bad)
     assert sorted(file.status for file in diff.files) == ["D", "R"]
     paths = hunks.touched_paths(diff)
     assert hunks.differences(diff, [], _states(repo, good, paths)) == []
@@ -193,7 +194,7 @@ def test_ids_are_short_unique_ordered_and_deterministic(zoo: Zoo, diff: Diff) ->
     assert all(hunk.id.startswith(f"{hunk.file}.") for hunk in diff.hunks)
     assert [file.index for file in diff.files] == list(range(len(diff.files)))
     assert diff.by_id["0.0"] == diff.hunks[0]
-    assert git.read_diff(git.open_repo(zoo.repo.path), zoo.good, zoo.bad) == diff
+    assert read.read_diff(git.open_repo(zoo.repo.path), zoo.good, zoo.bad) == diff
 
 
 def test_touched_paths_are_old_and_new_paths_but_no_submodule(diff: Diff) -> None:
@@ -334,7 +335,7 @@ def test_raw_and_patch_listing_different_files_is_an_internal_error(zoo: Zoo) ->
 
 def test_hunks_imports_no_git_process_or_filesystem_module() -> None:
     script = (
-        "import sys, ddchange.hunks\n"
+        "import sys, ddchange.diff.hunks\n"
         "banned = {'git', 'subprocess', 'ddchange.git', 'pathlib', 'shutil', 'tempfile'}\n"
         "print(sorted(banned & set(sys.modules)))\n"
     )
@@ -385,7 +386,7 @@ def _two_versions(repo: Sandbox, old: bytes, new: bytes) -> Diff:
     good = repo.commit("old")
     (repo.path / "f").write_bytes(new)
     bad = repo.commit("new")
-    return git.read_diff(git.open_repo(repo.path), good, bad)
+    return read.read_diff(git.open_repo(repo.path), good, bad)
 
 
 def _git_apply(repo: Sandbox, old: bytes, units: list[Hunk], *options: str) -> bytes:

@@ -1,4 +1,5 @@
-"""The house rules that tools can check: mypy strict on src/, ruff lint and format."""
+"""The house rules that tools can check: mypy strict on src/, ruff lint and format, and the
+import contracts of pyproject.toml (layers; a search that runs nothing)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# `lint-imports`, run by this interpreter wherever its console scripts were installed.
+LINT_IMPORTS = "import sys; from importlinter.cli import lint_imports_command as c; sys.exit(c())"
 
 
 @pytest.mark.parametrize(
@@ -17,8 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
         [sys.executable, "-m", "mypy"],
         [sys.executable, "-m", "ruff", "check", "src", "tests", "benchmarks"],
         [sys.executable, "-m", "ruff", "format", "--check", "src", "tests", "benchmarks"],
+        [sys.executable, "-c", LINT_IMPORTS, "--no-cache"],
     ],
-    ids=["mypy", "ruff-check", "ruff-format"],
+    ids=["mypy", "ruff-check", "ruff-format", "import-contracts"],
 )
 def test_tool_is_clean(command: list[str]) -> None:
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)

@@ -35,8 +35,10 @@ from gitsandbox import hermetic
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddchange import cache, model, report, samples, session
-from ddchange.dd import Outcome
+from ddchange import model, samples, session
+from ddchange.model import Outcome
+from ddchange.report import html as report
+from ddchange.report import text, words
 
 SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
 
@@ -86,11 +88,11 @@ class Elements(HTMLParser):
 
 
 def test_page_is_html5_with_the_headline_and_the_summary(found: model.Result) -> None:
-    page = report.html(found)
+    page = report.render(found)
     assert page.startswith('<!DOCTYPE html>\n<html lang="en">')
     assert '<meta charset="utf-8">' in page
     assert "<title>ddchange: v1.0..v1.1</title>" in page
-    assert escape(report.text(found).splitlines()[0]) in page  # the text report's headline
+    assert escape(text.render(found).splitlines()[0]) in page  # the text report's headline
     assert escape(found.revisions.good) in page
     assert escape(found.revisions.bad) in page
     assert f"<code>{escape(' '.join(found.request.test))}</code>" in page
@@ -102,10 +104,10 @@ def test_page_is_html5_with_the_headline_and_the_summary(found: model.Result) ->
 
 
 def test_culprit_diff_is_colored_by_line_and_names_its_commit(found: model.Result) -> None:
-    page = report.html(found)
+    page = report.render(found)
     [culprit] = found.culprits
     assert culprit.path == "statkit/spread.py"
-    assert escape(report._location(culprit, found.scopes[culprit.id])) in page
+    assert escape(words.location(culprit, found.scopes[culprit.id])) in page
     classes = {"+": "add", "-": "del", " ": "ctx", "@": "hunk"}
     for line in culprit.diff.rstrip("\n").split("\n"):
         assert f'<span class="{classes[line[0]]}">{escape(line)}\n</span>' in page
@@ -123,7 +125,7 @@ def test_odd_file_names_and_undecodable_bytes_are_escaped(found: model.Result) -
         diff="@@ -1 +1 @@\n-caf\udce9 <script>\n+ok \x1b[31m &amp;\n",
     )
     scopes = {odd.id: "function f\ud800"}  # a lone surrogate that stands for no byte
-    page = report.html(dataclasses.replace(found, culprits=[odd], scopes=scopes))
+    page = report.render(dataclasses.replace(found, culprits=[odd], scopes=scopes))
     page.encode("utf-8")  # strict: no surrogate is left
     assert f"src/&lt;b&gt;&amp;&quot;x&#x27;.py:{odd.new_start}  in function f\\ud800</h3>" in page
     assert '<span class="del">-caf\\xe9 &lt;script&gt;\n</span>' in page
@@ -135,12 +137,12 @@ def test_odd_file_names_and_undecodable_bytes_are_escaped(found: model.Result) -
 
 def test_flaky_and_interrupted_runs_say_how_far_to_trust_them(found: model.Result) -> None:
     evidence = model.Disagreement("hunk", 3, (Outcome.FAIL, Outcome.PASS))
-    flaky = report.html(dataclasses.replace(found, outcome="flaky", disagreements=[evidence]))
+    flaky = report.render(dataclasses.replace(found, outcome="flaky", disagreements=[evidence]))
     assert '<span class="badge flaky">flaky</span>' in flaky
     warning = flaky[flaky.index('<p class="warning">') :]
     assert warning.startswith('<p class="warning">WARNING: the test is flaky')
     assert "3 changes (hunk): FAIL, PASS" in warning[: warning.index("</p>")]
-    interrupted = report.html(dataclasses.replace(found, outcome="interrupted"))
+    interrupted = report.render(dataclasses.replace(found, outcome="interrupted"))
     assert "it may not be minimal yet" in interrupted
     assert "Confirmed" not in interrupted  # nothing was confirmed
     assert '<p class="warning">' not in interrupted
@@ -148,12 +150,12 @@ def test_flaky_and_interrupted_runs_say_how_far_to_trust_them(found: model.Resul
 
 def test_skipped_submodules_are_named(found: model.Result) -> None:
     diff = dataclasses.replace(found.diff, skipped=("vendor/<lib>",))
-    page = report.html(dataclasses.replace(found, diff=diff))
+    page = report.render(dataclasses.replace(found, diff=diff))
     assert "<p>Not searched (kept as in GOOD): <code>vendor/&lt;lib&gt;</code></p>" in page
 
 
 def test_plot_has_one_marker_per_test_colored_by_outcome(found: model.Result) -> None:
-    elements = Elements(report.html(found))
+    elements = Elements(report.render(found))
     assert len(elements.with_class("mark")) == len(found.log) > 5
     for outcome in Outcome:
         wanted = sum(1 for r in found.log if r.outcome is outcome)
@@ -166,10 +168,10 @@ def test_plot_has_one_marker_per_test_colored_by_outcome(found: model.Result) ->
 def test_large_searches_are_plotted_on_a_log_scale(found: model.Result) -> None:
     sizes = [0, 3000, 1500, 700, 90, 12, 3, 1]
     log = [
-        cache.TestRecord(n, "hunk", frozenset(map(str, range(size))), Outcome.FAIL, "", 1, 0.1)
+        model.TestRecord(n, "hunk", frozenset(map(str, range(size))), Outcome.FAIL, "", 1, 0.1)
         for n, size in enumerate(sizes, 1)
     ]
-    elements = Elements(report.html(dataclasses.replace(found, log=log)))
+    elements = Elements(report.render(dataclasses.replace(found, log=log)))
     text = "".join(elements.text)
     assert "changes applied (log scale)" in text
     heights = [float(a["cy"]) for a in elements.with_class("mark")]
@@ -208,7 +210,7 @@ def test_the_line_steps_down_to_the_answer(found: model.Result) -> None:
 
 def test_bisection_tests_are_diamonds_at_the_top(sample_repo: SampleRepo) -> None:
     result = search(sample_repo, "wrong-line", strategy="auto")
-    page = report.html(result)
+    page = report.render(result)
     bisected = [r for r in result.log if r.phase == "bisect"]
     assert bisected
     elements = Elements(page)
@@ -216,7 +218,7 @@ def test_bisection_tests_are_diamonds_at_the_top(sample_repo: SampleRepo) -> Non
     assert len(diamonds) == len(bisected)
     assert len(elements.with_class("mark")) == len(result.log)
     assert all(d["d"].startswith("M") for d in diamonds)
-    assert escape(report.route(result)) in page
+    assert escape(words.route(result)) in page
     total = len(result.diff.hunks)
     remaining = dict(report._remaining(result))
     assert all(remaining[r.number] == total for r in bisected)  # whole commits move no line
@@ -227,24 +229,24 @@ def test_bisection_tests_are_diamonds_at_the_top(sample_repo: SampleRepo) -> Non
 def test_isolation_lists_the_passing_set_collapsed(sample_repo: SampleRepo) -> None:
     result = search(sample_repo, "two-files", isolate=True)
     assert result.passing
-    page = report.html(result)
+    page = report.render(result)
     details = page[page.index("<details>") : page.index("</details>")]
     assert "Applied in both the passing and the failing set" in details
     for number, hunk in enumerate(result.passing, 1):
-        location = report._location(hunk, result.scopes.get(hunk.id, ""))
+        location = words.location(hunk, result.scopes.get(hunk.id, ""))
         assert f"<h3>[P{number}] {escape(location)}</h3>" in details
     assert escape(result.culprits[0].diff.split("\n")[1]) in page
     assert "GOOD plus the passing set gave PASS (confirmed)." in page
 
 
 def test_an_empty_log_gives_a_note_instead_of_a_plot(found: model.Result) -> None:
-    page = report.html(dataclasses.replace(found, log=[]))
+    page = report.render(dataclasses.replace(found, log=[]))
     assert "<svg" not in page
     assert "No tests were run" in page
 
 
 def test_page_needs_no_network_and_no_script(found: model.Result) -> None:
-    page = report.html(found)
+    page = report.render(found)
     for tag, attributes in Elements(page).tags:
         assert not {"src", "href", "xlink:href", "srcset", "action"} & attributes.keys(), tag
     for needle in ("http://", "https://", "url(", "@import", "<script", "<link", "<img"):

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from ddchange import git, hunks, runner, samples, worktree
-from ddchange.dd import Outcome
+from ddchange import git, samples
+from ddchange.diff import hunks, read
 from ddchange.errors import UnknownScenario
+from ddchange.model import Outcome
+from ddchange.trial import runner, worktree
 
 NAMES = [scenario.name for scenario in samples.scenarios()]
 
@@ -173,7 +175,7 @@ def test_expected_answer_fails_and_needs_each_of_its_units(
     path, scenario = sample_repo(name)
     repo = git.open_repo(path)
     good = git.resolve_commit(repo, scenario.good)
-    diff = git.read_diff(repo, good, git.resolve_commit(repo, scenario.bad))
+    diff = read.read_diff(repo, good, git.resolve_commit(repo, scenario.bad))
     answer = [expected_unit(diff, expected) for expected in scenario.expected]
     with worktree.scratch_worktree(repo, good) as scratch:
 

@@ -10,10 +10,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_grouping import synthetic_diff
 
-from ddchange.dd import DD, Outcome
-from ddchange.grouping import Hierarchy, levels_for
-from ddchange.hunks import Diff
-from ddchange.search import Found, minimize
+from ddchange.diff.hunks import Diff
+from ddchange.hierarchy.grouping import Hierarchy, levels_for
+from ddchange.model import Outcome
+from ddchange.search.dd import DD
+from ddchange.search.hierarchical import Found, minimize
 
 Config = frozenset[str]
 Oracle = Callable[[Config], Outcome]

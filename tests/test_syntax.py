@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddchange.syntax import (
+from ddchange.hierarchy.syntax import (
     NO_SYNTAX_ENV,
     Names,
     Scope,

@@ -12,9 +12,10 @@ from typing import NoReturn
 import pytest
 from gitsandbox import Sandbox, build_zoo, init
 
-from ddchange import errors, git, hunks
-from ddchange.hunks import FileState
-from ddchange.worktree import Scratch, scratch_worktree
+from ddchange import errors, git
+from ddchange.diff import hunks, read
+from ddchange.diff.hunks import FileState
+from ddchange.trial.worktree import Scratch, scratch_worktree
 
 OLD = 1_000_000_000_000_000_000  # a file time in ns (2001), far from "now"
 
@@ -153,7 +154,7 @@ def test_the_users_checkout_index_refs_and_stash_stay_byte_identical(
     user.write("module.py", "unstaged edit\n")
     user.write("notes/untracked.txt", "untracked\n")
     before = _snapshot(user)
-    diff = git.read_diff(_open(user), zoo.good, zoo.bad)
+    diff = read.read_diff(_open(user), zoo.good, zoo.bad)
 
     def work(scratch: Scratch) -> None:
         scratch.apply(hunks.materialize(diff, [hunk.id for hunk in diff.hunks]))
@@ -172,7 +173,7 @@ def test_the_users_checkout_index_refs_and_stash_stay_byte_identical(
 
 
 def _good_states(scratch: Scratch, paths: list[str]) -> dict[str, FileState | None]:
-    return git.tree_states(scratch.repo, scratch.good, paths)
+    return read.tree_states(scratch.repo, scratch.good, paths)
 
 
 def test_apply_rewrites_only_what_differs(repo: Sandbox) -> None:
@@ -260,7 +261,7 @@ def test_apply_never_follows_a_symlinked_directory_out_of_the_tree(
 
 def test_every_kind_of_change_round_trips_between_good_and_bad(tmp_path: Path) -> None:
     zoo = build_zoo(tmp_path)
-    diff = git.read_diff(_open(zoo.repo), zoo.good, zoo.bad)
+    diff = read.read_diff(_open(zoo.repo), zoo.good, zoo.bad)
     paths = hunks.touched_paths(diff)
     with scratch_worktree(_open(zoo.repo), zoo.good) as scratch:
         scratch.apply(hunks.materialize(diff, [hunk.id for hunk in diff.hunks]))

@@ -40,11 +40,6 @@ class UnknownRevision(DDChangeError):
 
 
 @dataclass
-class BadRange(DDChangeError):
-    text: str
-
-
-@dataclass
 class SameRevisions(DDChangeError):
     good: str
     bad: str

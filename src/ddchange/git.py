@@ -2,15 +2,20 @@
 
 Owns the conversation with git. This is the only module that imports GitPython (to locate the
 repository) and the only one that starts git. Every command runs with a scrubbed environment
-(`_env`) and safety options (`_SAFE`), so neither a `GIT_DIR` inherited from a hook nor the
-user's hooks or diff configuration can redirect or reshape what we read and write. Paths travel
-NUL-separated (`-z`) and are decoded with `os.fsdecode`, so any byte string git accepts as a file
-name survives the trip through `str` (`os.fsencode` gives the same bytes back).
+(`environment`, which also makes the environment of the user's build and test) and safety
+options (`_SAFE`), so neither a `GIT_DIR` inherited from a hook nor the user's hooks or diff
+configuration can redirect or reshape what we read and write. Paths travel NUL-separated (`-z`)
+and are decoded with `os.fsdecode`, so any byte string git accepts as a file name survives the
+trip through `str` (`os.fsencode` gives the same bytes back).
 
 Commands about the whole repository run from its work tree with explicit --git-dir and
 --work-tree (`_in_repo`; bare repositories work too): they only read objects, refs and
 .gitattributes there, and never touch the user's index or files. Commands about a scratch work
 tree run inside that work tree.
+
+The last few functions build repositories of our own (the sample scenarios, test repositories):
+there git runs without the user's or the system's configuration, with pinned settings and a
+pinned identity and date (`Signature`), so that the same history always gets the same SHAs.
 """
 
 from __future__ import annotations
@@ -25,15 +30,34 @@ from pathlib import Path
 
 import git
 
-from ddchange import errors, hunks
+from ddchange import errors
 
 Repo = git.Repo  # re-exported: other modules name the type without importing GitPython
 
-# Git exports GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE, GIT_OBJECT_DIRECTORY, ... to hooks,
-# `rebase -x`, `bisect run` and aliases; inherited, they point our commands at another
-# repository, index or object store, and GIT_DIFF_OPTS / GIT_EXTERNAL_DIFF reshape diffs. Like
-# pre-commit, we drop every GIT_* variable except these, which only carry identity, transport
-# settings and the user's own configuration.
+# Variables that point git at another repository, work tree, index, object store or ref
+# namespace. Git exports them to hooks, aliases, `rebase -x` and `bisect run` (GIT_PREFIX too,
+# and a pre-receive hook gets GIT_OBJECT_DIRECTORY and GIT_ALTERNATE_OBJECT_DIRECTORIES for its
+# quarantine), so ddchange started from one inherits them. No command we start may see them:
+# ours must read the user's repository, and the user's test must see the scratch work tree it
+# runs in, never the user's checkout.
+REDIRECTS = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_NAMESPACE",
+        "GIT_PREFIX",
+    }
+)
+
+# The only GIT_* variables our own commands see: identity, transport settings, the user's own
+# configuration (`git -c` passes it on in GIT_CONFIG_PARAMETERS) and tracing. Everything else
+# goes too: GIT_DIFF_OPTS and GIT_EXTERNAL_DIFF reshape the diffs we parse, GIT_CONFIG points
+# `git config` at another file, and so on; like pre-commit, we keep a list of the harmless ones
+# rather than chase the harmful ones.
 _KEPT_VARIABLES = frozenset(
     {
         "GIT_EXEC_PATH",
@@ -115,28 +139,48 @@ class TreeEntry:
     sha: str
 
 
-def _is_redirecting(name: str) -> bool:
-    return (
-        name.startswith("GIT_")
-        and name not in _KEPT_VARIABLES
-        and not name.startswith(_KEPT_PREFIXES)
-    )
+def environment(
+    base: Mapping[str, str] | None = None, *, keep_settings: bool = False
+) -> dict[str, str]:
+    """`base` (default: our own environment) as every process we start gets it: the one policy
+    on inherited git variables, for our git commands and for the user's build and test.
+
+    REDIRECTS always go, so no command can be pointed at another repository, index or object
+    store. For our own git commands (the default) every other GIT_* variable goes too, except
+    identity, transport, configuration and tracing (_KEPT_VARIABLES, _KEPT_PREFIXES), so that
+    nothing reshapes the output we parse. `keep_settings` keeps those other GIT_* variables: it
+    is for the user's own commands, whose GIT_TEST_*, GIT_LFS_* or GIT_SSL_CAPATH are theirs.
+    Variables other than GIT_* are always kept.
+    """
+    source = os.environ if base is None else base
+    return {
+        name: value
+        for name, value in source.items()
+        if name not in REDIRECTS and (keep_settings or _kept(name))
+    }
 
 
-def _env(extra: Mapping[str, str]) -> dict[str, str]:
-    env = {name: value for name, value in os.environ.items() if not _is_redirecting(name)}
-    env.update(extra)
-    return env
+def _kept(name: str) -> bool:
+    return not name.startswith("GIT_") or name in _KEPT_VARIABLES or name.startswith(_KEPT_PREFIXES)
 
 
-def _run(cwd: Path, *args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None) -> bytes:
-    """git's stdout; GitFailed if it exits non-zero. stdin is always a pipe (never the tty)."""
+def _run(
+    cwd: Path,
+    *args: str,
+    stdin: bytes = b"",
+    base: Mapping[str, str] | None = None,
+    extra: Mapping[str, str] | None = None,
+) -> bytes:
+    """git's stdout; GitFailed if it exits non-zero. stdin is always a pipe (never the tty).
+
+    git runs with `environment(base)`, plus the variables in `extra`, which are ours.
+    """
     proc = subprocess.run(
         ["git", *_SAFE, *args],
         cwd=cwd,
         input=stdin,
         capture_output=True,
-        env=_env(env or {}),
+        env={**environment(base), **(extra or {})},
         check=False,
     )
     if proc.returncode != 0:
@@ -173,7 +217,7 @@ def _nul_split(out: bytes) -> list[str]:
 def _without_git_env() -> Iterator[None]:
     """Hide inherited GIT_* variables from GitPython, which reads GIT_WORK_TREE, GIT_COMMON_DIR
     and GIT_OBJECT_DIRECTORY from os.environ while it locates a repository."""
-    hidden = {name: os.environ.pop(name) for name in list(os.environ) if _is_redirecting(name)}
+    hidden = {name: os.environ.pop(name) for name in os.environ.keys() - environment().keys()}
     try:
         yield
     finally:
@@ -312,24 +356,6 @@ def ls_tree(repo: Repo, rev: str) -> dict[str, TreeEntry]:
     return entries
 
 
-def tree_states(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, hunks.FileState | None]:
-    """The state of each of `paths` in the tree of `rev`: None where it has no such file."""
-    tree = ls_tree(repo, rev)
-    wanted = list(paths)
-    blobs = read_blobs(repo, (tree[path].sha for path in wanted if path in tree))
-    return {
-        path: hunks.FileState(blobs[tree[path].sha], tree[path].mode) if path in tree else None
-        for path in wanted
-    }
-
-
-def read_diff(repo: Repo, good: str, bad: str) -> hunks.Diff:
-    """The change units between the commits `good` and `bad` (full object names)."""
-    raw = diff_raw(repo, good, bad)
-    patch = diff_patch(repo, good, bad)
-    return hunks.parse_diff(raw, patch, read_blobs(repo, hunks.needed_blobs(raw)))
-
-
 def add_worktree(repo: Repo, path: Path, sha: str, *, reason: str) -> None:
     """Check `sha` out, detached (no branch is created), into the new work tree `path`.
 
@@ -453,16 +479,16 @@ def checkout_forms(worktree: Path, contents: Mapping[str, bytes]) -> dict[str, b
             sources.append(os.fsencode(source) + b"\n")
         hashed = _run(
             worktree, "hash-object", "-w", "--no-filters", "--stdin-paths",
-            stdin=b"".join(sources), env=env,
+            stdin=b"".join(sources), extra=env,
         )  # fmt: skip
         entries = b"".join(
             f"100644 {name}\t".encode("ascii") + os.fsencode(path) + b"\0"
             for name, path in zip(hashed.decode("ascii").split(), contents, strict=True)
         )
-        _run(worktree, "update-index", "-z", "--index-info", stdin=entries, env=env)
+        _run(worktree, "update-index", "-z", "--index-info", stdin=entries, extra=env)
         # The throwaway index holds no .gitattributes, so git takes them from the work tree.
         out = Path(tmp, "out")
-        _run(worktree, "checkout-index", "-a", "-f", f"--prefix={out}/", env=env)
+        _run(worktree, "checkout-index", "-a", "-f", f"--prefix={out}/", extra=env)
         return {path: (out / path).read_bytes() for path in contents}
 
 
@@ -507,7 +533,7 @@ def _alternate(path: Path) -> str:
 
 
 def _read_tree(cwd: Path, sha: str, env: Mapping[str, str]) -> None:
-    _run(cwd, "read-tree", sha, env=env)
+    _run(cwd, "read-tree", sha, extra=env)
 
 
 def _update_index(cwd: Path, paths: Iterable[str], env: Mapping[str, str]) -> None:
@@ -520,10 +546,10 @@ def _update_index(cwd: Path, paths: Iterable[str], env: Mapping[str, str]) -> No
     for path in paths:
         (present if _is_file(cwd / path) else absent).append(path)
     removal = _nul_joined(absent)
-    _run(cwd, "update-index", "--force-remove", "-z", "--stdin", stdin=removal, env=env)
+    _run(cwd, "update-index", "--force-remove", "-z", "--stdin", stdin=removal, extra=env)
     addition = _nul_joined(present)
     # --replace lets a file take the place of a directory's entries in the index.
-    _run(cwd, "update-index", "--add", "--replace", "-z", "--stdin", stdin=addition, env=env)
+    _run(cwd, "update-index", "--add", "--replace", "-z", "--stdin", stdin=addition, extra=env)
 
 
 def _is_file(path: Path) -> bool:
@@ -532,7 +558,7 @@ def _is_file(path: Path) -> bool:
 
 def _diff_cached(cwd: Path, sha: str, env: Mapping[str, str]) -> bytes:
     # --binary makes binary changes appliable (and implies full object names in index lines).
-    return _run(cwd, "diff", "--cached", "--binary", *_DIFF_PINS, sha, "--", env=env)
+    return _run(cwd, "diff", "--cached", "--binary", *_DIFF_PINS, sha, "--", extra=env)
 
 
 def commits(repo: Repo, good: str, bad: str) -> list[str]:
@@ -628,3 +654,121 @@ def changed_paths(repo: Repo, good: str, rev: str) -> list[str]:
     for entry in diff_raw(repo, good, rev):
         paths.update(dict.fromkeys((entry.old_path, entry.new_path)))
     return list(paths)
+
+
+# -- Repositories we build ourselves -------------------------------------------------------------
+# Sample scenarios and test repositories must get the same commit SHAs on every machine. So their
+# commands see nothing of the caller's environment but PATH (no HOME, no EMAIL, no locale, no
+# GIT_*), no user or system configuration, and these settings, which a configuration could
+# otherwise inject into the objects or the run: signing prompts, line-end rewrites, file modes,
+# hooks, auto gc.
+_BUILD_CONFIG = (
+    ("commit.gpgsign", "false"),
+    ("tag.gpgsign", "false"),
+    ("core.autocrlf", "false"),
+    ("core.safecrlf", "false"),
+    ("core.fileMode", "true"),
+    ("core.hooksPath", "/dev/null"),
+    ("gc.auto", "0"),
+)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Author and committer of a commit we make: name, email and a date git accepts
+    ("@1704110400 +0000")."""
+
+    name: str
+    email: str
+    date: str
+
+
+def _isolated(signature: Signature | None = None) -> dict[str, str]:
+    """The variables of a build command: only our settings reach git, and `signature` if any.
+
+    HOME points nowhere because git older than 2.32 ignores GIT_CONFIG_GLOBAL and would read
+    `~/.gitconfig`; LC_ALL and TZ keep messages and dates independent of the caller's.
+    """
+    extra = {
+        "HOME": os.devnull,
+        "XDG_CONFIG_HOME": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "LC_ALL": "C",
+        "TZ": "UTC",
+        "GIT_CONFIG_COUNT": str(len(_BUILD_CONFIG)),
+    }
+    for number, (key, value) in enumerate(_BUILD_CONFIG):
+        extra[f"GIT_CONFIG_KEY_{number}"] = key
+        extra[f"GIT_CONFIG_VALUE_{number}"] = value
+    if signature is not None:
+        for role in ("AUTHOR", "COMMITTER"):
+            extra[f"GIT_{role}_NAME"] = signature.name
+            extra[f"GIT_{role}_EMAIL"] = signature.email
+            extra[f"GIT_{role}_DATE"] = signature.date
+    return extra
+
+
+def _build(cwd: Path, *args: str, signature: Signature | None = None) -> bytes:
+    """Run a command of a repository we build, isolated from the caller (see `_isolated`)."""
+    path = {name: os.environ[name] for name in ("PATH", "SYSTEMROOT") if name in os.environ}
+    return _run(cwd, *args, base=path, extra=_isolated(signature))
+
+
+def init(path: Path) -> None:
+    """A new repository at `path` whose first branch is `main`."""
+    # An empty --template keeps a system or user template directory from installing hooks.
+    _build(path, "init", "--quiet", "--template=", "--initial-branch=main")
+
+
+def stage_all(worktree: Path) -> None:
+    """Stage every change in `worktree`: new, modified and deleted files, and mode changes."""
+    _build(worktree, "add", "--all")
+
+
+def commit(worktree: Path, message: str, signature: Signature) -> str:
+    """Commit the index of `worktree` (even if nothing changed) as `signature`; the new SHA."""
+    _build(
+        worktree,
+        *("commit", "--quiet", "--allow-empty", "--no-verify", "-m", message),
+        signature=signature,
+    )
+    return _build(worktree, "rev-parse", "HEAD").decode("ascii").strip()
+
+
+def tag(worktree: Path, name: str) -> None:
+    """A lightweight tag `name` at HEAD."""
+    _build(worktree, "tag", name)
+
+
+def switch(worktree: Path, branch: str, *, create_at: str | None = None) -> None:
+    """Check out `branch`; with `create_at`, create it there first."""
+    create = ("--create", branch, create_at) if create_at is not None else (branch,)
+    _build(worktree, "switch", "--quiet", *create)
+
+
+def merge(worktree: Path, ref: str, signature: Signature) -> set[str]:
+    """Merge `ref` into the checked-out branch as a merge (`--no-ff`), left uncommitted; the
+    paths in conflict. GitFailed if the merge stops for any other reason."""
+    try:
+        _build(worktree, "merge", "--quiet", "--no-ff", "--no-commit", ref, signature=signature)
+    except errors.GitFailed:
+        conflicts = set(
+            _nul_split(_build(worktree, "diff", "--name-only", "-z", "--diff-filter=U"))
+        )
+        if conflicts:
+            return conflicts
+        raise
+    return set()
+
+
+def is_merging(worktree: Path) -> bool:
+    """Whether a merge is in progress in `worktree` (MERGE_HEAD exists).
+
+    `merge --no-ff` of a ref already merged says "Already up to date." and starts none.
+    """
+    try:
+        _build(worktree, "rev-parse", "--quiet", "--verify", "MERGE_HEAD")
+    except errors.GitFailed:
+        return False
+    return True

@@ -10,13 +10,53 @@ without a recorded run.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ddchange.cache import TestRecord
-from ddchange.dd import Outcome, Source, Stats
-from ddchange.git import CommitInfo
-from ddchange.hunks import Diff, Hunk
+if TYPE_CHECKING:  # types only: the model imports nothing that does I/O
+    from ddchange.diff.hunks import Diff, Hunk
+    from ddchange.git import CommitInfo
+    from ddchange.search.dd import Stats
+
+
+class Outcome(enum.Enum):
+    """The three answers a test can give about a configuration."""
+
+    PASS = "pass"  # the failure is absent
+    FAIL = "fail"  # the failure we are hunting is present
+    UNRESOLVED = "unresolved"  # neither can be said: no build, no patch, timeout, other failure
+
+
+class Source(enum.Enum):
+    """Where an outcome came from: a real test, an exact cache hit, or monotony."""
+
+    TEST = "test"
+    CACHE = "cache"
+    IMPLIED = "implied"
+
+
+@dataclass(frozen=True)
+class TestRecord:
+    """One real run of the build and test: what the log shows and what a resumed run reuses."""
+
+    number: int  # 1, 2, ... over the whole life of a run, resumes included
+    phase: str  # "good", "bad", a hierarchy level ("file", "hunk"), or "confirm"
+    config: frozenset[str]  # the change units applied
+    outcome: Outcome
+    reason: str
+    exit_code: int | None
+    duration: float  # seconds inside the build and test commands
+    tail: str = ""
+    # Names an UNRESOLVED run's output said were missing (the failure resolution loop's input),
+    # kept so that a resumed run learns the same needs and takes the same path.
+    missing: frozenset[str] = frozenset()
+
+    @property
+    def size(self) -> int:
+        return len(self.config)
+
 
 STRATEGIES = ("diff", "history", "auto")
 
@@ -106,13 +146,6 @@ class Route:
     searched: str = "range"  # "commit": only the suspects' changes; "range": all of GOOD..BAD
 
 
-# How a run ended. "found": the answer was seen to fail, and without each of its changes it was
-# run and did not fail (and, unless --no-confirm, it failed again when rerun). "flaky": runs of
-# one configuration disagreed; the answer is what was seen, not a verdict. "interrupted":
-# stopped before the answer was checked.
-OUTCOMES = ("found", "flaky", "interrupted")
-
-
 @dataclass
 class Result:
     """The answer and how it was reached; every claim in it is a `Claim` read from records."""
@@ -127,7 +160,11 @@ class Result:
     wall_time: float
     command_time: float  # seconds inside build and test commands, in this process
     tests_run: int  # real runs of build and test, in this process
-    outcome: str = "found"  # see OUTCOMES
+    # How the run ended. "found": the answer was seen to fail, and without each of its changes
+    # it was run and did not fail (and, unless --no-confirm, it failed again when rerun).
+    # "flaky": runs of one configuration disagreed; the answer is what was seen, not a verdict.
+    # "interrupted": stopped before the answer was checked.
+    outcome: str = "found"
     resumed: int = 0  # tests taken from earlier attempts instead of running them
     confirmation: Confirmation | None = None
     disagreements: list[Disagreement] = field(default_factory=list)

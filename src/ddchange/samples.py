@@ -14,23 +14,23 @@ resolve a conflict, and the result is committed like any other commit. A conflic
 does not overwrite is an error. The build ends with `main` checked out.
 
 Key idea: a build is a pure function of the scenario. Every commit gets a pinned author, committer
-and date, and git runs with an environment and configuration of our own (no inherited `GIT_DIR`,
-no user or system config, no hooks or templates), so building a scenario twice, on any machine,
-gives the same commit SHAs. That is what lets tests and the demo name commits and hunks exactly.
+and date, and git runs (through the repository-building functions of `ddchange.git`) with an
+environment and configuration of its own (no inherited `GIT_DIR`, no user or system config, no
+hooks or templates), so building a scenario twice, on any machine, gives the same commit SHAs.
+That is what lets tests and the demo name commits and hunks exactly.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ddchange.errors import GitFailed, UnknownScenario
+from ddchange import git
+from ddchange.errors import UnknownScenario
 from ddchange.model import Request
 
 SCENARIO_FILE = "scenario.toml"
@@ -42,18 +42,6 @@ _EPOCH = 1_704_110_400
 _DAY = 86_400
 
 _IDENTITY = re.compile(r"^(?P<name>[^<>]+?)\s*<(?P<email>[^<>\s]+)>$")
-
-# Settings that a user's configuration could otherwise inject into our commits (signing prompts,
-# line-ending rewrites, auto gc, hooks), on top of the empty configuration of _isolated_env.
-_GIT_CONFIG = (
-    "commit.gpgsign=false",
-    "tag.gpgsign=false",
-    "core.autocrlf=false",
-    "core.safecrlf=false",
-    "core.fileMode=true",
-    "core.hooksPath=/dev/null",
-    "gc.auto=0",
-)
 
 
 @dataclass(frozen=True)
@@ -177,16 +165,15 @@ def build_repo(scenario: Scenario, dest: Path) -> Path:
             _merge(scenario.source / "commits", dest, commit, commit.merge, index)
         commit_all(dest, commit.message, commit.author, index)
         if commit.tag is not None:
-            _git(dest, _isolated_env(), "tag", commit.tag)
+            git.tag(dest, commit.tag)
     if branch != "main":
-        _git(dest, _isolated_env(), "switch", "--quiet", "main")
+        git.switch(dest, "main")
     return dest
 
 
 def init_repo(dest: Path) -> None:
     """`git init` with branch `main` at `dest`, isolated from templates and user configuration."""
-    # An empty --template keeps a system or user template directory from installing hooks.
-    _git(dest, _isolated_env(), "init", "--quiet", "--template=", "--initial-branch=main")
+    git.init(dest)
 
 
 def commit_all(repo: Path, message: str, author: str, index: int) -> str:
@@ -195,10 +182,8 @@ def commit_all(repo: Path, message: str, author: str, index: int) -> str:
     Author and committer are both `author`, dated `index` days after 2024-01-01 12:00 UTC, so
     the SHA depends on nothing but the tree, the parents, `message`, `author` and `index`.
     """
-    env = _identity_env(author, index)
-    _git(repo, env, "add", "--all")
-    _git(repo, env, "commit", "--quiet", "--allow-empty", "--no-verify", "-m", message)
-    return _git(repo, env, "rev-parse", "HEAD").strip()
+    git.stage_all(repo)
+    return git.commit(repo, message, _signature(author, index))
 
 
 def _names() -> tuple[str, ...]:
@@ -304,9 +289,9 @@ def _required(where: Path, data: Mapping[str, Any], key: str) -> Any:
 def _switch(repo: Path, current: str, commit: Commit) -> None:
     """Check out the branch `commit` goes on, creating it at `commit.start` if that is set."""
     if commit.start is not None:
-        _git(repo, _isolated_env(), "switch", "--quiet", "--create", commit.branch, commit.start)
+        git.switch(repo, commit.branch, create_at=commit.start)
     elif commit.branch != current:
-        _git(repo, _isolated_env(), "switch", "--quiet", commit.branch)
+        git.switch(repo, commit.branch)
 
 
 def _merge(overlays: Path, repo: Path, commit: Commit, ref: str, index: int) -> None:
@@ -315,15 +300,9 @@ def _merge(overlays: Path, repo: Path, commit: Commit, ref: str, index: int) -> 
     Every path that conflicts must be one the overlay writes or deletes: that is how a scenario
     resolves a conflict. The merge is left for `commit_all` to commit as the scenario says.
     """
-    env = _identity_env(commit.author, index)
-    command = ("merge", "--quiet", "--no-ff", "--no-commit", ref)
-    merged = _run_git(repo, env, *command)
-    conflicts = set(_git(repo, env, "diff", "--name-only", "-z", "--diff-filter=U").split("\0"))
-    conflicts.discard("")
-    if merged.returncode != 0 and not conflicts:
-        raise GitFailed(("git", *command), merged.returncode, merged.stderr)
+    conflicts = git.merge(repo, ref, _signature(commit.author, index))
     # `--no-ff` does not make "Already up to date." a merge: there would be one parent.
-    if _run_git(repo, env, "rev-parse", "--quiet", "--verify", "MERGE_HEAD").returncode != 0:
+    if not git.is_merging(repo):
         raise ValueError(f"{ref!r} is already in {commit.branch!r}: nothing to merge")
     unresolved = conflicts - _apply_overlay(overlays, repo, commit)
     if unresolved:
@@ -363,43 +342,10 @@ def _write_files(overlay: Path, tree: Path) -> list[str]:
     return [path.as_posix() for path in files]
 
 
-def _isolated_env() -> dict[str, str]:
-    """An environment in which only our settings reach git: no user, system or repo overrides.
-
-    Nothing of the caller's environment is kept but PATH, so a `GIT_DIR`, `GIT_INDEX_FILE` or
-    `GIT_WORK_TREE` set by a hook that runs us cannot redirect git. HOME points nowhere because
-    git older than 2.32 ignores GIT_CONFIG_GLOBAL and would read `~/.gitconfig`.
-    """
-    env = {key: os.environ[key] for key in ("PATH", "SYSTEMROOT") if key in os.environ}
-    env.update(
-        HOME=os.devnull,
-        XDG_CONFIG_HOME=os.devnull,
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_CONFIG_GLOBAL=os.devnull,
-        LC_ALL="C",
-        TZ="UTC",
-        GIT_CONFIG_COUNT=str(len(_GIT_CONFIG)),
-    )
-    for i, setting in enumerate(_GIT_CONFIG):
-        key, _, value = setting.partition("=")
-        env[f"GIT_CONFIG_KEY_{i}"] = key
-        env[f"GIT_CONFIG_VALUE_{i}"] = value
-    return env
-
-
-def _identity_env(author: str, index: int) -> dict[str, str]:
-    """The isolated environment plus `author` as author and committer, dated on day `index`."""
+def _signature(author: str, index: int) -> git.Signature:
+    """`author` as author and committer, dated `index` days after 2024-01-01 12:00 UTC."""
     name, email = _split_identity(author)
-    date = f"@{_EPOCH + index * _DAY} +0000"
-    return {
-        **_isolated_env(),
-        "GIT_AUTHOR_NAME": name,
-        "GIT_AUTHOR_EMAIL": email,
-        "GIT_AUTHOR_DATE": date,
-        "GIT_COMMITTER_NAME": name,
-        "GIT_COMMITTER_EMAIL": email,
-        "GIT_COMMITTER_DATE": date,
-    }
+    return git.Signature(name, email, f"@{_EPOCH + index * _DAY} +0000")
 
 
 def _split_identity(author: str) -> tuple[str, str]:
@@ -408,16 +354,3 @@ def _split_identity(author: str) -> tuple[str, str]:
     if match is None:
         raise ValueError(f"author {author!r} is not 'Name <email>'")
     return match["name"], match["email"]
-
-
-def _git(cwd: Path, env: Mapping[str, str], *args: str) -> str:
-    result = _run_git(cwd, env, *args)
-    if result.returncode != 0:
-        raise GitFailed(("git", *args), result.returncode, result.stderr)
-    return result.stdout
-
-
-def _run_git(cwd: Path, env: Mapping[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, env=dict(env), capture_output=True, text=True, check=False
-    )

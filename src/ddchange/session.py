@@ -20,38 +20,37 @@ evidence, never as a confident answer.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shlex
-import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 
-from ddchange import errors, git, grouping, hunks, provenance, runner, worktree
-from ddchange.cache import Journal, OutcomeCache, TestRecord
-from ddchange.dd import Outcome, Probed, Source, Step, bisect
-from ddchange.grouping import Hierarchy
-from ddchange.hunks import Diff
+from ddchange import errors, git
+from ddchange.diff import hunks, provenance, read
+from ddchange.diff.hunks import Diff
+from ddchange.hierarchy import grouping
+from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
-    STRATEGIES,
     Claim,
     Confirmation,
+    Outcome,
     Progress,
     Request,
     Result,
     Revisions,
     Route,
+    Source,
+    TestRecord,
 )
-from ddchange.search import Found, Search
-from ddchange.trials import Trials
-from ddchange.worktree import Scratch, scratch_worktree
-
-# Bumped whenever the meaning of change-unit ids or of a test's outcome changes, so that old
-# journals are not reused.
-FORMAT = 2
+from ddchange.runs import describe, journal_path, run_key
+from ddchange.search.cache import OutcomeCache
+from ddchange.search.dd import Probed, Step, bisect
+from ddchange.search.hierarchical import Found, Search
+from ddchange.trial import runner, worktree
+from ddchange.trial.journal import Journal
+from ddchange.trial.trials import Trials
+from ddchange.trial.worktree import Scratch, scratch_worktree
 
 Listener = Callable[[Progress], None]
 
@@ -86,32 +85,10 @@ def resolve(repo: git.Repo, good: str, bad: str) -> Revisions:
 
 def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Diff:
     """The change units between the revisions; there must be at least one."""
-    diff = git.read_diff(repo, revisions.good, revisions.bad)
+    diff = read.read_diff(repo, revisions.good, revisions.bad)
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
     return hunks.split_lines(diff) if request.granularity == "line" else diff
-
-
-def journal_path(repo: git.Repo) -> Path:
-    """Where the journal of every run in this repository lives (shared by its work trees)."""
-    return git.common_dir(repo) / "ddchange" / "journal.sqlite"
-
-
-@dataclass(frozen=True)
-class Logged:
-    """A run as `ddchange log` shows it: what was asked, and every test so far."""
-
-    description: dict[str, object]
-    records: list[TestRecord]
-
-
-def history(repo_path: Path) -> list[Logged]:
-    """Every run the journal of this repository knows, most recent first."""
-    repo = git.open_repo(repo_path)
-    with Journal(journal_path(repo)) as journal:
-        return [
-            Logged(json.loads(info.request), journal.records(info.key)) for info in journal.runs()
-        ]
 
 
 def replay(request: Request, records: list[TestRecord], listener: Listener | None = None) -> Result:
@@ -125,50 +102,6 @@ def replay(request: Request, records: list[TestRecord], listener: Listener | Non
         for record in records:
             journal.append(key, record)
     return run(request, listener)
-
-
-def reset(repo_path: Path) -> list[Path]:
-    """Remove all of ddchange's state in the repository: scratch work trees and the journal.
-
-    Refuses (errors.RunInProgress) while a live ddchange process owns a scratch work tree.
-    Returns the work trees it removed.
-    """
-    repo = git.open_repo(repo_path)
-    removed = worktree.remove_stale(repo)
-    live = worktree.owners(repo)
-    if live:
-        raise errors.RunInProgress(tuple(sorted(live.values())))
-    shutil.rmtree(journal_path(repo).parent, ignore_errors=True)
-    return removed
-
-
-def describe(request: Request, revisions: Revisions) -> dict[str, object]:
-    """The run as the journal and `ddchange log` record it (enough to replay it)."""
-    return {
-        "good": revisions.good,
-        "bad": revisions.bad,
-        "good_rev": request.good,
-        "bad_rev": request.bad,
-        "test": list(request.test),
-        "build": request.build,
-        "timeout": request.timeout,
-        "fail_pattern": request.fail_pattern,
-        "granularity": request.granularity,
-        "strategy": request.strategy,
-        "isolate": request.isolate,
-    }
-
-
-def run_key(request: Request, revisions: Revisions) -> str:
-    """What identifies a run for resuming: everything that can change a test's outcome.
-
-    The revision names are left out (their SHAs are in), and so are the strategy, isolation,
-    monotony, retries and confirmation, which change which tests are asked, not what a test
-    answers: runs that differ only in those share their tests.
-    """
-    facts = {**describe(request, revisions), "format": FORMAT}
-    del facts["good_rev"], facts["bad_rev"], facts["strategy"], facts["isolate"]
-    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
 
 
 class _Session:
@@ -350,8 +283,8 @@ class _Session:
         repo = self.scratch.repo
         touched = set(hunks.touched_paths(self.diff))
         strays = set(git.changed_paths(repo, self.revisions.good, sha)) - touched
-        self.trials.strays.update(git.tree_states(repo, self.revisions.good, strays))
-        states = git.tree_states(repo, sha, touched | set(self.trials.strays))
+        self.trials.strays.update(read.tree_states(repo, self.revisions.good, strays))
+        states = read.tree_states(repo, sha, touched | set(self.trials.strays))
         self.trials.phase = "bisect"
         outcome = self.trials.run(config, states)
         self.cache.store(config, outcome)
@@ -421,7 +354,7 @@ class _Session:
     def _self_check(self) -> None:
         """Every change applied to GOOD must give BAD's tree, as git itself has it."""
         paths = hunks.touched_paths(self.diff)
-        bad_tree = git.tree_states(self.scratch.repo, self.revisions.bad, paths)
+        bad_tree = read.tree_states(self.scratch.repo, self.revisions.bad, paths)
         mismatched = hunks.differences(self.diff, self.everything, bad_tree)
         if mismatched:
             raise errors.MaterializationMismatch(tuple(mismatched))
@@ -483,37 +416,3 @@ def rerun_command(request: Request, sha: str) -> str:
         steps.append(request.build)
     steps.append(shlex.join(request.test))
     return " && ".join(steps)
-
-
-def request_from(description: dict[str, object], repo: Path) -> Request:
-    """The Request that a `describe` dictionary (a log file's run line) stands for.
-
-    Raises ValueError when a field has the wrong type: the file was edited by hand.
-    """
-
-    def text(name: str, optional: bool = False) -> str | None:
-        value = description.get(name)
-        if isinstance(value, str) or (optional and value is None):
-            return value
-        raise ValueError(f"{name!r} must be a string")
-
-    test = description.get("test")
-    timeout = description.get("timeout")
-    if not isinstance(test, list) or not test or not all(isinstance(a, str) for a in test):
-        raise ValueError("'test' must be a non-empty list of strings")
-    if timeout is not None and not isinstance(timeout, int | float):
-        raise ValueError("'timeout' must be a number")
-    if description.get("strategy", "diff") not in STRATEGIES:
-        raise ValueError(f"'strategy' must be one of {', '.join(STRATEGIES)}")
-    return Request(
-        repo=repo,
-        good=text("good") or "",
-        bad=text("bad") or "",
-        test=tuple(test),
-        build=text("build", optional=True),
-        timeout=None if timeout is None else float(timeout),
-        fail_pattern=text("fail_pattern", optional=True),
-        granularity=text("granularity") or "hunk",
-        strategy=text("strategy", optional=True) or "diff",
-        isolate=description.get("isolate") is True,
-    )

@@ -31,11 +31,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ddchange import dd
-from ddchange.cache import OutcomeCache
-from ddchange.dd import Outcome, Probed, Source, Stats, Step, split_evenly
-from ddchange.grouping import Hierarchy
-from ddchange.hunks import Diff, Hunk
+from ddchange.diff.hunks import Diff, Hunk
+from ddchange.hierarchy.grouping import Hierarchy
+from ddchange.model import Outcome, Source
+from ddchange.search import dd
+from ddchange.search.cache import OutcomeCache
+from ddchange.search.dd import Probed, Stats, Step, split_evenly
 
 Config = frozenset[str]
 # The real outcome of exactly this configuration (a run, or a record of one).

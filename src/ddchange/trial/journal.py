@@ -1,17 +1,8 @@
-"""The outcome cache: exact answers, answers implied by monotony, and the persistent journal.
+"""The journal: every completed test of every run in one repository, kept in SQLite.
 
-Owns the one rule that lets ddchange skip a build-and-test without asking it: if a configuration
-is known, its recorded outcome is returned; under monotony, a configuration that is a subset of
-one that passed is assumed to pass, and one that is a superset of one that failed is assumed to
-fail. Monotony is an assumption about the program (no change masks the failure), so it is
-switchable, every outcome it supplies is counted apart from exact hits, and it only ever skips
-work: `exact` answers only what was recorded, and `witness` names the recorded configuration
-behind an implied answer, so that no claim rests on an implication (see search.py).
-
-UNRESOLVED outcomes are recorded exactly but imply nothing about other configurations.
-
-The journal keeps every real test in SQLite under the repository's git directory, so that a run
-that is stopped (Ctrl-C, SIGKILL, a lost machine) resumes without repeating completed tests.
+Owns persistence, so that a run that is stopped (Ctrl-C, SIGKILL, a lost machine) resumes without
+repeating completed tests. Records are `model.TestRecord`s; the trial layer writes them, `ddchange
+log`/`replay` read them.
 """
 
 from __future__ import annotations
@@ -19,88 +10,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
 
-from ddchange.dd import Hit, Outcome
 from ddchange.errors import JournalUnavailable
-
-K = TypeVar("K", bound=Hashable)
-
-
-class OutcomeCache(Generic[K]):
-    """Exact outcomes by configuration, with optional monotony.
-
-    Under monotony only the *maximal* passing and the *minimal* failing configurations are kept
-    for implication: a set dominated by another one that is already kept can never imply
-    anything the kept one does not.
-    """
-
-    def __init__(self, *, monotony: bool = True) -> None:
-        self.monotony = monotony
-        self._exact: dict[frozenset[K], Outcome] = {}
-        self._passing: list[frozenset[K]] = []  # maximal passing configurations
-        self._failing: list[frozenset[K]] = []  # minimal failing configurations
-
-    def __len__(self) -> int:
-        return len(self._exact)
-
-    def lookup(self, config: frozenset[K]) -> Hit | None:
-        outcome = self._exact.get(config)
-        if outcome is not None:
-            return Hit(outcome)
-        if not self.monotony:
-            return None
-        if any(config <= passed for passed in self._passing):
-            return Hit(Outcome.PASS, implied=True)
-        if any(failed <= config for failed in self._failing):
-            return Hit(Outcome.FAIL, implied=True)
-        return None
-
-    def exact(self, config: frozenset[K]) -> Outcome | None:
-        """The recorded outcome of exactly `config`, never an implied one."""
-        return self._exact.get(config)
-
-    def witness(self, config: frozenset[K], outcome: Outcome) -> frozenset[K]:
-        """The recorded configuration that implies `outcome` for `config` under monotony: a
-        passing superset or a failing subset (the smallest such), so that a search can move to
-        what was seen rather than to what was inferred."""
-        if outcome is Outcome.PASS:
-            return max((p for p in self._passing if config <= p), key=len)
-        return min((f for f in self._failing if f <= config), key=len)
-
-    def store(self, config: frozenset[K], outcome: Outcome) -> None:
-        self._exact[config] = outcome
-        if outcome is Outcome.PASS:
-            self._passing = [p for p in self._passing if not p <= config] + [config]
-        elif outcome is Outcome.FAIL:
-            self._failing = [f for f in self._failing if not config <= f] + [config]
-
-
-# -- the persistent journal ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TestRecord:
-    """One real run of the build and test: what the log shows and what a resumed run reuses."""
-
-    number: int  # 1, 2, ... over the whole life of a run, resumes included
-    phase: str  # "good", "bad", a hierarchy level ("file", "hunk"), or "confirm"
-    config: frozenset[str]  # the change units applied
-    outcome: Outcome
-    reason: str
-    exit_code: int | None
-    duration: float  # seconds inside the build and test commands
-    tail: str = ""
-    # Names an UNRESOLVED run's output said were missing (the failure resolution loop's input),
-    # kept so that a resumed run learns the same needs and takes the same path.
-    missing: frozenset[str] = frozenset()
-
-    @property
-    def size(self) -> int:
-        return len(self.config)
+from ddchange.model import Outcome, TestRecord
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ddchange import syntax
-from ddchange.hunks import Diff, FileDiff, Hunk, changed_lines
+from ddchange.diff.hunks import Diff, FileDiff, Hunk, changed_lines
+from ddchange.hierarchy import syntax
 
 LEVELS = ("commit", "directory", "file", "function", "hunk", "line")
 GRANULARITIES = LEVELS[2:]
@@ -82,7 +82,6 @@ class Hierarchy:
     ) -> None:
         """`needs`, when given, replaces the analysis of names (tests, known ground truth);
         `commits` numbers each unit's commit in history order, for the "commit" level."""
-        self.diff = diff
         self.commits = commits or {}
         self._scope = {unit.id: _scope(diff.files[unit.file], unit) for unit in diff.hunks}
         self._names = _Names(diff) if dependencies and needs is None else None
@@ -140,9 +139,6 @@ class Hierarchy:
             kept.discard(unit)
             dropped.extend(user for user in self._needed_by.get(unit, ()) if user in kept)
         return frozenset(kept)
-
-    def is_closed(self, config: frozenset[str]) -> bool:
-        return all(self.needs.get(unit, set()) <= config for unit in config)
 
     def learn(self, config: frozenset[str], missing: Iterable[str]) -> bool:
         """Add the needs that a failed build of `config` reveals by the names it said were

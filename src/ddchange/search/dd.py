@@ -22,30 +22,15 @@ Invariants the callers rely on:
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
+from ddchange.model import Outcome, Source
+
 T = TypeVar("T", bound=Hashable)
 T_contra = TypeVar("T_contra", bound=Hashable, contravariant=True)
 S = TypeVar("S")  # anything a splitter cuts: items, or atoms (lists of items)
-
-
-class Outcome(enum.Enum):
-    """The three answers a test can give about a configuration."""
-
-    PASS = "pass"  # the failure is absent
-    FAIL = "fail"  # the failure we are hunting is present
-    UNRESOLVED = "unresolved"  # neither can be said: no build, no patch, timeout, other failure
-
-
-class Source(enum.Enum):
-    """Where an outcome came from: a real test, an exact cache hit, or monotony."""
-
-    TEST = "test"
-    CACHE = "cache"
-    IMPLIED = "implied"
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ddchange import grouping, hunks, runner
-from ddchange.cache import Journal, TestRecord
-from ddchange.dd import Outcome
-from ddchange.hunks import Diff, FileState
-from ddchange.model import Claim, Disagreement
-from ddchange.worktree import Scratch
+from ddchange.diff import hunks
+from ddchange.diff.hunks import Diff, FileState
+from ddchange.hierarchy import grouping
+from ddchange.model import Claim, Disagreement, Outcome, TestRecord
+from ddchange.trial import runner
+from ddchange.trial.journal import Journal
+from ddchange.trial.worktree import Scratch
 
 States = Mapping[str, FileState | None]
 

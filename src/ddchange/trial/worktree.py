@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ddchange import errors, git
-from ddchange.hunks import FileState
+from ddchange.diff.hunks import FileState
 
 _SYMLINK = 0o120000
 _EXECUTABLE = 0o100755

@@ -11,8 +11,9 @@ Key ideas:
   still holds stdout cannot keep us waiting for EOF. When the command's main process exits, what
   is left of its group is killed. (A process that leaves the group on purpose with `setsid`
   escapes; only a cgroup could catch it.)
-- The child never inherits variables that point git at the user's repository: a test that runs
-  git must see the scratch worktree it runs in, never the user's checkout.
+- The child never inherits variables that point git at the user's repository (`git.environment`
+  says which): a test that runs git must see the scratch worktree it runs in, never the user's
+  checkout. Its other GIT_* settings are the user's and stay.
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from ddchange.dd import Outcome
+from ddchange import git
 from ddchange.errors import TestAborted
+from ddchange.model import Outcome
 
 # Time between SIGTERM and SIGKILL after a timeout: enough for a test runner to flush its report,
 # short because every timed-out candidate pays it.
@@ -45,21 +47,6 @@ KILL_GRACE_SECONDS = 1.0
 OUTPUT_LIMIT = 1 << 20
 TAIL_LINES = 40
 TAIL_CHARS = 4096
-
-# Variables that make git ignore the current directory and use another repository or index
-# (git sets GIT_DIR and GIT_PREFIX for hooks and aliases, so ddchange run from one would leak them).
-GIT_REDIRECTS = frozenset(
-    {
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        "GIT_COMMON_DIR",
-        "GIT_NAMESPACE",
-        "GIT_PREFIX",
-    }
-)
 
 # What a POSIX shell reports when it cannot run a program (XCU 2.8.2).
 EXIT_NOT_FOUND = 127
@@ -120,12 +107,6 @@ class Verdict:
     test: Execution | None
 
 
-def child_env(env: Mapping[str, str] | None) -> dict[str, str]:
-    """`env` (default: our own environment) without the variables that redirect git."""
-    source = os.environ if env is None else env
-    return {name: value for name, value in source.items() if name not in GIT_REDIRECTS}
-
-
 def run(
     command: Sequence[str] | str,
     cwd: Path,
@@ -134,6 +115,8 @@ def run(
     env: Mapping[str, str] | None = None,
 ) -> Execution:
     """Run `command` in `cwd` (a string through /bin/sh, a sequence directly) and report it.
+
+    The command gets `env` (default: our own environment) as `git.environment` leaves it.
 
     Never raises for the command's own failures: a program that cannot be started gets 127 or
     126, as from a shell. Interrupts (KeyboardInterrupt) kill the command's group and propagate.
@@ -145,7 +128,7 @@ def run(
             process = subprocess.Popen(
                 argv,
                 cwd=cwd,
-                env=child_env(env),
+                env=git.environment(env, keep_settings=True),
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,

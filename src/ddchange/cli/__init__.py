@@ -1,8 +1,7 @@
 """The command line: `ddchange GOOD..BAD -- CMD`, `git ddchange ...`, and `ddchange demo`.
 
-Owns argument parsing (click), the progress display (rich on a terminal, one plain line per test
-otherwise), and the one place where errors become messages and exit codes: `EXIT_CODES`, which
-`ddchange run --help` shows and the README repeats (a test keeps them equal).
+Owns argument parsing (click) and the commands; the progress display is in display.py, and
+errors become messages and exit codes in messages.py.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import shlex
 import shutil
 import signal
 import sys
@@ -23,30 +21,21 @@ from types import FrameType
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.live import Live
-from rich.text import Text
 
-from ddchange import __version__, errors, grouping, model, report, samples, session
-from ddchange.dd import Outcome, Source
-
-EXIT_FOUND, EXIT_NOT_REPRODUCED, EXIT_USAGE, EXIT_BUG, EXIT_FLAKY, EXIT_INTERRUPTED = (
-    0,
-    1,
-    2,
-    3,
-    4,
-    130,
+from ddchange import __version__, errors, model, runs, samples, session
+from ddchange.cli.display import display
+from ddchange.cli.messages import (
+    EXIT_BUG,
+    EXIT_CODES_HELP,
+    EXIT_FLAKY,
+    EXIT_FOUND,
+    EXIT_INTERRUPTED,
+    EXIT_NOT_REPRODUCED,
+    EXIT_USAGE,
+    explain,
 )
-EXIT_CODES = (
-    (EXIT_FOUND, "found: the answer was seen to fail, and without each of its changes it did not"),
-    (EXIT_NOT_REPRODUCED, "not reproduced: GOOD does not pass or BAD does not fail, or abort"),
-    (EXIT_USAGE, "usage error: bad options, revisions or repository"),
-    (EXIT_BUG, "internal error: a bug in ddchange, please report it"),
-    (EXIT_FLAKY, "flaky: runs of the same changes disagreed; what was seen is shown, no answer"),
-    (EXIT_INTERRUPTED, "interrupted: Ctrl-C or SIGTERM; the best answer so far, not checked"),
-)
-EXIT_CODES_HELP = "\b\nExit codes:\n" + "\n".join(f"  {c:>3}  {text}" for c, text in EXIT_CODES)
+from ddchange.hierarchy import grouping
+from ddchange.report import as_json, html, testlog, text
 
 
 def _common_options(command: Any) -> Any:
@@ -213,8 +202,8 @@ def replay(
     """Replay a `ddchange log` FILE (edited or not), then continue that search."""
     path = Path(log_file)
     try:
-        description, records = report.parse_log(path.read_text(errors="replace"))
-        request = session.request_from(description, repo)
+        description, records = testlog.parse(path.read_text(errors="replace"))
+        request = runs.request_from(description, repo)
     except ValueError as error:
         line, problem = error.args if len(error.args) == 2 else (0, str(error))
         raise errors.BadLogFile(path, int(line), str(problem)) from None
@@ -227,19 +216,19 @@ def replay(
 @click.option("--all", "show_all", is_flag=True, help="Every run, not only the latest.")
 def log(repo: Path, show_all: bool) -> None:
     """Print the history of the latest run (replayable with `ddchange replay`)."""
-    runs = session.history(repo)
-    if not runs:
+    recorded = runs.history(repo)
+    if not recorded:
         click.echo("ddchange: no runs recorded in this repository yet.", err=True)
         return
-    for logged in runs if show_all else runs[:1]:
-        click.echo(report.log_text(logged.description, logged.records), nl=False)
+    for logged in recorded if show_all else recorded[:1]:
+        click.echo(testlog.render(logged.description, logged.records), nl=False)
 
 
 @cli.command()
 @click.option("-C", "repo", type=click.Path(path_type=Path), default=Path("."))
 def reset(repo: Path) -> None:
     """Remove all ddchange state: scratch worktrees and the recorded tests."""
-    for path in session.reset(repo):
+    for path in runs.reset(repo):
         click.echo(f"removed scratch worktree {path}", err=True)
     click.echo("ddchange: state removed; the next run starts from scratch.", err=True)
 
@@ -281,9 +270,9 @@ def _search(
     start: Callable[[session.Listener], model.Result], quiet: bool, verbose: bool
 ) -> model.Result:
     """Run a search with the progress display, and print its report."""
-    with _display(quiet=quiet, verbose=verbose) as listener:
+    with display(quiet=quiet, verbose=verbose) as listener:
         result = start(listener)
-    click.echo(report.text(result), nl=False)
+    click.echo(text.render(result), nl=False)
     return result
 
 
@@ -304,164 +293,13 @@ def _finish(result: model.Result, outputs: Outputs) -> None:
             f"patch: {outputs.patch} (apply on GOOD with `git apply {outputs.patch}`)", err=True
         )
     if outputs.json is not None:
-        outputs.json.write_text(report.as_json(result))
+        outputs.json.write_text(as_json.render(result))
     if outputs.html is not None:
-        outputs.html.write_text(report.html(result), encoding="utf-8")
+        outputs.html.write_text(html.render(result), encoding="utf-8")
         click.echo(f"report: {outputs.html} (open it in a browser)", err=True)
     codes = {"found": EXIT_FOUND, "flaky": EXIT_FLAKY, "interrupted": EXIT_INTERRUPTED}
     if codes[result.outcome] != EXIT_FOUND:
         sys.exit(codes[result.outcome])
-
-
-# -- progress -----------------------------------------------------------------------------------
-
-
-def _line(progress: model.Progress) -> str:
-    """`test  12  hunk:    3 changes -> FAIL       exit 1  (5 left)`."""
-    how = progress.reason if progress.source is Source.TEST else f"[{progress.source.value}]"
-    what = f"commit {progress.commit[:7]}" if progress.commit else f"{progress.size:>4} changes"
-    return (
-        f"test {progress.tests_run:>3} {progress.phase:>5}: {what} -> "
-        f"{progress.outcome.value.upper():10} {how}"
-        f"  ({progress.remaining} left)"
-    )
-
-
-_STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.UNRESOLVED: "yellow"}
-
-
-@contextlib.contextmanager
-def _display(*, quiet: bool, verbose: bool) -> Iterator[session.Listener]:
-    """A listener that shows the search: a live status line on a terminal, plain lines elsewhere."""
-    console = Console(stderr=True)
-
-    def shown(progress: model.Progress) -> bool:
-        return verbose or progress.source is Source.TEST
-
-    def plain(progress: model.Progress) -> None:
-        if shown(progress):
-            click.echo(_line(progress), err=True)
-
-    if quiet:
-        yield lambda progress: None
-    elif not console.is_terminal:
-        yield plain
-    else:
-        with Live(console=console, transient=True, refresh_per_second=8) as live:
-
-            def show(progress: model.Progress) -> None:
-                if shown(progress):
-                    console.print(Text(_line(progress), style=_STYLE[progress.outcome]))
-                live.update(Text(f"searching… {_line(progress)}", style="bold"))
-
-            yield show
-
-
-# -- errors -------------------------------------------------------------------------------------
-
-
-def explain(error: errors.DDChangeError) -> tuple[str, int]:
-    """The message (ending with what to do next) and the exit code for an expected error."""
-    match error:
-        case errors.NotARepository(path):
-            return f"{path} is not inside a git repository; cd into one or pass -C PATH.", 2
-        case errors.UnknownRevision(rev, kind=str(kind)):
-            return f"{rev!r} names a {kind}, not a commit; GOOD and BAD must be commits.", 2
-        case errors.UnknownRevision(rev, shallow=True):
-            return (
-                f"unknown revision {rev!r}; this clone is shallow and may not reach it: fetch "
-                "more history with `git fetch --unshallow` (or `--deepen=N`).",
-                2,
-            )
-        case errors.UnknownRevision(rev, complaint=complaint) if complaint:
-            return (
-                f"unknown revision {rev!r} ({complaint}); check it with `git rev-parse {rev}`.",
-                2,
-            )
-        case errors.UnknownRevision(rev):
-            return f"unknown revision {rev!r}; check it with `git rev-parse {rev}`.", 2
-        case errors.BadRange(text):
-            return f"expected GOOD..BAD, got {text!r}; e.g. `ddchange v1.0..v1.1 -- make test`.", 2
-        case errors.SameRevisions(good, bad, sha):
-            return (
-                f"{good} and {bad} are the same commit ({sha[:12]}); nothing changed between "
-                "them. Pass a GOOD that is older than BAD.",
-                2,
-            )
-        case errors.EmptyDiff(good, bad, unsearched) if unsearched:
-            return (
-                f"between {good} and {bad} only submodule pointers changed "
-                f"({', '.join(unsearched)}), and ddchange does not search inside submodules; "
-                f"bisect inside the submodule (`git diff {good} {bad} -- {unsearched[0]}` shows "
-                "both commits).",
-                2,
-            )
-        case errors.EmptyDiff(good, bad):
-            return (
-                f"{good} and {bad} have identical trees: there are no changes to search. "
-                "Check the range with `git diff --stat GOOD BAD`.",
-                2,
-            )
-        case errors.UnknownScenario(name, known):
-            return f"no sample scenario {name!r}; choose one of: {', '.join(known)}.", 2
-        case errors.PreflightFailed():
-            return _explain_preflight(error), 1
-        case errors.MaterializationMismatch(paths):
-            return (
-                "applying every change to GOOD did not reproduce BAD for "
-                f"{', '.join(paths[:5])}; this is a ddchange limitation: please report it.",
-                1,
-            )
-        case errors.RunInProgress(pids):
-            return (
-                f"ddchange is still running in this repository (pid {', '.join(map(str, pids))}); "
-                "stop it first, then run `ddchange reset` again.",
-                1,
-            )
-        case errors.BadLogFile(path, line, problem):
-            where = f"{path}:{line}" if line else str(path)
-            return f"{where}: not a ddchange log ({problem}); make one with `ddchange log`.", 2
-        case errors.JournalUnavailable(path, reason):
-            return (
-                f"cannot keep the record of completed tests in {path} ({reason}); make the "
-                "repository's .git directory writable, or run ddchange in a writable clone.",
-                1,
-            )
-        case errors.GitFailed(command, code, stderr):
-            complaint = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
-            return (
-                f"`{shlex.join(command)}` failed (exit {code}): {complaint}; run it by hand to "
-                "see why (a failing filter or hook in .gitattributes or your git config?).",
-                1,
-            )
-        case errors.TestAborted(code, command):
-            return (
-                f"`{command}` exited with {code} (above 127), which means 'abort' as in "
-                "`git bisect run`; wrap it as `sh -c 'CMD || exit 1'` to count it as a failure.",
-                1,
-            )
-    return f"{type(error).__name__}: {error}", 1
-
-
-def _explain_preflight(error: errors.PreflightFailed) -> str:
-    expected = "pass" if error.which == "good" else "fail"
-    lines = [
-        f"pre-flight: {error.which.upper()} should {expected}, but the test gave "
-        f"{error.verdict.upper()} ({error.reason}); there is nothing to search."
-    ]
-    lines += ["  | " + line for line in error.tail.rstrip().splitlines()[-15:]]
-    if error.reason in ("exit 126", "exit 127"):
-        lines.append(
-            "the command was not found or not executable in the scratch worktree of GOOD: "
-            "files you have not committed are not there, so give an absolute path for them."
-        )
-    if error.unsearched:
-        lines.append(
-            f"not searched: the submodule changes at {', '.join(error.unsearched)} stay as in "
-            "GOOD in every test; if they cause the failure, ddchange cannot find it."
-        )
-    lines += ["reproduce it by hand:", f"  {error.rerun}"]
-    return "\n".join(lines)
 
 
 @contextlib.contextmanager

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ddchange import errors, git
-from ddchange.hunks import Diff, FileDiff, Hunk, changed_lines
+from ddchange.diff.hunks import Diff, FileDiff, Hunk, changed_lines
 
 
 def attribute(

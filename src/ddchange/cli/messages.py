@@ -1,0 +1,132 @@
+"""The one place where errors become messages and exit codes.
+
+Each expected error (errors.py) gets one line that says what went wrong and what to do next;
+`EXIT_CODES` is the table that `ddchange run --help` shows and the README repeats (a test keeps
+them equal).
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from ddchange import errors
+
+EXIT_FOUND, EXIT_NOT_REPRODUCED, EXIT_USAGE, EXIT_BUG, EXIT_FLAKY, EXIT_INTERRUPTED = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    130,
+)
+EXIT_CODES = (
+    (EXIT_FOUND, "found: the answer was seen to fail, and without each of its changes it did not"),
+    (EXIT_NOT_REPRODUCED, "not reproduced: GOOD does not pass or BAD does not fail, or abort"),
+    (EXIT_USAGE, "usage error: bad options, revisions or repository"),
+    (EXIT_BUG, "internal error: a bug in ddchange, please report it"),
+    (EXIT_FLAKY, "flaky: runs of the same changes disagreed; what was seen is shown, no answer"),
+    (EXIT_INTERRUPTED, "interrupted: Ctrl-C or SIGTERM; the best answer so far, not checked"),
+)
+EXIT_CODES_HELP = "\b\nExit codes:\n" + "\n".join(f"  {c:>3}  {text}" for c, text in EXIT_CODES)
+
+
+def explain(error: errors.DDChangeError) -> tuple[str, int]:
+    """The message (ending with what to do next) and the exit code for an expected error."""
+    match error:
+        case errors.NotARepository(path):
+            return f"{path} is not inside a git repository; cd into one or pass -C PATH.", 2
+        case errors.UnknownRevision(rev, kind=str(kind)):
+            return f"{rev!r} names a {kind}, not a commit; GOOD and BAD must be commits.", 2
+        case errors.UnknownRevision(rev, shallow=True):
+            return (
+                f"unknown revision {rev!r}; this clone is shallow and may not reach it: fetch "
+                "more history with `git fetch --unshallow` (or `--deepen=N`).",
+                2,
+            )
+        case errors.UnknownRevision(rev, complaint=complaint) if complaint:
+            return (
+                f"unknown revision {rev!r} ({complaint}); check it with `git rev-parse {rev}`.",
+                2,
+            )
+        case errors.UnknownRevision(rev):
+            return f"unknown revision {rev!r}; check it with `git rev-parse {rev}`.", 2
+        case errors.SameRevisions(good, bad, sha):
+            return (
+                f"{good} and {bad} are the same commit ({sha[:12]}); nothing changed between "
+                "them. Pass a GOOD that is older than BAD.",
+                2,
+            )
+        case errors.EmptyDiff(good, bad, unsearched) if unsearched:
+            return (
+                f"between {good} and {bad} only submodule pointers changed "
+                f"({', '.join(unsearched)}), and ddchange does not search inside submodules; "
+                f"bisect inside the submodule (`git diff {good} {bad} -- {unsearched[0]}` shows "
+                "both commits).",
+                2,
+            )
+        case errors.EmptyDiff(good, bad):
+            return (
+                f"{good} and {bad} have identical trees: there are no changes to search. "
+                "Check the range with `git diff --stat GOOD BAD`.",
+                2,
+            )
+        case errors.UnknownScenario(name, known):
+            return f"no sample scenario {name!r}; choose one of: {', '.join(known)}.", 2
+        case errors.PreflightFailed():
+            return _explain_preflight(error), 1
+        case errors.MaterializationMismatch(paths):
+            return (
+                "applying every change to GOOD did not reproduce BAD for "
+                f"{', '.join(paths[:5])}; this is a ddchange limitation: please report it.",
+                1,
+            )
+        case errors.RunInProgress(pids):
+            return (
+                f"ddchange is still running in this repository (pid {', '.join(map(str, pids))}); "
+                "stop it first, then run `ddchange reset` again.",
+                1,
+            )
+        case errors.BadLogFile(path, line, problem):
+            where = f"{path}:{line}" if line else str(path)
+            return f"{where}: not a ddchange log ({problem}); make one with `ddchange log`.", 2
+        case errors.JournalUnavailable(path, reason):
+            return (
+                f"cannot keep the record of completed tests in {path} ({reason}); make the "
+                "repository's .git directory writable, or run ddchange in a writable clone.",
+                1,
+            )
+        case errors.GitFailed(command, code, stderr):
+            complaint = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
+            return (
+                f"`{shlex.join(command)}` failed (exit {code}): {complaint}; run it by hand to "
+                "see why (a failing filter or hook in .gitattributes or your git config?).",
+                1,
+            )
+        case errors.TestAborted(code, command):
+            return (
+                f"`{command}` exited with {code} (above 127), which means 'abort' as in "
+                "`git bisect run`; wrap it as `sh -c 'CMD || exit 1'` to count it as a failure.",
+                1,
+            )
+    return f"{type(error).__name__}: {error}", 1
+
+
+def _explain_preflight(error: errors.PreflightFailed) -> str:
+    expected = "pass" if error.which == "good" else "fail"
+    lines = [
+        f"pre-flight: {error.which.upper()} should {expected}, but the test gave "
+        f"{error.verdict.upper()} ({error.reason}); there is nothing to search."
+    ]
+    lines += ["  | " + line for line in error.tail.rstrip().splitlines()[-15:]]
+    if error.reason in ("exit 126", "exit 127"):
+        lines.append(
+            "the command was not found or not executable in the scratch worktree of GOOD: "
+            "files you have not committed are not there, so give an absolute path for them."
+        )
+    if error.unsearched:
+        lines.append(
+            f"not searched: the submodule changes at {', '.join(error.unsearched)} stay as in "
+            "GOOD in every test; if they cause the failure, ddchange cannot find it."
+        )
+    lines += ["reproduce it by hand:", f"  {error.rerun}"]
+    return "\n".join(lines)

@@ -1,0 +1,31 @@
+"""The diff between two revisions, and the files of a revision, as the diff layer's records.
+
+Owns the step from git's raw output (git.py) to `hunks.Diff` and `hunks.FileState`, so that the
+git layer returns plain entries and bytes and never needs the diff layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ddchange import git
+from ddchange.diff import hunks
+from ddchange.git import Repo
+
+
+def tree_states(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, hunks.FileState | None]:
+    """The state of each of `paths` in the tree of `rev`: None where it has no such file."""
+    tree = git.ls_tree(repo, rev)
+    wanted = list(paths)
+    blobs = git.read_blobs(repo, (tree[path].sha for path in wanted if path in tree))
+    return {
+        path: hunks.FileState(blobs[tree[path].sha], tree[path].mode) if path in tree else None
+        for path in wanted
+    }
+
+
+def read_diff(repo: Repo, good: str, bad: str) -> hunks.Diff:
+    """The change units between the commits `good` and `bad` (full object names)."""
+    raw = git.diff_raw(repo, good, bad)
+    patch = git.diff_patch(repo, good, bad)
+    return hunks.parse_diff(raw, patch, git.read_blobs(repo, hunks.needed_blobs(raw)))

@@ -1,0 +1,120 @@
+"""The JSON report: every number the text shows, the claims with their changes, and the whole
+test log, for tools."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ddchange.diff.hunks import Hunk
+from ddchange.git import CommitInfo
+from ddchange.model import Claim, Result, TestRecord
+
+
+def _commit(info: CommitInfo) -> dict[str, Any]:
+    return {"sha": info.sha, "author": info.author, "date": info.date, "subject": info.subject}
+
+
+def _unit(hunk: Hunk, result: Result) -> dict[str, Any]:
+    return {
+        **_culprit(hunk, result.scopes.get(hunk.id, "")),
+        "commits": [_commit(info) for info in result.attribution.get(hunk.id, ())],
+    }
+
+
+def _route(result: Result) -> dict[str, Any]:
+    found = result.route
+    return {
+        "strategy": found.strategy,
+        "bisect_tests": found.bisect_tests,
+        "last_good": found.last_good,
+        "first_bad": found.first_bad,
+        "suspects": list(found.suspects),
+        "alone": None if found.alone is None else found.alone.value,
+        "searched": found.searched,
+    }
+
+
+def _culprit(hunk: Hunk, scope: str) -> dict[str, Any]:
+    return {
+        "id": hunk.id,
+        "path": hunk.path,
+        "kind": hunk.kind,
+        "function": scope,
+        "header": hunk.header,
+        "old_start": hunk.old_start,
+        "old_lines": hunk.old_lines,
+        "new_start": hunk.new_start,
+        "new_lines": hunk.new_lines,
+        "diff": hunk.diff,
+    }
+
+
+def _claim(claim: Claim | None) -> dict[str, Any] | None:
+    if claim is None:
+        return None
+    return {
+        "changes": sorted(claim.config),  # unit ids, as in the log's "config"
+        "outcome": claim.outcome.value,
+        "runs": claim.runs,
+        "fails": claim.fails,
+    }
+
+
+def record(record: TestRecord) -> dict[str, Any]:
+    """One test as JSON: also the line format of `ddchange log`."""
+    return {
+        "number": record.number,
+        "phase": record.phase,
+        "config": sorted(record.config),
+        "outcome": record.outcome.value,
+        "reason": record.reason,
+        "exit_code": record.exit_code,
+        "duration": round(record.duration, 3),
+    }
+
+
+def render(result: Result) -> str:
+    """The machine-readable report."""
+    request, stats = result.request, result.stats
+    confirmation = result.confirmation
+    document = {
+        "good": result.revisions.good,
+        "bad": result.revisions.bad,
+        "good_rev": request.good,
+        "bad_rev": request.bad,
+        "command": list(request.test),
+        "build": request.build,
+        "timeout": request.timeout,
+        "granularity": request.granularity,
+        "mode": "isolate" if request.isolate else "minimize",
+        "route": _route(result),
+        "monotony": request.monotony,
+        "outcome": result.outcome,
+        "tests_run": result.tests_run,
+        "resumed": result.resumed,
+        "cache_hits": stats.cache_hits,
+        "implied": stats.implied,
+        "dependencies": request.dependencies,
+        "dependencies_learned": result.resolutions[0],
+        "dependencies_disproved": result.resolutions[1],
+        "hunks_total": len(result.diff.hunks),
+        "wall_time": round(result.wall_time, 3),
+        "command_time": round(result.command_time, 3),
+        "confirmation": None
+        if confirmation is None
+        else {"answer": confirmation.answer.value, "rest": confirmation.rest.value},
+        "flaky": [
+            {"phase": d.phase, "size": d.size, "outcomes": [o.value for o in d.outcomes]}
+            for d in result.disagreements
+        ],
+        "answer": _claim(result.answer),
+        "passing_set": _claim(result.passing_claim),
+        # the recorded runs behind "1-minimal" (see model.Result.checks)
+        "checks": [_claim(c) for c in result.checks],
+        "culprits": [_unit(h, result) for h in result.culprits],
+        "passing": [_unit(h, result) for h in result.passing],
+        "skipped": list(result.diff.skipped),
+        "log": [record(r) for r in result.log],
+    }
+    return json.dumps(document, indent=2) + "\n"

@@ -1,0 +1,66 @@
+"""The test log, like `git bisect log`: what `ddchange log` prints and `ddchange replay` reads
+back (comments for people, one JSON line per test)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ddchange.model import Outcome, TestRecord
+from ddchange.report.as_json import record
+from ddchange.report.words import plural
+
+# -- the log: `ddchange log` writes it, `ddchange replay` reads it back --------------------------
+
+
+def render(description: dict[str, object], records: list[TestRecord]) -> str:
+    """A run's history, like `git bisect log`: comments for people, one JSON line per test."""
+    argv = description.get("test")
+    test = " ".join(map(str, argv)) if isinstance(argv, list) else ""
+    lines = [
+        f"# ddchange log: {description.get('good_rev')}..{description.get('bad_rev')} -- {test}",
+        "# replay with `ddchange replay FILE` (edit outcomes first if you like)",
+        "run " + json.dumps(description),
+    ]
+    for r in records:
+        lines.append(
+            f"# {r.number}: {r.phase}, {plural(r.size, 'change')} -> "
+            f"{r.outcome.value.upper()} ({r.reason})"
+        )
+        lines.append("test " + json.dumps(record(r)))
+    return "\n".join(lines) + "\n"
+
+
+def parse(text: str) -> tuple[dict[str, object], list[TestRecord]]:
+    """The run description and the records of a `log_text`; ValueError(line, problem) if not."""
+    description: dict[str, object] | None = None
+    records: list[TestRecord] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        kind, _, payload = line.strip().partition(" ")
+        if kind in ("", "#") or kind.startswith("#"):
+            continue
+        try:
+            data = json.loads(payload)
+            if kind == "run" and isinstance(data, dict):
+                description = data
+            elif kind == "test" and isinstance(data, dict):
+                records.append(_parse_record(len(records) + 1, data))
+            else:
+                raise ValueError(f"expected 'run {{...}}' or 'test {{...}}', got {kind!r}")
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(number, str(error)) from None
+    if description is None:
+        raise ValueError(0, "no 'run {...}' line")
+    return description, records
+
+
+def _parse_record(number: int, data: dict[str, Any]) -> TestRecord:
+    return TestRecord(
+        number,
+        str(data["phase"]),
+        frozenset(str(i) for i in data["config"]),
+        Outcome(data["outcome"]),
+        str(data.get("reason", "")),
+        data.get("exit_code"),
+        float(data.get("duration", 0.0)),
+    )

@@ -1,0 +1,81 @@
+"""The text summary: the answer first (each culprit with its file, function context, line
+numbers, commit and diff), then how sure it is, then what it cost."""
+
+from __future__ import annotations
+
+from ddchange.model import Result
+from ddchange.report.words import (
+    commit_line,
+    confirmation,
+    flaky,
+    headline,
+    location,
+    plural,
+    route,
+)
+
+SHOWN_LINES = 40  # of each culprit's diff in the text report; --patch and --json have them all
+
+
+def _shown_diff(diff: str) -> list[str]:
+    lines = diff.rstrip("\n").splitlines()
+    shown = ["    " + line for line in lines[:SHOWN_LINES]]
+    if len(lines) > SHOWN_LINES:
+        shown.append(
+            f"    … {len(lines) - SHOWN_LINES} more lines (the whole change is in --patch)"
+        )
+    return shown
+
+
+SHOWN_CONTEXT = 12  # passing changes listed by location in the text report
+
+
+def _context(result: Result) -> list[str]:
+    """The passing set of an isolation: where its changes are (the diffs are in --json)."""
+    lines = [
+        f"Applied in both the passing and the failing set ({plural(len(result.passing), 'change')}"
+        "; --json lists them all with their diffs):"
+    ]
+    for hunk in result.passing[:SHOWN_CONTEXT]:
+        lines.append(f"    {location(hunk, result.scopes.get(hunk.id, ''))}")
+    if len(result.passing) > SHOWN_CONTEXT:
+        lines.append(f"    … {len(result.passing) - SHOWN_CONTEXT} more")
+    return lines
+
+
+def render(result: Result) -> str:
+    """The human summary: the answer first, then how sure it is, then what it cost."""
+    lines = [headline(result), ""]
+    if result.outcome == "flaky":
+        lines += [*flaky(result), ""]
+    if route(result):
+        lines += [route(result), ""]
+    for number, hunk in enumerate(result.culprits, 1):
+        scope = result.scopes.get(hunk.id, "")
+        commits = [f"    commit {commit_line(i)}" for i in result.attribution.get(hunk.id, ())]
+        lines += [f"[{number}] {location(hunk, scope)}", *commits, *_shown_diff(hunk.diff), ""]
+    if result.passing:
+        lines += [*_context(result), ""]
+    if result.outcome != "interrupted":
+        lines += confirmation(result.confirmation, isolate=result.request.isolate)
+    lines.append(_cost(result))
+    lines.extend(f"not searched (kept as in GOOD): {path}" for path in result.diff.skipped)
+    return "\n".join(lines) + "\n"
+
+
+def _cost(result: Result) -> str:
+    stats = result.stats
+    resumed = f"{result.resumed} taken from earlier attempts, " if result.resumed else ""
+    overhead = result.wall_time - result.command_time
+    learned, disproved = result.resolutions
+    resolution = (
+        f" Dependencies: {plural(learned, 'failed build')} taught a missing one, "
+        f"{plural(disproved, 'run')} disproved assumed ones."
+        if learned or disproved
+        else ""
+    )
+    return (
+        f"{plural(result.tests_run, 'test')} run, {resumed}{stats.cache_hits} answered from "
+        f"the cache, {stats.implied} implied by monotony; {result.wall_time:.1f}s in all, "
+        f"{overhead:.1f}s of it ddchange's own.{resolution}"
+    )

@@ -1,0 +1,156 @@
+"""The wording every renderer shares: the headline, how sure the answer is, where a change is.
+
+Every fact in these sentences is read from the `Result`'s claims (recorded runs), never inferred.
+"""
+
+from __future__ import annotations
+
+from ddchange.diff.hunks import Hunk
+from ddchange.git import CommitInfo
+from ddchange.model import Confirmation, Outcome, Result
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def location(hunk: Hunk, scope: str) -> str:
+    where = f"{hunk.path}:{hunk.new_start}" if hunk.kind == "text" else hunk.path
+    kind = "" if hunk.kind == "text" else f" ({hunk.kind})"
+    return f"{where}{kind}  in {scope}" if scope else f"{where}{kind}"
+
+
+def headline(result: Result) -> str:
+    """The answer in one sentence; every fact in it is read from a `Claim` (a recorded run)."""
+    request, count = result.request, len(result.culprits)
+    between = (
+        f"between {request.good} ({result.revisions.good[:12]}) and {request.bad} "
+        f"({result.revisions.bad[:12]})"
+    )
+    changes = f"{plural(count, 'change')} of {len(result.diff.hunks)}"
+    command = f"`{' '.join(request.test)}`"
+    if result.outcome == "interrupted":
+        return (
+            f"ddchange: interrupted. Best answer so far: {changes} {between} ({_seen(result)}); "
+            "it may not be minimal yet. Run the same command again to resume where this run "
+            "stopped."
+        )
+    if result.outcome == "flaky":
+        return (
+            f"ddchange: NO RELIABLE ANSWER: the test is flaky. The smallest set seen to fail is "
+            f"{changes} {between} ({_seen(result)} under {command})."
+        )
+    if request.isolate:
+        return (
+            f"ddchange: GOOD plus {plural(len(result.passing), 'change')} passes; adding "
+            f"{'this' if count == 1 else 'these'} {changes} {between} makes {command} fail. "
+            f"{_minimality(result)}"
+        )
+    verb = "makes" if count == 1 else "make"
+    return f"ddchange: {changes} {between} {verb} {command} fail. {_minimality(result)}"
+
+
+def _seen(result: Result) -> str:
+    """How often the answer was seen to fail, from its records."""
+    claim = result.answer
+    if claim is None or claim.fails == 0:
+        return "nothing smaller than BAD was seen to fail"
+    return f"it failed in {claim.fails} of {plural(claim.runs, 'run')}"
+
+
+def _minimality(result: Result) -> str:
+    """What the recorded checks say about taking one change away (or, with --isolate, adding
+    one to the passing set)."""
+    if result.request.isolate:
+        grown = [c.outcome for c in result.checks[0::2]]
+        shrunk = [c.outcome for c in result.checks[1::2]]
+        return (
+            "The difference is 1-minimal, each change checked by a run: the passing set plus "
+            f"it {_tally(grown, Outcome.PASS)}, and the failing set without it "
+            f"{_tally(shrunk, Outcome.FAIL)}."
+        )
+    outcomes = [c.outcome for c in result.checks]
+    if outcomes and all(o is Outcome.PASS for o in outcomes):
+        return "Removing any one of them makes it pass (each checked by a run)."
+    return f"It is 1-minimal: without any one of them, it {_tally(outcomes, Outcome.FAIL)}."
+
+
+def _tally(outcomes: list[Outcome], never: Outcome) -> str:
+    """'did not pass (2 failed, 1 could not be tested)', counted from recorded outcomes."""
+    counts = {o: sum(x is o for x in outcomes) for o in Outcome if o is not never}
+    parts = [
+        f"{n} {'could not be tested' if o is Outcome.UNRESOLVED else o.value + 'ed'}"
+        for o, n in counts.items()
+        if n
+    ]
+    return f"did not {never.value} ({', '.join(parts) or 'no run'})"
+
+
+def commit_line(info: CommitInfo) -> str:
+    return f"{info.sha[:12]} {info.author}, {info.date[:10]}: {info.subject}"
+
+
+def route(result: Result) -> str:
+    """How the search went about it, in one paragraph (for --strategy auto)."""
+    found = result.route
+    if found.strategy != "auto" or found.first_bad is None:
+        return ""
+    tests = plural(found.bisect_tests, "test")
+    what = (
+        f"commit {found.first_bad[:12]} is the first failing commit"
+        if len(found.suspects) == 1
+        else f"the first failing commit is one of {len(found.suspects)} commits "
+        f"{(found.last_good or '')[:12]}..{found.first_bad[:12]}"
+    )
+    if found.searched == "commit":
+        how = "its changes fail on GOOD alone, so the search went inside them."
+    else:
+        how = (
+            f"its changes alone gave {(found.alone or Outcome.PASS).value.upper()} on GOOD: "
+            "they need changes of other commits (commits that only fail together, or a merge of "
+            "branches that pass), so the search covered all of GOOD..BAD, oldest commits first."
+        )
+    return f"Route: bisecting the first-parent history took {tests}: {what}; {how}"
+
+
+def confirmation(confirmation: Confirmation | None, *, isolate: bool) -> list[str]:
+    if confirmation is None:
+        return ["Not confirmed (--no-confirm)."]
+    if isolate:
+        return [
+            f"Checked again: GOOD plus the failing set gave {confirmation.answer.value.upper()}, "
+            f"GOOD plus the passing set gave {confirmation.rest.value.upper()}"
+            + (
+                " (confirmed)."
+                if (confirmation.answer, confirmation.rest) == (Outcome.FAIL, Outcome.PASS)
+                else " (NOT as expected: FAIL and PASS)."
+            )
+        ]
+    lines = []
+    if confirmation.answer is Outcome.FAIL:
+        lines.append("Confirmed: GOOD plus these changes fails again.")
+    else:
+        lines.append(
+            f"NOT confirmed: GOOD plus these changes gave {confirmation.answer.value.upper()} "
+            "when run again."
+        )
+    rest = {
+        Outcome.PASS: "BAD without them passes: they are the whole cause.",
+        Outcome.FAIL: "BAD without them still fails: the failure has other causes as well "
+        "(search again from GOOD plus this answer).",
+        Outcome.UNRESOLVED: "BAD without them could not be tested (unresolved).",
+    }
+    lines.append(rest[confirmation.rest])
+    return lines
+
+
+def flaky(result: Result) -> list[str]:
+    lines = [
+        "WARNING: the test is flaky: the same changes gave different outcomes, so the answer "
+        "below is not reliable. Evidence:"
+    ]
+    for evidence in result.disagreements:
+        outcomes = ", ".join(o.value.upper() for o in evidence.outcomes)
+        lines.append(f"  {plural(evidence.size, 'change')} ({evidence.phase}): {outcomes}")
+    lines.append("Make the test deterministic, or rerun with --retries N to see how often.")
+    return lines

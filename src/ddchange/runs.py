@@ -1,0 +1,123 @@
+"""Runs as the journal knows them: what identifies a run, where its records live, and the
+commands over recorded runs (`ddchange log`, `ddchange reset`, reading a run back for replay).
+
+Owns the run key: two invocations with the same key share their records, so a second one
+resumes the first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from ddchange import errors, git
+from ddchange.model import STRATEGIES, Request, Revisions, TestRecord
+from ddchange.trial import worktree
+from ddchange.trial.journal import Journal
+
+# Bumped whenever the meaning of change-unit ids or of a test's outcome changes, so that old
+# journals are not reused.
+FORMAT = 2
+
+
+def journal_path(repo: git.Repo) -> Path:
+    """Where the journal of every run in this repository lives (shared by its work trees)."""
+    return git.common_dir(repo) / "ddchange" / "journal.sqlite"
+
+
+@dataclass(frozen=True)
+class Logged:
+    """A run as `ddchange log` shows it: what was asked, and every test so far."""
+
+    description: dict[str, object]
+    records: list[TestRecord]
+
+
+def history(repo_path: Path) -> list[Logged]:
+    """Every run the journal of this repository knows, most recent first."""
+    repo = git.open_repo(repo_path)
+    with Journal(journal_path(repo)) as journal:
+        return [
+            Logged(json.loads(info.request), journal.records(info.key)) for info in journal.runs()
+        ]
+
+
+def reset(repo_path: Path) -> list[Path]:
+    """Remove all of ddchange's state in the repository: scratch work trees and the journal.
+
+    Refuses (errors.RunInProgress) while a live ddchange process owns a scratch work tree.
+    Returns the work trees it removed.
+    """
+    repo = git.open_repo(repo_path)
+    removed = worktree.remove_stale(repo)
+    live = worktree.owners(repo)
+    if live:
+        raise errors.RunInProgress(tuple(sorted(live.values())))
+    shutil.rmtree(journal_path(repo).parent, ignore_errors=True)
+    return removed
+
+
+def describe(request: Request, revisions: Revisions) -> dict[str, object]:
+    """The run as the journal and `ddchange log` record it (enough to replay it)."""
+    return {
+        "good": revisions.good,
+        "bad": revisions.bad,
+        "good_rev": request.good,
+        "bad_rev": request.bad,
+        "test": list(request.test),
+        "build": request.build,
+        "timeout": request.timeout,
+        "fail_pattern": request.fail_pattern,
+        "granularity": request.granularity,
+        "strategy": request.strategy,
+        "isolate": request.isolate,
+    }
+
+
+def run_key(request: Request, revisions: Revisions) -> str:
+    """What identifies a run for resuming: everything that can change a test's outcome.
+
+    The revision names are left out (their SHAs are in), and so are the strategy, isolation,
+    monotony, retries and confirmation, which change which tests are asked, not what a test
+    answers: runs that differ only in those share their tests.
+    """
+    facts = {**describe(request, revisions), "format": FORMAT}
+    del facts["good_rev"], facts["bad_rev"], facts["strategy"], facts["isolate"]
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def request_from(description: dict[str, object], repo: Path) -> Request:
+    """The Request that a `describe` dictionary (a log file's run line) stands for.
+
+    Raises ValueError when a field has the wrong type: the file was edited by hand.
+    """
+
+    def text(name: str, optional: bool = False) -> str | None:
+        value = description.get(name)
+        if isinstance(value, str) or (optional and value is None):
+            return value
+        raise ValueError(f"{name!r} must be a string")
+
+    test = description.get("test")
+    timeout = description.get("timeout")
+    if not isinstance(test, list) or not test or not all(isinstance(a, str) for a in test):
+        raise ValueError("'test' must be a non-empty list of strings")
+    if timeout is not None and not isinstance(timeout, int | float):
+        raise ValueError("'timeout' must be a number")
+    if description.get("strategy", "diff") not in STRATEGIES:
+        raise ValueError(f"'strategy' must be one of {', '.join(STRATEGIES)}")
+    return Request(
+        repo=repo,
+        good=text("good") or "",
+        bad=text("bad") or "",
+        test=tuple(test),
+        build=text("build", optional=True),
+        timeout=None if timeout is None else float(timeout),
+        fail_pattern=text("fail_pattern", optional=True),
+        granularity=text("granularity") or "hunk",
+        strategy=text("strategy", optional=True) or "diff",
+        isolate=description.get("isolate") is True,
+    )

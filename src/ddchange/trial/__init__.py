@@ -1,0 +1,2 @@
+"""Where outcomes come from: the scratch tree, the build-and-test runner, and the journal that
+records every run."""
