@@ -40,7 +40,7 @@ import gdb_project
 from results import write_section
 
 from ddchange import git
-from ddchange.diff import hunks, read
+from ddchange.diff import linechanges, read
 from ddchange.diff.hunks import Diff
 from ddchange.hierarchy import grouping
 from ddchange.model import Outcome
@@ -126,7 +126,7 @@ class Measured:
 def measure(case: Case, strategy: Strategy, budget: int) -> Measured:
     """One search over `case` with `strategy`, against the simulated build and test."""
     levels = strategy.levels or tuple(grouping.levels_for("line", case.diff))
-    diff = hunks.split_lines(case.diff) if "line" in levels else case.diff
+    diff = linechanges.split_lines(case.diff) if "line" in levels else case.diff
     oracle = case.oracle(diff, budget)
     hierarchy = grouping.Hierarchy(diff, dependencies=strategy.dependencies)
 
@@ -197,7 +197,7 @@ def real_run(case: Case, report: Path, predicted: int | None) -> RealRun:
     if done.returncode != 0:
         raise SystemExit(f"ddchange failed ({done.returncode}): {done.stderr}\nin {case.repo}")
     result = json.loads(report.read_text())
-    diff = hunks.split_lines(case.diff)
+    diff = linechanges.split_lines(case.diff)
     oracle = case.oracle(diff)
     outcomes = [(frozenset(r["config"]), Outcome(r["outcome"])) for r in result["log"]]
     agreed = sum(oracle.judge(config) is outcome for config, outcome in outcomes)

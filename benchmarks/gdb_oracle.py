@@ -2,7 +2,7 @@
 
 Owns the test function that benchmarks/gdb_like.py gives ddchange's search at sizes where a real
 build per test would take hours. A configuration (a set of change-unit ids) is materialized by
-ddchange's own `hunks.materialize` on top of GOOD's files, and then judged by the rules a C
+ddchange's own `content.materialize` on top of GOOD's files, and then judged by the rules a C
 compiler and linker apply to this project's code:
 
 - every function a body calls is declared before the call (in an included header, or earlier
@@ -31,7 +31,8 @@ from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from ddchange.diff.hunks import Conflict, Diff, FileState, materialize
+from ddchange.diff.content import materialize
+from ddchange.diff.hunks import Conflict, Diff, FileState
 from ddchange.model import Outcome
 
 DEF = re.compile(r"(static )?(?:unsigned|int) (\w+)\(([^)]*)\)")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ddchange import git
-from ddchange.diff import hunks, read
+from ddchange.diff import linechanges, read
 from ddchange.diff.hunks import Diff, FileDiff, Hunk
 from ddchange.hierarchy import syntax
 from ddchange.hierarchy.grouping import Hierarchy, missing_names
@@ -95,7 +95,7 @@ def test_the_function_level_uses_tree_sitter_or_git_headers(
     old = "def a():\n    return 1\n\ndef b():\n    return 2\n"
     new = "def a():\n    return 10\n\ndef b():\n    return 20\n"
     repo, (good, bad) = make_repo(tmp_path, [{"m.py": old}, {"m.py": new}])
-    diff = hunks.split_lines(read.read_diff(git.open_repo(repo), good, bad))
+    diff = linechanges.split_lines(read.read_diff(git.open_repo(repo), good, bad))
     assert len({u.hunk for u in diff.hunks}) == 1
     labels = [g.label for g in Hierarchy(diff).groups("function", list(diff.hunks))]
     if syntax.has_grammar("m.py"):
@@ -141,7 +141,7 @@ def test_a_failed_build_teaches_a_missed_dependency(
             },
         ],
     )
-    diff = hunks.split_lines(read.read_diff(git.open_repo(repo), good, bad))
+    diff = linechanges.split_lines(read.read_diff(git.open_repo(repo), good, bad))
     call = next(u.id for u in diff.hunks if u.path == "app.py")
     definition = next(u.id for u in diff.hunks if u.path == "lib.py")
     hierarchy = Hierarchy(diff)
@@ -173,7 +173,7 @@ def test_a_new_value_for_a_name_does_not_need_the_removal_of_its_uses(
             },
         ],
     )
-    diff = hunks.split_lines(read.read_diff(git.open_repo(repo), good, bad))
+    diff = linechanges.split_lines(read.read_diff(git.open_repo(repo), good, bad))
     by_text = {u.diff.splitlines()[1]: u.id for u in diff.hunks}
     needs = Hierarchy(diff).needs
     assert needs.get(by_text['-SEP = ","'], set()) == set(), "a new value needs nothing"
@@ -201,7 +201,7 @@ def test_a_new_signature_needs_its_callers_and_its_declaration(
             },
         ],
     )
-    diff = hunks.split_lines(read.read_diff(git.open_repo(repo), good, bad))
+    diff = linechanges.split_lines(read.read_diff(git.open_repo(repo), good, bad))
     unit = {u.path + u.diff.splitlines()[1]: u.id for u in diff.hunks}
     declaration, definition = unit["pack.h-int pack(int a);"], unit["pack.c-int pack(int a)"]
     call = unit["main.c-    return pack(1);"]
@@ -231,7 +231,7 @@ def test_docs_and_configuration_neither_define_nor_use_files_as_names(
             },
         ],
     )
-    diff = hunks.split_lines(read.read_diff(git.open_repo(repo), good, bad))
+    diff = linechanges.split_lines(read.read_diff(git.open_repo(repo), good, bad))
     unit = {u.path: u.id for u in diff.hunks}
     needs = Hierarchy(diff).needs
     assert unit[".idea/pkg.iml"] not in needs.get(unit["app.py"], set())
@@ -253,7 +253,7 @@ def test_an_import_binds_its_name_in_its_own_file_only(
             },
         ],
     )
-    diff = hunks.split_lines(read.read_diff(git.open_repo(repo), good, bad))
+    diff = linechanges.split_lines(read.read_diff(git.open_repo(repo), good, bad))
     unit = {u.path: u.id for u in diff.hunks}
     needs = Hierarchy(diff).needs
     assert unit["examples/demo.py"] not in needs.get(unit["test_a.py"], set())

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ddchange import git
-from ddchange.diff import hunks, read
+from ddchange.diff import content, hunks, linechanges, read
 from ddchange.diff.hunks import Conflict, Diff, FileDiff, FileState, Hunk, InconsistentDiff
 
 
@@ -44,17 +44,17 @@ def _states(repo: Sandbox, rev: str, paths: list[str]) -> dict[str, FileState | 
 
 
 def test_no_units_give_good_and_all_units_give_bad(zoo: Zoo, diff: Diff) -> None:
-    paths = hunks.touched_paths(diff)
+    paths = content.touched_paths(diff)
     everything = [hunk.id for hunk in diff.hunks]
-    assert hunks.differences(diff, [], _states(zoo.repo, zoo.good, paths)) == []
-    assert hunks.differences(diff, everything, _states(zoo.repo, zoo.bad, paths)) == []
+    assert content.differences(diff, [], _states(zoo.repo, zoo.good, paths)) == []
+    assert content.differences(diff, everything, _states(zoo.repo, zoo.bad, paths)) == []
 
 
 def test_differences_names_the_paths_that_differ(zoo: Zoo, diff: Diff) -> None:
-    paths = hunks.touched_paths(diff)
+    paths = content.touched_paths(diff)
     (mode,) = _units(diff, "tool.sh", "mode")
     everything_but_mode = {hunk.id for hunk in diff.hunks} - {mode.id}
-    assert hunks.differences(diff, everything_but_mode, _states(zoo.repo, zoo.bad, paths)) == [
+    assert content.differences(diff, everything_but_mode, _states(zoo.repo, zoo.bad, paths)) == [
         "tool.sh"
     ]
 
@@ -71,10 +71,10 @@ def test_empty_files_are_renamed_added_and_deleted(tmp_path: Path) -> None:
     bad = repo.commit()
     diff = read.read_diff(git.open_repo(repo.path), good, bad)
     assert sorted(file.status for file in diff.files) == ["D", "R"]
-    paths = hunks.touched_paths(diff)
-    assert hunks.differences(diff, [], _states(repo, good, paths)) == []
+    paths = content.touched_paths(diff)
+    assert content.differences(diff, [], _states(repo, good, paths)) == []
     everything = [hunk.id for hunk in diff.hunks]
-    assert hunks.differences(diff, everything, _states(repo, bad, paths)) == []
+    assert content.differences(diff, everything, _states(repo, bad, paths)) == []
 
 
 # -- what the units are ----------------------------------------------------------------------
@@ -198,7 +198,7 @@ def test_ids_are_short_unique_ordered_and_deterministic(zoo: Zoo, diff: Diff) ->
 
 
 def test_touched_paths_are_old_and_new_paths_but_no_submodule(diff: Diff) -> None:
-    paths = hunks.touched_paths(diff)
+    paths = content.touched_paths(diff)
     assert {"moved-old.txt", "moved-new.txt", "dtf", "dtf/x", *ODD_NAMES} <= set(paths)
     assert "sub" not in paths
     assert paths == sorted(paths)
@@ -209,7 +209,7 @@ def test_touched_paths_are_old_and_new_paths_but_no_submodule(diff: Diff) -> Non
 
 def test_a_rename_alone_moves_the_old_content(diff: Diff) -> None:
     (rename,) = _units(diff, "edited-new.txt", "rename")
-    states = hunks.materialize(diff, _ids(rename))
+    states = content.materialize(diff, _ids(rename))
     assert states["edited-old.txt"] is None
     assert states["edited-new.txt"] == FileState(
         _file(diff, "edited-new.txt").old_content or b"", 0o100644
@@ -218,21 +218,21 @@ def test_a_rename_alone_moves_the_old_content(diff: Diff) -> None:
 
 def test_an_edit_of_a_renamed_file_alone_stays_at_the_old_path(diff: Diff) -> None:
     first, _second = _units(diff, "edited-new.txt", "text")
-    states = hunks.materialize(diff, _ids(first))
+    states = content.materialize(diff, _ids(first))
     assert states["edited-new.txt"] is None
-    content = states["edited-old.txt"]
-    assert content is not None
-    assert b"edited line five\n" in content.content
-    assert b"edited line 15\n" in content.content
+    old = states["edited-old.txt"]
+    assert old is not None
+    assert b"edited line five\n" in old.content
+    assert b"edited line 15\n" in old.content
 
 
 def test_mode_and_content_of_a_file_are_separate(diff: Diff) -> None:
     (mode,) = _units(diff, "tool.sh", "mode")
     (text,) = _units(diff, "tool.sh", "text")
-    assert hunks.materialize(diff, _ids(mode))["tool.sh"] == FileState(
+    assert content.materialize(diff, _ids(mode))["tool.sh"] == FileState(
         b"#!/bin/sh\necho old\n", 0o100755
     )
-    assert hunks.materialize(diff, _ids(text))["tool.sh"] == FileState(
+    assert content.materialize(diff, _ids(text))["tool.sh"] == FileState(
         b"#!/bin/sh\necho new\n", 0o100644
     )
 
@@ -240,29 +240,29 @@ def test_mode_and_content_of_a_file_are_separate(diff: Diff) -> None:
 def test_a_type_change_carries_its_mode(diff: Diff) -> None:
     (to_link,) = _units(diff, "becomes-link")
     (to_file,) = _units(diff, "link-becomes-file")
-    states = hunks.materialize(diff, _ids(to_link, to_file))
+    states = content.materialize(diff, _ids(to_link, to_file))
     assert states["becomes-link"] == FileState(b"crlf.txt", 0o120000)
     assert states["link-becomes-file"] == FileState(b"now a file\n", 0o100644)
-    assert hunks.materialize(diff, [])["becomes-link"] == FileState(b"crlf.txt", 0o100644)
+    assert content.materialize(diff, [])["becomes-link"] == FileState(b"crlf.txt", 0o100644)
 
 
 def test_a_file_where_a_directory_stays_is_a_conflict(diff: Diff) -> None:
     (new_file,) = _units(diff, "dtf")
     (old_inner,) = _units(diff, "dtf/x")
     with pytest.raises(Conflict) as raised:
-        hunks.materialize(diff, _ids(new_file))
+        content.materialize(diff, _ids(new_file))
     assert raised.value.path == "dtf"
-    assert hunks.materialize(diff, _ids(new_file, old_inner))["dtf/x"] is None
-    assert hunks.materialize(diff, _ids(old_inner))["dtf"] is None
+    assert content.materialize(diff, _ids(new_file, old_inner))["dtf/x"] is None
+    assert content.materialize(diff, _ids(old_inner))["dtf"] is None
 
 
 def test_a_new_file_under_a_path_not_renamed_away_is_a_conflict(diff: Diff) -> None:
     (inner,) = _units(diff, "renamed-away/inner.txt")
     (rename,) = _units(diff, "renamed-here")
     with pytest.raises(Conflict) as raised:
-        hunks.materialize(diff, _ids(inner))
+        content.materialize(diff, _ids(inner))
     assert raised.value.path == "renamed-away"
-    states = hunks.materialize(diff, _ids(inner, rename))
+    states = content.materialize(diff, _ids(inner, rename))
     assert states["renamed-away"] is None
     assert states["renamed-away/inner.txt"] is not None
 
@@ -279,15 +279,18 @@ def test_two_changes_wanting_one_path_in_two_states_conflict() -> None:
     )
     diff = Diff((renamed, added), units, ())
     with pytest.raises(Conflict) as raised:
-        hunks.materialize(diff, {"1.0"})
+        content.materialize(diff, {"1.0"})
     assert raised.value.path == "a"
-    assert hunks.materialize(diff, set()) == {"a": text, "b": None}
-    assert hunks.materialize(diff, {"0.0", "1.0"}) == {"a": FileState(b"y\n", 0o100644), "b": text}
+    assert content.materialize(diff, set()) == {"a": text, "b": None}
+    assert content.materialize(diff, {"0.0", "1.0"}) == {
+        "a": FileState(b"y\n", 0o100644),
+        "b": text,
+    }
 
 
 def test_unknown_ids_are_refused(diff: Diff) -> None:
     with pytest.raises(ValueError, match="999.0"):
-        hunks.materialize(diff, {"999.0"})
+        content.materialize(diff, {"999.0"})
 
 
 def _text(old_start: int, old_lines: int, new_start: int, new_lines: int) -> Hunk:
@@ -304,7 +307,7 @@ def _text(old_start: int, old_lines: int, new_start: int, new_lines: int) -> Hun
 )
 def test_apply_hunks_reads_an_empty_range_as_after_that_line(new: bytes, hunk: Hunk) -> None:
     # With -U3 only an empty file has an empty range; without context every insertion does.
-    assert hunks.apply_hunks(b"1\n2\n3\n", new, [hunk]) == new
+    assert content.apply_hunks(b"1\n2\n3\n", new, [hunk]) == new
 
 
 # -- when git's two outputs disagree ----------------------------------------------------------
@@ -418,7 +421,7 @@ def test_materialize_agrees_with_git_apply(
     diff = _two_versions(playground, old, new)
     units = [unit for n, unit in enumerate(diff.hunks) if mask >> n & 1]
     assert all(unit.kind == "text" for unit in diff.hunks)
-    state = hunks.materialize(diff, _ids(*units)).get("f")
+    state = content.materialize(diff, _ids(*units)).get("f")
     assert (state.content if state else old) == _git_apply(playground, old, units)
 
 
@@ -479,11 +482,11 @@ def test_line_changes_agree_with_git_apply_of_zero_context_hunks(
     (With no context, git places a hunk by its preimage; the lines are unique so that the
     place is unambiguous.)"""
     old, new = pair
-    diff = hunks.split_lines(_two_versions(playground, old, new))
+    diff = linechanges.split_lines(_two_versions(playground, old, new))
     units = [unit for n, unit in enumerate(diff.hunks) if mask >> n & 1]
-    state = hunks.materialize(diff, _ids(*units)).get("f")
+    state = content.materialize(diff, _ids(*units)).get("f")
     reference = _git_apply(playground, old, _renumbered(units), "--unidiff-zero")
     assert (state.content if state else old) == reference
-    everything = hunks.materialize(diff, _ids(*diff.hunks)).get("f")
+    everything = content.materialize(diff, _ids(*diff.hunks)).get("f")
     assert (everything.content if everything else old) == new
     assert all(unit.removed + unit.added > 0 for unit in diff.hunks)

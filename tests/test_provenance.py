@@ -14,7 +14,7 @@ from pathlib import Path
 from conftest import TEST_AUTHOR
 
 from ddchange import git, samples
-from ddchange.diff import hunks, provenance, read
+from ddchange.diff import linechanges, provenance, read
 
 MakeRepo = Callable[..., tuple[Path, list[str]]]
 
@@ -28,7 +28,7 @@ def run_git(repo: Path, *args: str) -> str:
 def units_by_text(repo: Path, good: str, bad: str) -> dict[str, tuple[str, ...]]:
     """Each unit's diff lines (without the @@ header) → its attributed commits."""
     handle = git.open_repo(repo)
-    diff = hunks.split_lines(read.read_diff(handle, good, bad))
+    diff = linechanges.split_lines(read.read_diff(handle, good, bad))
     found = provenance.attribute(handle, good, bad, diff)
     return {
         "\n".join(line for line in unit.diff.splitlines() if not line.startswith("@@")): found[

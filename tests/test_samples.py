@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ddchange import git, samples
-from ddchange.diff import hunks, read
+from ddchange.diff import content, hunks, read
 from ddchange.errors import UnknownScenario
 from ddchange.model import Outcome
 from ddchange.trial import runner, worktree
@@ -180,7 +180,7 @@ def test_expected_answer_fails_and_needs_each_of_its_units(
     with worktree.scratch_worktree(repo, good) as scratch:
 
         def verdict(chosen: list[str], expect: runner.Expectation) -> runner.Verdict:
-            scratch.apply(hunks.materialize(diff, chosen))
+            scratch.apply(content.materialize(diff, chosen))
             return runner.run_candidate(
                 scratch.path,
                 scenario.test,
@@ -266,9 +266,9 @@ tag = "v2"
 def toy_scenario(root: Path, toml: str, overlays: dict[str, str]) -> samples.Scenario:
     """A scenario directory under root from `toml` and {"NN/path": content}; loaded."""
     source = root / "toy"
-    for path, content in overlays.items():
+    for path, text in overlays.items():
         (source / "commits" / path).parent.mkdir(parents=True, exist_ok=True)
-        (source / "commits" / path).write_text(content)
+        (source / "commits" / path).write_text(text)
     (source / samples.SCENARIO_FILE).write_text(toml)
     return samples.read(source)
 

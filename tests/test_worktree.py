@@ -13,7 +13,7 @@ import pytest
 from gitsandbox import Sandbox, build_zoo, init
 
 from ddchange import errors, git
-from ddchange.diff import hunks, read
+from ddchange.diff import content, read
 from ddchange.diff.hunks import FileState
 from ddchange.trial.worktree import Scratch, scratch_worktree
 
@@ -157,10 +157,10 @@ def test_the_users_checkout_index_refs_and_stash_stay_byte_identical(
     diff = read.read_diff(_open(user), zoo.good, zoo.bad)
 
     def work(scratch: Scratch) -> None:
-        scratch.apply(hunks.materialize(diff, [hunk.id for hunk in diff.hunks]))
+        scratch.apply(content.materialize(diff, [hunk.id for hunk in diff.hunks]))
         (scratch.path / "plain.c").write_text("a build rewrote this\n")
         _build(scratch)
-        scratch.patch(zoo.good, hunks.touched_paths(diff))
+        scratch.patch(zoo.good, content.touched_paths(diff))
 
     with pytest.raises(RuntimeError) as raised:
         _crash_in_scratch(_open(user), zoo.good, work, RuntimeError("the test crashed"))
@@ -262,13 +262,13 @@ def test_apply_never_follows_a_symlinked_directory_out_of_the_tree(
 def test_every_kind_of_change_round_trips_between_good_and_bad(tmp_path: Path) -> None:
     zoo = build_zoo(tmp_path)
     diff = read.read_diff(_open(zoo.repo), zoo.good, zoo.bad)
-    paths = hunks.touched_paths(diff)
+    paths = content.touched_paths(diff)
     with scratch_worktree(_open(zoo.repo), zoo.good) as scratch:
-        scratch.apply(hunks.materialize(diff, [hunk.id for hunk in diff.hunks]))
+        scratch.apply(content.materialize(diff, [hunk.id for hunk in diff.hunks]))
         assert scratch.patch(zoo.bad, paths) == b""
         to_bad = scratch.patch(zoo.good, paths)
-        assert scratch.apply(hunks.materialize(diff, [hunk.id for hunk in diff.hunks])) == []
-        scratch.apply(hunks.materialize(diff, []))
+        assert scratch.apply(content.materialize(diff, [hunk.id for hunk in diff.hunks])) == []
+        scratch.apply(content.materialize(diff, []))
         assert scratch.patch(zoo.good, paths) == b""
         Sandbox(scratch.path).git("apply", "--whitespace=nowarn", stdin=to_bad)
         assert scratch.patch(zoo.bad, paths) == b""

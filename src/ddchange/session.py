@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 
 from ddchange import errors, git
-from ddchange.diff import hunks, provenance, read
+from ddchange.diff import content, hunks, linechanges, provenance, read
 from ddchange.diff.hunks import Diff
 from ddchange.hierarchy import grouping
 from ddchange.hierarchy.grouping import Hierarchy
@@ -71,7 +71,7 @@ def run(request: Request, listener: Listener | None = None) -> Result:
         session = _Session(request, revisions, diff, scratch, journal, listener or (lambda _: None))
         session.preflight()
         outcome = session.search()
-        patch = scratch.patch(revisions.good, hunks.touched_paths(diff))
+        patch = scratch.patch(revisions.good, content.touched_paths(diff))
     return session.result(outcome, patch, time.monotonic() - started)
 
 
@@ -88,7 +88,7 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Diff:
     diff = read.read_diff(repo, revisions.good, revisions.bad)
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
-    return hunks.split_lines(diff) if request.granularity == "line" else diff
+    return linechanges.split_lines(diff) if request.granularity == "line" else diff
 
 
 def replay(request: Request, records: list[TestRecord], listener: Listener | None = None) -> Result:
@@ -281,7 +281,7 @@ class _Session:
         if known is not None:
             return known
         repo = self.scratch.repo
-        touched = set(hunks.touched_paths(self.diff))
+        touched = set(content.touched_paths(self.diff))
         strays = set(git.changed_paths(repo, self.revisions.good, sha)) - touched
         self.trials.strays.update(read.tree_states(repo, self.revisions.good, strays))
         states = read.tree_states(repo, sha, touched | set(self.trials.strays))
@@ -353,15 +353,15 @@ class _Session:
 
     def _self_check(self) -> None:
         """Every change applied to GOOD must give BAD's tree, as git itself has it."""
-        paths = hunks.touched_paths(self.diff)
+        paths = content.touched_paths(self.diff)
         bad_tree = read.tree_states(self.scratch.repo, self.revisions.bad, paths)
-        mismatched = hunks.differences(self.diff, self.everything, bad_tree)
+        mismatched = content.differences(self.diff, self.everything, bad_tree)
         if mismatched:
             raise errors.MaterializationMismatch(tuple(mismatched))
 
     def _show(self, config: frozenset[str]) -> None:
         """Leave `config` in the worktree, so that the patch is taken from it."""
-        self.scratch.apply(hunks.materialize(self.diff, config))
+        self.scratch.apply(content.materialize(self.diff, config))
 
     def _step(self, level: str, step: Step[str]) -> None:
         """Progress for an evaluation the search made (a real run, or answered without one)."""

@@ -4,7 +4,8 @@ Owns the model that delta debugging searches over. `parse_diff` turns git's raw 
 patch text and the blobs of both sides into a `Diff`: one `FileDiff` per changed path, each with
 its change units (`Hunk`): git's own text hunks, plus one whole-file unit for each change that
 is not about lines (an added or deleted file, a rename, a mode change, a binary, symlink or type
-change). `materialize` turns any subset of unit ids into the state every touched path must have.
+change). content.py turns any subset of unit ids back into file states; linechanges.py cuts
+hunks into line changes.
 
 Key idea: unidiff only tells us *where* each hunk is (its line numbers); what a hunk puts there
 is read from the blob of the new side. Materialization is therefore byte-exact for CRLF, a
@@ -26,8 +27,8 @@ import dataclasses
 import io
 import re
 from array import array
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate, pairwise
 from typing import TYPE_CHECKING, Literal
@@ -131,13 +132,13 @@ class FileDiff:
 
     @cached_property
     def old_starts(self) -> array[int]:
-        """Line starts of the old content (see `_line_starts`), computed once per search."""
-        return _line_starts(self.old_content or b"")
+        """Line starts of the old content (see `line_starts`), computed once per search."""
+        return line_starts(self.old_content or b"")
 
     @cached_property
     def new_starts(self) -> array[int]:
         """Line starts of the new content."""
-        return _line_starts(self.new_content or b"")
+        return line_starts(self.new_content or b"")
 
     @property
     def before(self) -> FileState | None:
@@ -221,7 +222,7 @@ def _count_lines(data: bytes) -> int:
     return data.count(b"\n") + (not data.endswith(b"\n") and bool(data))
 
 
-def _line_starts(data: bytes) -> array[int]:
+def line_starts(data: bytes) -> array[int]:
     """Where each line of `data` starts, then len(data): line k is data[starts[k]:starts[k+1]].
 
     Lines end after each b"\\n" only, as in git's diff (bytes.splitlines would also end them at
@@ -351,10 +352,10 @@ def _units(
     units = []
     if entry.status == "R":
         units.append(_whole("rename", entry, old, new, _rename(entry), []))
-    retyped = _retyped(entry.old_mode, entry.new_mode)
-    if not retyped and entry.old_mode != entry.new_mode:
+    type_changed = retyped(entry.old_mode, entry.new_mode)
+    if not type_changed and entry.old_mode != entry.new_mode:
         units.append(_whole("mode", entry, old, new, _mode_change(entry), []))
-    if retyped:  # a type change may keep the blob (file "x" -> symlink to "x"): still a change
+    if type_changed:  # a type change may keep the blob (file "x" -> symlink to "x"): still a change
         units.append(_whole("content", entry, old, new, _mode_change(entry) + _body(mine), mine))
     elif entry.old_sha != entry.new_sha and (binary or entry.new_mode == _SYMLINK):
         units.append(_whole("content", entry, old, new, _body(mine), mine))
@@ -363,7 +364,7 @@ def _units(
     return units
 
 
-def _retyped(old_mode: int, new_mode: int) -> bool:
+def retyped(old_mode: int, new_mode: int) -> bool:
     return old_mode & _FORMAT != new_mode & _FORMAT
 
 
@@ -434,240 +435,3 @@ def _rename(entry: RawEntry) -> str:
 
 def _mode_change(entry: RawEntry) -> str:
     return f"old mode {entry.old_mode:o}\nnew mode {entry.new_mode:o}\n"
-
-
-# -- materializing ---------------------------------------------------------------------------
-
-
-def materialize(diff: Diff, chosen: Collection[str]) -> dict[str, FileState | None]:
-    """The state of every path any file change touches, with exactly the `chosen` units
-    applied to GOOD: None where the path must not exist. Conflict if no tree has that state.
-
-    Invariant (checked by tests on real repositories): no units give GOOD, all units give BAD.
-    """
-    picked = frozenset(chosen)
-    unknown = picked - diff.by_id.keys()
-    if unknown:
-        raise ValueError(f"unknown hunk ids: {sorted(unknown)}")
-    wanted: dict[str, FileState | None] = {}
-    for file in diff.files:
-        units = [diff.by_id[unit] for unit in file.units if unit in picked]
-        for path, state in _file_states(file, units).items():
-            wanted[path] = _merged(path, wanted, state)
-    _check_directories(wanted)
-    return wanted
-
-
-def _merged(
-    path: str, wanted: Mapping[str, FileState | None], state: FileState | None
-) -> FileState | None:
-    # git without -B (which we do not ask for) never names one path in two file changes; a
-    # broken-up rewrite would ("a" renamed to "b", a new "a"). Then None only says "this change
-    # puts nothing here", so the other may still create the path; two different states conflict.
-    if path not in wanted or wanted[path] is None:
-        return state
-    if state is None or state == wanted[path]:
-        return wanted[path]
-    raise Conflict(path)
-
-
-def _check_directories(wanted: Mapping[str, FileState | None]) -> None:
-    # A path cannot be a file and a directory at once (file "d" kept while "d/x" is added).
-    files = {path for path, state in wanted.items() if state is not None}
-    for path in sorted(files):
-        parent = path
-        while "/" in parent:
-            parent = parent.rsplit("/", 1)[0]
-            if parent in files:
-                raise Conflict(parent)
-
-
-def _file_states(file: FileDiff, units: list[Hunk]) -> dict[str, FileState | None]:
-    kinds = {unit.kind for unit in units}
-    old, new = file.before, file.after
-    if old is None or new is None:  # an added or deleted file: its one unit is all of it
-        return {file.path: new if kinds else old}
-    content = _content(file, units, kinds)
-    state = FileState(content, new.mode if _takes_new_mode(file, kinds) else old.mode)
-    if file.status != "R":
-        return {file.path: state}
-    moved = "rename" in kinds
-    return {file.origin: None if moved else state, file.path: state if moved else None}
-
-
-def _content(file: FileDiff, units: list[Hunk], kinds: set[Kind]) -> bytes:
-    old, new = file.old_content or b"", file.new_content or b""
-    if "content" in kinds:
-        return new
-    texts = [unit for unit in units if unit.kind == "text"]
-    if not texts:
-        return old  # no need to split what stays
-    return _splice(old, new, file.old_starts, file.new_starts, texts)
-
-
-def _takes_new_mode(file: FileDiff, kinds: set[Kind]) -> bool:
-    # The mode unit changes the mode of a regular file; a type change's content unit carries
-    # the new mode with it (a symlink target is no use with a file's mode).
-    return "mode" in kinds or ("content" in kinds and _retyped(file.old_mode, file.new_mode))
-
-
-def apply_hunks(old: bytes, new: bytes, hunks: Sequence[Hunk]) -> bytes:
-    """`old` with each of `hunks` (text hunks of the diff from `old` to `new`, top to bottom)
-    applied: its old lines replaced by its lines of `new`.
-
-    Context lines are equal on both sides, so replacing them too is harmless, and a hunk's new
-    lines are right whichever other hunks are applied: hunks never overlap in `old`.
-    """
-    return _splice(old, new, _line_starts(old), _line_starts(new), hunks)
-
-
-def _splice(
-    old: bytes, new: bytes, old_at: array[int], new_at: array[int], hunks: Sequence[Hunk]
-) -> bytes:
-    # Slices of memoryviews: the bytes are copied once, into the result.
-    old_view, new_view = memoryview(old), memoryview(new)
-    pieces: list[memoryview] = []
-    done = 0
-    for hunk in hunks:
-        start = _first_index(hunk.old_start, hunk.old_lines)
-        first_new = _first_index(hunk.new_start, hunk.new_lines)
-        pieces.append(old_view[done : old_at[start]])
-        pieces.append(new_view[new_at[first_new] : new_at[first_new + hunk.new_lines]])
-        done = old_at[start + hunk.old_lines]
-    pieces.append(old_view[done:])
-    return b"".join(pieces)
-
-
-def _first_index(start: int, length: int) -> int:
-    # "@@ -5,0 +6,2 @@" inserts after line 5: an empty range names the line before it.
-    return start if length == 0 else start - 1
-
-
-# -- checking --------------------------------------------------------------------------------
-
-
-def touched_paths(diff: Diff) -> list[str]:
-    """Every path some unit can change (old and new paths), sorted; what `materialize` covers."""
-    return sorted({path for file in diff.files for path in (file.origin, file.path)})
-
-
-def differences(
-    diff: Diff, chosen: Collection[str], expected: Mapping[str, FileState | None]
-) -> list[str]:
-    """The paths whose state under `chosen` differs from `expected` (absent there = None).
-
-    The self-check before a search: with every unit chosen, the states must be BAD's.
-    """
-    states = materialize(diff, chosen)
-    return [path for path in sorted(states) if states[path] != expected.get(path)]
-
-
-# -- line changes ----------------------------------------------------------------------------
-
-
-def split_lines(diff: Diff) -> Diff:
-    """The same diff with each text hunk replaced by its line changes.
-
-    A line change is a maximal run of removed and added lines inside a git hunk: context lines
-    separate line changes, and a modified line (its "-" and "+" lines) stays one change. Line
-    changes never overlap in the old file and keep git's coordinates conventions, so
-    `materialize` and `apply_hunks` treat them exactly like hunks (a pure insertion after old
-    line k has old_start k and old_lines 0). Their ids are "<hunk id>.<n>", n from 0.
-    """
-    units: list[Hunk] = []
-    files = []
-    for file in diff.files:
-        mine = [u for hunk_id in file.units for u in _line_changes(diff.by_id[hunk_id])]
-        units += mine
-        files.append(replace(file, units=tuple(u.id for u in mine)))
-    return Diff(tuple(files), tuple(units), diff.skipped)
-
-
-def _line_changes(hunk: Hunk) -> list[Hunk]:
-    if hunk.kind != "text":
-        return [hunk]
-    header, *body = _text_lines(hunk.diff)
-    runs = _runs(
-        body,
-        hunk.old_start if hunk.old_lines else hunk.old_start + 1,
-        hunk.new_start if hunk.new_lines else hunk.new_start + 1,
-    )
-    return [
-        replace(
-            hunk,
-            id=f"{hunk.id}.{n}",
-            old_start=old if removed else old - 1,
-            old_lines=removed,
-            new_start=new if added else new - 1,
-            new_lines=added,
-            diff=f"@@ -{_range(old if removed else old - 1, removed)} "
-            f"+{_range(new if added else new - 1, added)} @@{_context(header)}" + "".join(text),
-            added=added,
-            removed=removed,
-            parent=hunk.id,
-        )
-        for n, (old, new, removed, added, text) in enumerate(runs)
-    ]
-
-
-def _runs(body: list[str], old: int, new: int) -> list[tuple[int, int, int, int, list[str]]]:
-    """The maximal -/+ runs of a hunk body: (first old line, first new line, removed, added,
-    their lines), where the first lines are the numbers the run starts at on each side."""
-    runs: list[tuple[int, int, int, int, list[str]]] = []
-    current: list[str] = []
-    start = (old, new)
-    removed = added = 0
-    previous = " "
-    for line in body:
-        kind, previous = line[:1], previous if line[:1] == "\\" else line[:1]
-        if kind in ("-", "+"):
-            if not current:
-                start, removed, added = (old, new), 0, 0
-            current.append(line)
-            removed += kind == "-"
-            added += kind == "+"
-            old += kind == "-"
-            new += kind == "+"
-        elif kind == "\\":  # "\ No newline at end of file" belongs to the line before it
-            if previous in ("-", "+"):
-                current.append(line)
-        else:
-            if current:
-                runs.append((*start, removed, added, current))
-                current = []
-            old, new = old + 1, new + 1
-    if current:
-        runs.append((*start, removed, added, current))
-    return runs
-
-
-def _text_lines(text: str) -> list[str]:
-    """`text` cut after each "\\n" only: str.splitlines would also cut at "\\r", "\\x0b"..."""
-    parts = text.split("\n")
-    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-
-
-def _range(start: int, count: int) -> str:
-    return str(start) if count == 1 else f"{start},{count}"
-
-
-def _context(header: str) -> str:
-    """The function context after a "@@ ... @@" line, with its newline."""
-    rest = header.split("@@", 2)[-1]
-    return rest if rest.endswith("\n") else rest + "\n"
-
-
-def changed_lines(unit: Hunk) -> tuple[list[int], list[int]]:
-    """The old line numbers a text unit removes and the new line numbers it adds (context lines
-    of a git hunk are in neither). Other units: ([], [])."""
-    if unit.kind != "text":
-        return [], []
-    _, *body = _text_lines(unit.diff)
-    old = unit.old_start if unit.old_lines else unit.old_start + 1
-    new = unit.new_start if unit.new_lines else unit.new_start + 1
-    removed: list[int] = []
-    added: list[int] = []
-    for first_old, first_new, count_removed, count_added, _ in _runs(body, old, new):
-        removed += range(first_old, first_old + count_removed)
-        added += range(first_new, first_new + count_added)
-    return removed, added

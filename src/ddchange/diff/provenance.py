@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ddchange import errors, git
-from ddchange.diff.hunks import Diff, FileDiff, Hunk, changed_lines
+from ddchange.diff.hunks import Diff, FileDiff, Hunk
+from ddchange.diff.linechanges import changed_lines
 
 
 def attribute(

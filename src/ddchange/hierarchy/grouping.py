@@ -34,7 +34,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ddchange.diff.hunks import Diff, FileDiff, Hunk, changed_lines
+from ddchange.diff.hunks import Diff, FileDiff, Hunk
+from ddchange.diff.linechanges import changed_lines
 from ddchange.hierarchy import syntax
 
 LEVELS = ("commit", "directory", "file", "function", "hunk", "line")

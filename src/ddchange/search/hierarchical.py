@@ -135,7 +135,13 @@ class Search:
         self.current = failing
 
         def probe(config: list[str]) -> Probed[str]:
-            return self._probe(self._ordered(passing | frozenset(config)))
+            """In dd's frame: the difference on top of `passing`. A tested configuration that
+            lost some of `passing` (its interior dropped them) lies outside that frame and
+            moves nothing."""
+            found = self._probe(self._ordered(passing | frozenset(config)))
+            if not passing <= found.config:
+                return Probed(Outcome.UNRESOLVED, frozenset(config))
+            return Probed(found.outcome, found.config - passing)
 
         pair = dd.isolate(
             self._ordered(failing - passing), probe, atoms=self._atoms, split=split_evenly
@@ -331,7 +337,7 @@ def minimize(
     outcomes; see the module docstring.
 
     `test` gets configurations as frozensets of the ids of `diff.hunks` (for the "line" level,
-    pass `hunks.split_lines(diff)`, whose units are line changes). Precondition, not tested
+    pass `linechanges.split_lines(diff)`, whose units are line changes). Precondition, not tested
     here: the empty configuration passes and `start` (default: all of `diff.hunks`) fails; a
     cache given here should already hold both.
     """

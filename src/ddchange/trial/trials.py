@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ddchange.diff import hunks
+from ddchange.diff import content, hunks
 from ddchange.diff.hunks import Diff, FileState
 from ddchange.hierarchy import grouping
 from ddchange.model import Claim, Disagreement, Outcome, TestRecord
@@ -80,7 +80,7 @@ class Trials:
         """Materialize `config` (or write `states`) in the scratch tree, build and test it, and
         record the run: the one way an outcome comes into being."""
         try:
-            written = hunks.materialize(self.diff, config) if states is None else states
+            written = content.materialize(self.diff, config) if states is None else states
             self.scratch.apply({**self.strays, **written})
         except hunks.Conflict as conflict:
             verdict = runner.Verdict(Outcome.UNRESOLVED, f"does not apply: {conflict}", None, None)

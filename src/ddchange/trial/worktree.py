@@ -260,7 +260,7 @@ def _is_directory(path: str | Path) -> bool:
 
 
 def _make_parents(full: Path, root: Path) -> None:
-    # A file or symlink in the way of a directory cannot be tracked (hunks.materialize refuses
+    # A file or symlink in the way of a directory cannot be tracked (content.materialize refuses
     # file/directory conflicts, and removals ran first), so it is build output: it goes.
     for parent in reversed(full.relative_to(root).parents[:-1]):
         directory = root / parent
@@ -319,7 +319,7 @@ def _create(full: Path, state: FileState) -> None:
 
 def _delete(full: Path) -> None:
     # A directory can only stand where a tracked file must go if it holds nothing tracked
-    # (hunks.materialize refuses file/directory conflicts), so it is build output: it goes.
+    # (content.materialize refuses file/directory conflicts), so it is build output: it goes.
     if full.is_dir() and not full.is_symlink():
         shutil.rmtree(full)
     else:

@@ -1,0 +1,145 @@
+"""From a chosen set of change units back to file states: what every touched path must hold.
+
+Owns materialization: `materialize` turns any subset of unit ids into the state of each path
+(byte-exact, from the blobs, see hunks.py), `apply_hunks` splices text units into the old
+content, and `differences` checks the whole diff against BAD's tree. Pure: no git, no files.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Collection, Mapping, Sequence
+
+from ddchange.diff.hunks import (
+    Conflict,
+    Diff,
+    FileDiff,
+    FileState,
+    Hunk,
+    Kind,
+    line_starts,
+    retyped,
+)
+
+
+def materialize(diff: Diff, chosen: Collection[str]) -> dict[str, FileState | None]:
+    """The state of every path any file change touches, with exactly the `chosen` units
+    applied to GOOD: None where the path must not exist. Conflict if no tree has that state.
+
+    Invariant (checked by tests on real repositories): no units give GOOD, all units give BAD.
+    """
+    picked = frozenset(chosen)
+    unknown = picked - diff.by_id.keys()
+    if unknown:
+        raise ValueError(f"unknown hunk ids: {sorted(unknown)}")
+    wanted: dict[str, FileState | None] = {}
+    for file in diff.files:
+        units = [diff.by_id[unit] for unit in file.units if unit in picked]
+        for path, state in _file_states(file, units).items():
+            wanted[path] = _merged(path, wanted, state)
+    _check_directories(wanted)
+    return wanted
+
+
+def _merged(
+    path: str, wanted: Mapping[str, FileState | None], state: FileState | None
+) -> FileState | None:
+    # git without -B (which we do not ask for) never names one path in two file changes; a
+    # broken-up rewrite would ("a" renamed to "b", a new "a"). Then None only says "this change
+    # puts nothing here", so the other may still create the path; two different states conflict.
+    if path not in wanted or wanted[path] is None:
+        return state
+    if state is None or state == wanted[path]:
+        return wanted[path]
+    raise Conflict(path)
+
+
+def _check_directories(wanted: Mapping[str, FileState | None]) -> None:
+    # A path cannot be a file and a directory at once (file "d" kept while "d/x" is added).
+    files = {path for path, state in wanted.items() if state is not None}
+    for path in sorted(files):
+        parent = path
+        while "/" in parent:
+            parent = parent.rsplit("/", 1)[0]
+            if parent in files:
+                raise Conflict(parent)
+
+
+def _file_states(file: FileDiff, units: list[Hunk]) -> dict[str, FileState | None]:
+    kinds = {unit.kind for unit in units}
+    old, new = file.before, file.after
+    if old is None or new is None:  # an added or deleted file: its one unit is all of it
+        return {file.path: new if kinds else old}
+    content = _content(file, units, kinds)
+    state = FileState(content, new.mode if _takes_new_mode(file, kinds) else old.mode)
+    if file.status != "R":
+        return {file.path: state}
+    moved = "rename" in kinds
+    return {file.origin: None if moved else state, file.path: state if moved else None}
+
+
+def _content(file: FileDiff, units: list[Hunk], kinds: set[Kind]) -> bytes:
+    old, new = file.old_content or b"", file.new_content or b""
+    if "content" in kinds:
+        return new
+    texts = [unit for unit in units if unit.kind == "text"]
+    if not texts:
+        return old  # no need to split what stays
+    return _splice(old, new, file.old_starts, file.new_starts, texts)
+
+
+def _takes_new_mode(file: FileDiff, kinds: set[Kind]) -> bool:
+    # The mode unit changes the mode of a regular file; a type change's content unit carries
+    # the new mode with it (a symlink target is no use with a file's mode).
+    return "mode" in kinds or ("content" in kinds and retyped(file.old_mode, file.new_mode))
+
+
+def apply_hunks(old: bytes, new: bytes, hunks: Sequence[Hunk]) -> bytes:
+    """`old` with each of `hunks` (text hunks of the diff from `old` to `new`, top to bottom)
+    applied: its old lines replaced by its lines of `new`.
+
+    Context lines are equal on both sides, so replacing them too is harmless, and a hunk's new
+    lines are right whichever other hunks are applied: hunks never overlap in `old`.
+    """
+    return _splice(old, new, line_starts(old), line_starts(new), hunks)
+
+
+def _splice(
+    old: bytes, new: bytes, old_at: array[int], new_at: array[int], hunks: Sequence[Hunk]
+) -> bytes:
+    # Slices of memoryviews: the bytes are copied once, into the result.
+    old_view, new_view = memoryview(old), memoryview(new)
+    pieces: list[memoryview] = []
+    done = 0
+    for hunk in hunks:
+        start = _first_index(hunk.old_start, hunk.old_lines)
+        first_new = _first_index(hunk.new_start, hunk.new_lines)
+        pieces.append(old_view[done : old_at[start]])
+        pieces.append(new_view[new_at[first_new] : new_at[first_new + hunk.new_lines]])
+        done = old_at[start + hunk.old_lines]
+    pieces.append(old_view[done:])
+    return b"".join(pieces)
+
+
+def _first_index(start: int, length: int) -> int:
+    # "@@ -5,0 +6,2 @@" inserts after line 5: an empty range names the line before it.
+    return start if length == 0 else start - 1
+
+
+# -- checking --------------------------------------------------------------------------------
+
+
+def touched_paths(diff: Diff) -> list[str]:
+    """Every path some unit can change (old and new paths), sorted; what `materialize` covers."""
+    return sorted({path for file in diff.files for path in (file.origin, file.path)})
+
+
+def differences(
+    diff: Diff, chosen: Collection[str], expected: Mapping[str, FileState | None]
+) -> list[str]:
+    """The paths whose state under `chosen` differs from `expected` (absent there = None).
+
+    The self-check before a search: with every unit chosen, the states must be BAD's.
+    """
+    states = materialize(diff, chosen)
+    return [path for path in sorted(states) if states[path] != expected.get(path)]
