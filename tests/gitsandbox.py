@@ -1,4 +1,4 @@
-"""Real git repositories in tmp_path for the tests of git.py, hunks.py and worktree.py.
+"""Real git repositories in tmp_path, for the tests of the git layer, the diff and the scratch tree.
 
 Every git command here runs with a pinned identity, pinned dates and no user or system
 configuration, so the repositories (and their object names) are the same on every machine.

@@ -1,4 +1,4 @@
-"""Tests for git.py, against the real git in tmp_path."""
+"""Tests for the git package (`ddchange.git`), against the real git in tmp_path."""
 
 from __future__ import annotations
 

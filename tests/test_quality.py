@@ -1,5 +1,6 @@
 """The house rules that tools can check: mypy strict on src/, ruff lint and format, and the
-import contracts of pyproject.toml (layers; a search that runs nothing)."""
+import contracts of pyproject.toml (layers; a search that runs nothing; GitPython only in the
+git layer)."""
 
 from __future__ import annotations
 

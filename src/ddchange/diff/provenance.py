@@ -4,7 +4,7 @@ Owns the mapping from the units of one diff to the commits that introduced them,
 report prints for every culprit (author, date, subject), the "commit" level of the hierarchy
 orders units by, and `--strategy auto` uses to pick out the changes of one culprit commit.
 
-Rules, all through git.py (blame and log, so .mailmap, renames inside one commit and merges are
+Rules, all through the git layer (blame and log: .mailmap, renames inside one commit and merges are
 git's business):
 - An added line belongs to the commit that last wrote it (`git blame BAD`). In a merge, that is
   the commit on the side branch that wrote it, or the merge itself for a resolution.

@@ -1,7 +1,7 @@
 """The diff between two revisions, and the files of a revision, as the diff layer's records.
 
-Owns the step from git's raw output (git.py) to `hunks.Diff` and `hunks.FileState`, so that the
-git layer returns plain entries and bytes and never needs the diff layer.
+Owns the step from git's raw output (`ddchange.git`) to `hunks.Diff` and `hunks.FileState`, so
+that the git layer returns plain entries and bytes and never needs the diff layer.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Owns its lifecycle and its files. `scratch_worktree` checks GOOD out, detached, 
 temporary directory outside the user's tree and removes it again in `finally`, whatever ends
 the block (an error, Ctrl-C). The user's work tree, index, HEAD, branches and stash are never
 touched: the scratch tree has its own HEAD and index, and every git command we run there is
-one of git.py's.
+one of `ddchange.git`'s.
 
 `Scratch.apply` makes the tracked files match a configuration by rewriting only what differs
 from what is on disk right now, so file times stay put for everything else and an incremental

@@ -1,0 +1,92 @@
+"""Every git command ddchange runs: one small typed function per git operation.
+
+Owns the conversation with git. This is the only package that imports GitPython (to locate the
+repository) and the only one that starts git, always through `command.run`, with the one
+environment policy, `environment`. Its modules:
+- `command`: how git is started, and the environment of every process we start;
+- `repository`: reading the user's repository (revisions, diff, blobs, history, blame);
+- `scratch`: the scratch work tree's git side (add, remove, its state, patches);
+- `build`: repositories we build ourselves (samples, tests), with pinned identity and settings.
+Callers use the names below, `from ddchange import git; git.diff_raw(...)`.
+"""
+
+from git import Repo
+
+from ddchange.git.build import Signature, commit, init, is_merging, merge, stage_all, switch, tag
+from ddchange.git.command import REDIRECTS, environment
+from ddchange.git.repository import (
+    CommitInfo,
+    RawEntry,
+    TreeEntry,
+    blame,
+    changed_paths,
+    commit_infos,
+    commits,
+    diff_patch,
+    diff_raw,
+    first_changer,
+    first_parents,
+    ls_tree,
+    open_repo,
+    path_commits,
+    pickaxe,
+    read_blobs,
+    resolve_commit,
+)
+from ddchange.git.scratch import (
+    Worktree,
+    add_worktree,
+    checkout_forms,
+    common_dir,
+    converted_paths,
+    modified_files,
+    prefix,
+    remove_worktree,
+    restore_files,
+    tracked_files,
+    tree_patch,
+    worktrees,
+)
+
+__all__ = [
+    "REDIRECTS",
+    "CommitInfo",
+    "RawEntry",
+    "Repo",
+    "Signature",
+    "TreeEntry",
+    "Worktree",
+    "add_worktree",
+    "blame",
+    "changed_paths",
+    "checkout_forms",
+    "commit",
+    "commit_infos",
+    "commits",
+    "common_dir",
+    "converted_paths",
+    "diff_patch",
+    "diff_raw",
+    "environment",
+    "first_changer",
+    "first_parents",
+    "init",
+    "is_merging",
+    "ls_tree",
+    "merge",
+    "modified_files",
+    "open_repo",
+    "path_commits",
+    "pickaxe",
+    "prefix",
+    "read_blobs",
+    "remove_worktree",
+    "resolve_commit",
+    "restore_files",
+    "stage_all",
+    "switch",
+    "tag",
+    "tracked_files",
+    "tree_patch",
+    "worktrees",
+]

@@ -1,0 +1,183 @@
+"""How ddchange starts git: the one environment policy and the safety options of every command.
+
+Owns `environment` (the variables every process we start gets: our git commands, and the user's
+build and test) and `run`/`in_repo`, through which every git command in the package goes, with
+a scrubbed environment and safety options (`_SAFE`), so that neither a `GIT_DIR` inherited from
+a hook nor the user's hooks or diff configuration can redirect or reshape what we read and
+write. Paths travel NUL-separated (`-z`) and are decoded with `os.fsdecode`, so any byte string
+git accepts as a file name survives the trip through `str` (`os.fsencode` gives the same bytes
+back).
+
+Commands about the whole repository run from its work tree with explicit --git-dir and
+--work-tree (`in_repo`; bare repositories work too): they only read objects, refs and
+.gitattributes there, and never touch the user's index or files. Commands about a scratch work
+tree run inside that work tree (`run`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from git import Repo
+
+from ddchange import errors
+
+# Variables that point git at another repository, work tree, index, object store or ref
+# namespace. Git exports them to hooks, aliases, `rebase -x` and `bisect run` (GIT_PREFIX too,
+# and a pre-receive hook gets GIT_OBJECT_DIRECTORY and GIT_ALTERNATE_OBJECT_DIRECTORIES for its
+# quarantine), so ddchange started from one inherits them. No command we start may see them:
+# ours must read the user's repository, and the user's test must see the scratch work tree it
+# runs in, never the user's checkout.
+REDIRECTS = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_NAMESPACE",
+        "GIT_PREFIX",
+    }
+)
+
+# The only GIT_* variables our own commands see: identity, transport settings, the user's own
+# configuration (`git -c` passes it on in GIT_CONFIG_PARAMETERS) and tracing. Everything else
+# goes too: GIT_DIFF_OPTS and GIT_EXTERNAL_DIFF reshape the diffs we parse, GIT_CONFIG points
+# `git config` at another file, and so on; like pre-commit, we keep a list of the harmless ones
+# rather than chase the harmful ones.
+_KEPT_VARIABLES = frozenset(
+    {
+        "GIT_EXEC_PATH",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_ASKPASS",
+        "GIT_SSL_CAINFO",
+        "GIT_SSL_NO_VERIFY",
+        "GIT_HTTP_PROXY_AUTHMETHOD",
+        "GIT_ALLOW_PROTOCOL",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG_NOSYSTEM",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+    }
+)
+_KEPT_PREFIXES = (
+    "GIT_CONFIG_KEY_",
+    "GIT_CONFIG_VALUE_",
+    "GIT_AUTHOR_",
+    "GIT_COMMITTER_",
+    "GIT_TRACE",
+)
+
+# Given to every command. Command-line -c beats every config file.
+_SAFE = (
+    # Non-ASCII names in patches as they are, not C-quoted octal escapes ("\303\244"): the
+    # patch we hand the user stays readable. (-z output never quotes; we read paths from that.)
+    *("-c", "core.quotepath=off"),
+    # No user hook may run: `worktree add` would otherwise fire post-checkout in our scratch tree.
+    *("-c", "core.hooksPath=/dev/null"),
+    # A throwaway work tree must not start an fsmonitor daemon.
+    *("-c", "core.fsmonitor=false"),
+    # Never repack or prune the user's repository as a side effect of our commands.
+    *("-c", "gc.auto=0", "-c", "maintenance.auto=false"),
+)
+
+# What `git diff` prints must not depend on the user's configuration: renames but not copies
+# (diff.renames=copies), a/ and b/ prefixes (diff.noprefix, diff.mnemonicPrefix), no colour
+# (color.ui=always), no external diff or textconv (diff.external, diff.<driver>.textconv), files
+# in git's order (diff.orderFile; -O/dev/null overrides it), submodules listed and shown as one
+# "Subproject commit" line (diff.ignoreSubmodules, diff.submodule=log), and hunks merged only
+# when they touch (diff.interHunkContext). The raw and the patch form share these options, so
+# both list the same files in the same order. (diff.relative needs no pin: we run from the top
+# of the work tree, where it has nothing to cut off.)
+DIFF_PINS = (
+    "-M",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "-O/dev/null",
+    "--submodule=short",
+    "--ignore-submodules=none",
+    "--inter-hunk-context=0",
+)
+
+
+def environment(
+    base: Mapping[str, str] | None = None, *, keep_settings: bool = False
+) -> dict[str, str]:
+    """`base` (default: our own environment) as every process we start gets it: the one policy
+    on inherited git variables, for our git commands and for the user's build and test.
+
+    REDIRECTS always go, so no command can be pointed at another repository, index or object
+    store. For our own git commands (the default) every other GIT_* variable goes too, except
+    identity, transport, configuration and tracing (_KEPT_VARIABLES, _KEPT_PREFIXES), so that
+    nothing reshapes the output we parse. `keep_settings` keeps those other GIT_* variables: it
+    is for the user's own commands, whose GIT_TEST_*, GIT_LFS_* or GIT_SSL_CAPATH are theirs.
+    Variables other than GIT_* are always kept.
+    """
+    source = os.environ if base is None else base
+    return {
+        name: value
+        for name, value in source.items()
+        if name not in REDIRECTS and (keep_settings or _kept(name))
+    }
+
+
+def _kept(name: str) -> bool:
+    return not name.startswith("GIT_") or name in _KEPT_VARIABLES or name.startswith(_KEPT_PREFIXES)
+
+
+def run(
+    cwd: Path,
+    *args: str,
+    stdin: bytes = b"",
+    base: Mapping[str, str] | None = None,
+    extra: Mapping[str, str] | None = None,
+) -> bytes:
+    """git's stdout; GitFailed if it exits non-zero. stdin is always a pipe (never the tty).
+
+    git runs with `environment(base)`, plus the variables in `extra`, which are ours.
+    """
+    proc = subprocess.run(
+        ["git", *_SAFE, *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        env={**environment(base), **(extra or {})},
+        check=False,
+    )
+    if proc.returncode != 0:
+        stderr = proc.stderr.decode("utf-8", "replace")
+        raise errors.GitFailed(("git", *args), proc.returncode, stderr)
+    return proc.stdout
+
+
+def in_repo(repo: Repo, *args: str, stdin: bytes = b"") -> bytes:
+    """Run a command about the whole repository, from its work tree (the git dir if bare).
+
+    Not from inside the git dir: `git diff A B` reads .gitattributes (diff drivers for hunk
+    headers, `-diff` for binary) from the work tree, as the user's own `git diff` does, and
+    without a work tree it silently reads none. Explicit --git-dir and --work-tree, because a
+    work tree set by core.worktree has no .git for git to discover.
+    """
+    work_tree = repo.working_tree_dir
+    if work_tree is None:
+        return run(Path(repo.git_dir), *args, stdin=stdin)
+    where = (f"--git-dir={repo.git_dir}", f"--work-tree={work_tree}")
+    return run(Path(work_tree), *where, *args, stdin=stdin)
+
+
+def nul_joined(paths: Iterable[str]) -> bytes:
+    return b"".join(os.fsencode(path) + b"\0" for path in paths)
+
+
+def nul_split(out: bytes) -> list[str]:
+    # -z output ends with a NUL, so the last field is always empty.
+    return [os.fsdecode(field) for field in out.split(b"\0")[:-1]]

@@ -1,0 +1,220 @@
+"""The scratch work tree's git side: adding and removing it, reading its state, and patches.
+
+A linked work tree of the user's repository, detached and locked; what is written there, and
+every throwaway index and object directory, stays out of the user's checkout, index and refs.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from git import Repo
+
+from ddchange.git.command import DIFF_PINS, in_repo, nul_joined, nul_split, run
+
+
+def add_worktree(repo: Repo, path: Path, sha: str, *, reason: str) -> None:
+    """Check `sha` out, detached (no branch is created), into the new work tree `path`.
+
+    The work tree is locked with `reason`, so that `git worktree prune` (also the automatic one
+    in `git gc`) leaves it alone while we use it, and so that the next run can tell ours from
+    the user's and see whose it was (see `worktrees`).
+    """
+    in_repo(repo, "worktree", "add", "--detach", "--lock", "--reason", reason, os.fspath(path), sha)
+
+
+def remove_worktree(repo: Repo, path: Path) -> None:
+    """Delete the linked work tree `path`, build products and edits included, even if locked."""
+    # One --force discards edits and untracked files; the second one also removes a locked tree.
+    in_repo(repo, "worktree", "remove", "--force", "--force", os.fspath(path))
+
+
+@dataclass(frozen=True)
+class Worktree:
+    """A linked work tree as `git worktree list` reports it."""
+
+    path: Path
+    locked: str | None  # the lock's reason ("" if locked without one); None if not locked
+
+
+def worktrees(repo: Repo) -> list[Worktree]:
+    """The repository's linked work trees (the main one is not listed)."""
+    out = in_repo(repo, "worktree", "list", "--porcelain", "-z")
+    # -z: records are separated by an empty field, fields are "key value" or a lone "key".
+    found: list[Worktree] = []
+    for record in out.decode("utf-8", "surrogateescape").split("\0\0"):
+        fields = dict(field.partition(" ")[::2] for field in record.split("\0") if field)
+        if "worktree" in fields:
+            found.append(Worktree(Path(fields["worktree"]), fields.get("locked")))
+    return found[1:]
+
+
+def prefix(path: Path) -> str:
+    """Where `path` lies inside its work tree ("sub/dir/"); "" at the top, in .git, or bare."""
+    return os.fsdecode(run(path, "rev-parse", "--show-prefix").strip())
+
+
+def common_dir(repo: Repo) -> Path:
+    """The git directory shared by all work trees (`.git` of the main one, or the bare repo)."""
+    return Path(repo.common_dir).resolve()
+
+
+def modified_files(worktree: Path) -> list[str]:
+    """Tracked files in `worktree` whose content, mode or existence differ from its index."""
+    # Porcelain `diff`, not `diff-files`: it refreshes stat data first, so a file a build merely
+    # touched is not reported. Submodule directories are never ours to report.
+    out = run(worktree, "diff", "--name-only", "-z", "--ignore-submodules=all")
+    return nul_split(out)
+
+
+def tracked_files(worktree: Path) -> set[str]:
+    """Every file and symlink in the index of `worktree` (no submodules)."""
+    out = run(worktree, "ls-files", "-z", "--stage")
+    records = (record.split("\t", 1) for record in nul_split(out))
+    return {path for meta, path in records if not meta.startswith("160000 ")}
+
+
+def restore_files(worktree: Path, paths: Iterable[str]) -> None:
+    """Rewrite `paths` in `worktree` from its index (recreating deleted ones)."""
+    run(worktree, "checkout-index", "-f", "-u", "-z", "--stdin", stdin=nul_joined(paths))
+
+
+# gitattributes(5): what can make a checkout write other bytes than the blob holds. Line-end
+# conversion (text, eol, the older crlf), smudge filters (git-lfs puts a pointer in the blob and
+# the real content in the work tree), $Id$ expansion, and a re-encoding.
+_CONVERSION_ATTRIBUTES = ("filter", "ident", "working-tree-encoding", "eol", "crlf", "text")
+
+
+def converted_paths(worktree: Path, paths: Iterable[str]) -> set[str]:
+    """Those of `paths` that a checkout in `worktree` may write differently from their blob,
+    by the attributes in force there now (its .gitattributes files, $GIT_DIR/info/attributes,
+    core.attributesFile) and core.autocrlf / core.eol. A superset: git decides the details."""
+    out = run(
+        worktree,
+        *("check-attr", "-z", "--stdin", *_CONVERSION_ATTRIBUTES),
+        stdin=nul_joined(paths),
+    )
+    fields = nul_split(out)  # path, attribute, value; path, attribute, value; ...
+    values: dict[str, dict[str, str]] = {}
+    for path, name, value in zip(fields[0::3], fields[1::3], fields[2::3], strict=True):
+        values.setdefault(path, {})[name] = value
+    autocrlf = _config(worktree, "core.autocrlf").lower() == "true"
+    crlf_text = autocrlf or _config(worktree, "core.eol").lower() == "crlf"
+    return {path for path, found in values.items() if _may_convert(found, autocrlf, crlf_text)}
+
+
+def _may_convert(values: Mapping[str, str], autocrlf: bool, crlf_text: bool) -> bool:
+    if any(values[name] not in ("unspecified", "unset") for name in _CONVERSION_ATTRIBUTES[:-1]):
+        return True
+    if values["text"] == "unspecified":
+        return autocrlf  # core.autocrlf=true treats files without attributes as text=auto
+    return values["text"] != "unset" and crlf_text
+
+
+def _config(cwd: Path, name: str) -> str:
+    return run(cwd, "config", "--default", "", "--get", name).decode("utf-8", "replace").strip()
+
+
+def checkout_forms(worktree: Path, contents: Mapping[str, bytes]) -> dict[str, bytes]:
+    """What a checkout in `worktree` writes at each path for the given blob contents: git's own
+    line-end conversion, smudge filters and encodings, by `checkout-index` into a scratch
+    directory.
+
+    The contents become blobs in a throwaway object directory and index, with the repository's
+    objects only as an alternate (see `tree_patch`): nothing is added to the repository. Not
+    `cat-file --batch --filters`: git 2.39 announces the blob's size, not the converted one.
+    """
+    objects = _objects_dir(worktree)
+    with tempfile.TemporaryDirectory(prefix="ddchange-convert-") as tmp:
+        env = _throwaway_index_env(Path(tmp), objects)
+        sources = []
+        for number, content in enumerate(contents.values()):
+            source = Path(tmp, f"{number}.blob")
+            source.write_bytes(content)
+            sources.append(os.fsencode(source) + b"\n")
+        hashed = run(
+            worktree, "hash-object", "-w", "--no-filters", "--stdin-paths",
+            stdin=b"".join(sources), extra=env,
+        )  # fmt: skip
+        entries = b"".join(
+            f"100644 {name}\t".encode("ascii") + os.fsencode(path) + b"\0"
+            for name, path in zip(hashed.decode("ascii").split(), contents, strict=True)
+        )
+        run(worktree, "update-index", "-z", "--index-info", stdin=entries, extra=env)
+        # The throwaway index holds no .gitattributes, so git takes them from the work tree.
+        out = Path(tmp, "out")
+        run(worktree, "checkout-index", "-a", "-f", f"--prefix={out}/", extra=env)
+        return {path: (out / path).read_bytes() for path in contents}
+
+
+def tree_patch(worktree: Path, base_sha: str, paths: Iterable[str]) -> bytes:
+    """A binary patch that `git apply` turns a checkout of `base_sha` into the files now at
+    `paths` in `worktree` (added, deleted, renamed, binary, mode and symlink changes).
+
+    Computed in a throwaway index and object directory: the repository's own object store only
+    serves as an alternate, so blobs of new contents land in the temporary directory, and
+    neither the repository's objects nor any index are modified.
+    """
+    objects = _objects_dir(worktree)
+    with tempfile.TemporaryDirectory(prefix="ddchange-index-") as tmp:
+        env = _throwaway_index_env(Path(tmp), objects)
+        _read_tree(worktree, base_sha, env)
+        _update_index(worktree, paths, env)
+        return _diff_cached(worktree, base_sha, env)
+
+
+def _objects_dir(cwd: Path) -> Path:
+    # A linked work tree shares the main repository's objects; --git-path knows where they are.
+    out = run(cwd, "rev-parse", "--git-path", "objects")
+    return cwd / os.fsdecode(out.rstrip(b"\n"))
+
+
+def _throwaway_index_env(tmp: Path, objects: Path) -> dict[str, str]:
+    (tmp / "objects").mkdir()
+    return {
+        "GIT_INDEX_FILE": os.fspath(tmp / "index"),
+        "GIT_OBJECT_DIRECTORY": os.fspath(tmp / "objects"),
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": _alternate(objects),
+    }
+
+
+def _alternate(path: Path) -> str:
+    # GIT_ALTERNATE_OBJECT_DIRECTORIES is a ':'-separated list; git reads an entry that starts
+    # with '"' as a C-quoted string, which is how a path containing ':' gets through.
+    text = os.fspath(path.resolve())
+    if ":" not in text and not text.startswith('"'):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _read_tree(cwd: Path, sha: str, env: Mapping[str, str]) -> None:
+    run(cwd, "read-tree", sha, extra=env)
+
+
+def _update_index(cwd: Path, paths: Iterable[str], env: Mapping[str, str]) -> None:
+    # update-index rather than `add -A -- paths`: it takes NUL-separated names on stdin (no
+    # pathspec magic, no command-line limit) and adds files that .gitignore matches. A name
+    # with no file (or a directory) behind it is force-removed: plain --remove refuses a name
+    # that is now a directory ("add individual files instead").
+    present: list[str] = []
+    absent: list[str] = []
+    for path in paths:
+        (present if _is_file(cwd / path) else absent).append(path)
+    removal = nul_joined(absent)
+    run(cwd, "update-index", "--force-remove", "-z", "--stdin", stdin=removal, extra=env)
+    addition = nul_joined(present)
+    # --replace lets a file take the place of a directory's entries in the index.
+    run(cwd, "update-index", "--add", "--replace", "-z", "--stdin", stdin=addition, extra=env)
+
+
+def _is_file(path: Path) -> bool:
+    return path.is_symlink() or path.is_file()
+
+
+def _diff_cached(cwd: Path, sha: str, env: Mapping[str, str]) -> bytes:
+    # --binary makes binary changes appliable (and implies full object names in index lines).
+    return run(cwd, "diff", "--cached", "--binary", *DIFF_PINS, sha, "--", extra=env)
