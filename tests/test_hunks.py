@@ -1,4 +1,4 @@
-"""Tests for hunks.py: diffs of real repositories into units, and units back into files."""
+"""Tests for the diff layer: diffs of real repositories into units, and units back into files."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ddchange import git
-from ddchange.diff import content, hunks, linechanges, read
+from ddchange.diff import content, linechanges, parse, read
 from ddchange.diff.hunks import Conflict, Diff, FileDiff, FileState, Hunk, InconsistentDiff
 
 
@@ -319,18 +319,18 @@ def _inputs(zoo: Zoo) -> tuple[list[git.RawEntry], str, dict[str, bytes]]:
     return (
         raw,
         git.diff_patch(repo, zoo.good, zoo.bad),
-        git.read_blobs(repo, hunks.needed_blobs(raw)),
+        git.read_blobs(repo, parse.needed_blobs(raw)),
     )
 
 
 def test_raw_and_patch_listing_different_files_is_an_internal_error(zoo: Zoo) -> None:
     raw, patch, blobs = _inputs(zoo)
     with pytest.raises(InconsistentDiff):
-        hunks.parse_diff(raw[:-1], patch, blobs)
+        parse.parse_diff(raw[:-1], patch, blobs)
     with pytest.raises(InconsistentDiff):
-        hunks.parse_diff(raw, patch[: patch.rindex("diff --git")], blobs)
+        parse.parse_diff(raw, patch[: patch.rindex("diff --git")], blobs)
     with pytest.raises(InconsistentDiff):
-        hunks.parse_diff(raw[1:], patch, blobs)
+        parse.parse_diff(raw[1:], patch, blobs)
 
 
 # -- purity --------------------------------------------------------------------------------

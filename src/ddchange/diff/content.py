@@ -1,7 +1,7 @@
 """From a chosen set of change units back to file states: what every touched path must hold.
 
 Owns materialization: `materialize` turns any subset of unit ids into the state of each path
-(byte-exact, from the blobs, see hunks.py), `apply_hunks` splices text units into the old
+(byte-exact, from the blobs, see parse.py), `apply_hunks` splices text units into the old
 content, and `differences` checks the whole diff against BAD's tree. Pure: no git, no files.
 """
 

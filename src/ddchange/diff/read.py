@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ddchange import git
-from ddchange.diff import hunks
+from ddchange.diff import hunks, parse
 from ddchange.git import Repo
 
 
@@ -28,4 +28,4 @@ def read_diff(repo: Repo, good: str, bad: str) -> hunks.Diff:
     """The change units between the commits `good` and `bad` (full object names)."""
     raw = git.diff_raw(repo, good, bad)
     patch = git.diff_patch(repo, good, bad)
-    return hunks.parse_diff(raw, patch, git.read_blobs(repo, hunks.needed_blobs(raw)))
+    return parse.parse_diff(raw, patch, git.read_blobs(repo, parse.needed_blobs(raw)))
