@@ -15,6 +15,7 @@ import dataclasses
 import itertools
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -32,7 +33,7 @@ from typing import Any
 
 import pytest
 from gitsandbox import hermetic
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ddchange import model, samples, session
@@ -165,53 +166,119 @@ def test_plot_has_one_marker_per_test_colored_by_outcome(found: model.Result) ->
     assert sizes[0] < sizes[-1]  # the markers are at different heights: sizes differ
 
 
-def test_large_searches_are_plotted_on_a_log_scale(found: model.Result) -> None:
-    sizes = [0, 3000, 1500, 700, 90, 12, 3, 1]
-    log = [
+def fails(sizes: list[int]) -> list[model.TestRecord]:
+    """A log of tests that all failed, with configurations of these sizes."""
+    return [
         model.TestRecord(n, "hunk", frozenset(map(str, range(size))), Outcome.FAIL, "", 1, 0.1)
         for n, size in enumerate(sizes, 1)
     ]
-    elements = Elements(report.render(dataclasses.replace(found, log=log)))
-    text = "".join(elements.text)
-    assert "changes applied (log scale)" in text
-    heights = [float(a["cy"]) for a in elements.with_class("mark")]
+
+
+@dataclass(frozen=True)
+class Plot:
+    """The plot of a rendered page, read back from its SVG."""
+
+    left: float  # the y axis
+    top: float  # the top of the y axis
+    bottom: float  # the x axis
+    marks: list[dict[str, str]]  # in test order
+    start: float  # where the step line starts, at the left
+    steps: list[tuple[float, float]]  # (x, y) of each step of the line, one per test
+    x_labels: list[int]
+    y_labels: list[int]
+
+
+def plot_of(page: str) -> Plot:
+    elements = Elements(page)
+    axes = elements.with_class("axis")
+    # the y axis is the longest vertical line (x tick marks are short ones)
+    vertical = max(
+        (a for a in axes if a["x1"] == a["x2"]), key=lambda a: float(a["y2"]) - float(a["y1"])
+    )
+    [horizontal] = [a for a in axes if a["y1"] == a["y2"] and a["x1"] != a["x2"]]
+    [line] = [a for _, a in elements.tags if a.get("class") == "remaining" and "d" in a]
+    path = re.fullmatch(r"M([\d.]+),([\d.]+)((?:H[\d.]+V[\d.]+)*)H[\d.]+", line["d"])
+    assert path, line["d"]
+    steps = re.findall(r"H([\d.]+)V([\d.]+)", path[3])
+    svg = page[page.index("<svg") :]
+    return Plot(
+        left=float(vertical["x1"]),
+        top=float(vertical["y1"]),
+        bottom=float(horizontal["y1"]),
+        marks=elements.with_class("mark"),
+        start=float(path[2]),
+        steps=[(float(x), float(y)) for x, y in steps],
+        x_labels=[int(v) for v in re.findall(r'text-anchor="middle">(\d+)</text>', svg)],
+        y_labels=[int(v) for v in re.findall(r'text-anchor="end">(\d+)</text>', svg)],
+    )
+
+
+def test_large_searches_are_plotted_on_a_log_scale(found: model.Result) -> None:
+    sizes = [0, 3000, 1500, 700, 90, 12, 3, 1]
+    page = report.render(dataclasses.replace(found, log=fails(sizes)))
+    assert "changes applied (log scale)" in "".join(Elements(page).text)
+    plot = plot_of(page)
+    heights = [float(a["cy"]) for a in plot.marks]
     assert len(heights) == len(sizes)
-    assert heights[0] == report.PLOT_HEIGHT - report._BOTTOM  # 0 changes: on the x axis
-    assert heights[1] == report._TOP  # the largest, all 3000 changes: at the top
+    assert heights[0] == plot.bottom  # 0 changes: on the x axis
+    assert heights[1] == plot.top  # the largest, all 3000 changes: at the top
     order = sorted(range(len(sizes)), key=sizes.__getitem__)
     assert [heights[i] for i in order] == sorted(heights, reverse=True)
     # by log10(1 + size): 0, 1 and 3 changes are 1, 2 and 4, equally far apart
     at = dict(zip(sizes, heights, strict=True))
     assert abs((at[0] - at[1]) - (at[1] - at[3])) < 0.25
+    assert plot.y_labels == [0, 1, 10, 100, 1000, 3000]  # powers of ten, and the top
 
 
-@given(st.integers(0, 10**6), st.integers(0, 10**6), st.integers(4, 12))
-def test_ticks_are_round_and_few(a: int, b: int, most: int) -> None:
-    lo, hi = min(a, b), max(a, b)
-    ticks = report._ticks(lo, hi, most)
-    assert 1 <= len(ticks) <= most
-    assert lo <= ticks[0]
-    assert ticks[-1] <= hi
-    steps = {later - earlier for earlier, later in itertools.pairwise(ticks)}
+def round_steps(labels: list[int], lo: int, hi: int) -> None:
+    """`labels` are few round numbers in lo..hi, evenly spaced by 1, 2 or 5 times 10**k."""
+    assert 1 <= len(labels) <= 8
+    assert lo <= labels[0]
+    assert labels[-1] <= hi
+    steps = {later - earlier for earlier, later in itertools.pairwise(labels)}
     assert len(steps) <= 1
     for step in steps:
         assert str(step).rstrip("0") in ("1", "2", "5")
-        assert ticks[0] % step == 0
+        assert labels[0] % step == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 90), min_size=1, max_size=400))
+@example([0])
+@example(list(range(90, 0, -1)))
+def test_axis_labels_are_round_and_few(found: model.Result, sizes: list[int]) -> None:
+    plot = plot_of(report.render(dataclasses.replace(found, log=fails(sizes))))
+    round_steps(plot.x_labels, 1, len(sizes))  # test numbers
+    top = max(len(found.diff.hunks), *sizes)
+    round_steps(plot.y_labels[:-1] if plot.y_labels[-1] == top else plot.y_labels, 0, top)
+    assert plot.y_labels[0] == 0
 
 
 def test_the_line_steps_down_to_the_answer(found: model.Result) -> None:
-    steps = report._remaining(found)
-    assert [number for number, _ in steps] == [r.number for r in found.log]
-    sizes = [size for _, size in steps]
-    assert sizes == sorted(sizes, reverse=True)
-    assert sizes[0] == len(found.diff.hunks)
-    assert sizes[-1] == len(found.culprits)
+    plot = plot_of(report.render(found))
+    assert len(plot.steps) == len(found.log) == len(plot.marks)
+    assert [x for x, _ in plot.steps] == [float(mark["cx"]) for mark in plot.marks]
+    heights = [plot.start, *(y for _, y in plot.steps)]
+    assert heights == sorted(heights)  # fewer changes are lower: the line only steps down
+    assert plot.start == plot.top  # all changes
+    # it ends at the height of the answer's failing test
+    answer = [
+        float(mark["cy"])
+        for record, mark in zip(found.log, plot.marks, strict=True)
+        if record.outcome is Outcome.FAIL and record.size == len(found.culprits)
+    ]
+    assert answer
+    assert heights[-1] == answer[0]
+    # a larger configuration that fails later does not raise the line again
+    plot = plot_of(report.render(dataclasses.replace(found, log=fails([5, 9, 3]))))
+    cy = [float(mark["cy"]) for mark in plot.marks]
+    assert [y for _, y in plot.steps] == [cy[0], cy[0], cy[2]]
 
 
 def test_bisection_tests_are_diamonds_at_the_top(sample_repo: SampleRepo) -> None:
     result = search(sample_repo, "wrong-line", strategy="auto")
     page = report.render(result)
-    bisected = [r for r in result.log if r.phase == "bisect"]
+    bisected = [n for n, r in enumerate(result.log) if r.phase == "bisect"]
     assert bisected
     elements = Elements(page)
     diamonds = elements.with_class("mark", "commit")
@@ -219,11 +286,12 @@ def test_bisection_tests_are_diamonds_at_the_top(sample_repo: SampleRepo) -> Non
     assert len(elements.with_class("mark")) == len(result.log)
     assert all(d["d"].startswith("M") for d in diamonds)
     assert escape(words.route(result)) in page
-    total = len(result.diff.hunks)
-    remaining = dict(report._remaining(result))
-    assert all(remaining[r.number] == total for r in bisected)  # whole commits move no line
-    sha = next(iter(bisected[0].config)).removeprefix("commit:")
-    assert f"test {bisected[0].number} (bisect): commit {sha[:12]} → " in page  # its tooltip
+    plot = plot_of(page)
+    # whole commits move no line: it stays at all changes until the first set of changes
+    assert all(plot.steps[n][1] == plot.start for n in bisected)
+    first = result.log[bisected[0]]
+    sha = next(iter(first.config)).removeprefix("commit:")
+    assert f"test {first.number} (bisect): commit {sha[:12]} → " in page  # its tooltip
 
 
 def test_isolation_lists_the_passing_set_collapsed(sample_repo: SampleRepo) -> None:

@@ -1,4 +1,11 @@
-"""The HTML page (`--report`): the text's answer for a browser, and a plot of the search."""
+"""The HTML page (`--report`): the text's answer for a browser, and a plot of the search.
+
+Owns what the page says and the plot's geometry, as plain data (`_Page`, `_Plot`); the markup
+is the template `templates/page.html` and the styles are `templates/page.css`. Everything from
+the repository or the user (paths, diffs, commit subjects, the test command) is escaped by the
+template environment, and first made valid Unicode: bytes that are not UTF-8 arrive as
+surrogate escapes and are shown as \\xNN.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,9 @@ import re
 from dataclasses import dataclass
 from html import escape
 from importlib import resources
+
+import jinja2
+from markupsafe import Markup
 
 from ddchange.diff.hunks import Hunk
 from ddchange.model import Outcome, Result, TestRecord
@@ -20,13 +30,6 @@ from ddchange.report.words import (
     plural,
     route,
 )
-
-# -- the HTML report: one page that works offline, forever --------------------------------------
-#
-# Self-contained on purpose: no network resources, no JavaScript, styles inline, the plot inline
-# SVG; so it can be mailed, attached to a bug and printed. Everything from the repository or the
-# user (paths, diffs, commit subjects, the test command) is escaped, and first made valid Unicode:
-# bytes that are not UTF-8 arrive as surrogate escapes and are shown as \xNN.
 
 SHOWN_HTML_LINES = 2000  # of each change's diff in the HTML report; --patch has them all
 
@@ -51,39 +54,12 @@ def _h(text: object) -> str:
 
 
 # The page's styles, inlined into every page (the page loads nothing).
-_STYLE = resources.files(__package__).joinpath("page.css").read_text(encoding="utf-8")
+_STYLE = resources.files(__package__).joinpath("templates", "page.css").read_text(encoding="utf-8")
 
 
 def render(result: Result) -> str:
     """The report as one self-contained HTML page: summary, the changes, a plot of the search."""
-    title = f"ddchange: {result.request.good}..{result.request.bad}"
-    body = [
-        "<h1>ddchange report</h1>",
-        f'<p class="headline">{_h(headline(result))}</p>',
-        *_html_summary(result),
-        f"<h2>The answer: {_h(plural(len(result.culprits), 'change'))}</h2>",
-        *(_html_change(f"[{n}]", hunk, result) for n, hunk in enumerate(result.culprits, 1)),
-        *_html_passing(result),
-        "<h2>The search</h2>",
-        _plot(result),
-    ]
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en">',
-            "<head>",
-            '<meta charset="utf-8">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>{_h(title)}</title>",
-            f"<style>{_STYLE}</style>",
-            "</head>",
-            "<body>",
-            *body,
-            "</body>",
-            "</html>",
-            "",
-        ]
-    )
+    return _PAGE.render(page=_page(result), style=Markup(_STYLE))
 
 
 _OUTCOMES = {
@@ -93,37 +69,83 @@ _OUTCOMES = {
 }
 
 
-def _html_summary(result: Result) -> list[str]:
-    """The run at a glance, then how sure the answer is (as in the text report)."""
+@dataclass(frozen=True)
+class _Line:
+    kind: str  # add, del, ctx, hunk or meta: how the line is colored
+    text: str
+
+
+@dataclass(frozen=True)
+class _Change:
+    """One change: where it is, the commits that brought it, and its diff line by line."""
+
+    label: str
+    where: str
+    commits: list[str]
+    lines: list[_Line]
+    more: int  # lines not shown (SHOWN_HTML_LINES)
+
+
+@dataclass(frozen=True)
+class _Page:
+    """Everything the page template prints, as text (it escapes all of it)."""
+
+    title: str
+    headline: str
+    outcome: str
+    outcome_words: str
+    good: str
+    good_sha: str
+    bad: str
+    bad_sha: str
+    test: str
+    build: str
+    search: str
+    tests: str
+    cache_hits: int
+    implied: int
+    times: str
+    warning: str  # flaky: shown line by line (white-space: pre-wrap)
+    notes: list[str]  # the route taken, and how the answer was confirmed
+    skipped: tuple[str, ...]
+    answer: str
+    culprits: list[_Change]
+    passing: list[_Change] | None  # None without --isolate
+    passing_count: str
+    plot: _Plot | None  # None when no test was run
+
+
+def _page(result: Result) -> _Page:
     request, revisions, stats = result.request, result.revisions, result.stats
-    badge = f'<span class="badge {_h(result.outcome)}">{_h(result.outcome)}</span>'
-    rows = [
-        ("Outcome", f"{badge} {_h(_OUTCOMES.get(result.outcome, ''))}"),
-        ("GOOD", f"{_h(request.good)} <code>{_h(revisions.good)}</code>"),
-        ("BAD", f"{_h(request.bad)} <code>{_h(revisions.bad)}</code>"),
-        ("Test", f"<code>{_h(' '.join(request.test))}</code>"),
-        ("Build", f"<code>{_h(request.build)}</code>" if request.build else "none"),
-        ("Search", _h(_search(result))),
-        ("Tests run", _h(_tests(result))),
-        ("Cache hits", _h(stats.cache_hits)),
-        ("Implied by monotony", _h(stats.implied)),
-        ("Wall time", _h(_times(result))),
-    ]
-    lines = ['<table class="summary">']
-    lines += [f"<tr><th>{label}</th><td>{value}</td></tr>" for label, value in rows]
-    lines.append("</table>")
-    if result.outcome == "flaky":
-        warning = "\n".join(flaky(result))  # shown line by line (white-space: pre-wrap)
-        lines.append(f'<p class="warning">{_h(warning)}</p>')
-    if route(result):
-        lines.append(f"<p>{_h(route(result))}</p>")
+    notes = [route(result)] if route(result) else []
     if result.outcome != "interrupted":
-        sentences = confirmation(result.confirmation, isolate=request.isolate)
-        lines.append(f"<p>{_h(' '.join(sentences))}</p>")
-    lines += [
-        f"<p>Not searched (kept as in GOOD): <code>{_h(p)}</code></p>" for p in result.diff.skipped
-    ]
-    return lines
+        notes.append(" ".join(confirmation(result.confirmation, isolate=request.isolate)))
+    passing = [_change(f"[P{n}]", hunk, result) for n, hunk in enumerate(result.passing, 1)]
+    return _Page(
+        title=f"ddchange: {request.good}..{request.bad}",
+        headline=headline(result),
+        outcome=result.outcome,
+        outcome_words=_OUTCOMES.get(result.outcome, ""),
+        good=request.good,
+        good_sha=revisions.good,
+        bad=request.bad,
+        bad_sha=revisions.bad,
+        test=" ".join(request.test),
+        build=request.build or "",
+        search=_search(result),
+        tests=_tests(result),
+        cache_hits=stats.cache_hits,
+        implied=stats.implied,
+        times=_times(result),
+        warning="\n".join(flaky(result)) if result.outcome == "flaky" else "",
+        notes=notes,
+        skipped=result.diff.skipped,
+        answer=plural(len(result.culprits), "change"),
+        culprits=[_change(f"[{n}]", hunk, result) for n, hunk in enumerate(result.culprits, 1)],
+        passing=passing if request.isolate else None,
+        passing_count=plural(len(result.passing), "change"),
+        plot=_plot(result),
+    )
 
 
 def _search(result: Result) -> str:
@@ -153,49 +175,22 @@ def _times(result: Result) -> str:
     )
 
 
-def _html_passing(result: Result) -> list[str]:
-    """--isolate: the passing set, collapsed (it is context, not the answer)."""
-    if not result.request.isolate:
-        return []
-    count = plural(len(result.passing), "change")
-    changes = [_html_change(f"[P{n}]", hunk, result) for n, hunk in enumerate(result.passing, 1)]
-    return [
-        "<details>",
-        f"<summary>Applied in both the passing and the failing set ({_h(count)})</summary>",
-        *(changes or ["<p>None: GOOD itself is the passing side.</p>"]),
-        "</details>",
-    ]
-
-
-def _html_change(label: str, hunk: Hunk, result: Result) -> str:
-    """One change: where it is, the commits that brought it, and its diff."""
-    where = location(hunk, result.scopes.get(hunk.id, ""))
-    commits = [f"<li>commit {_h(commit_line(i))}</li>" for i in result.attribution.get(hunk.id, ())]
-    return "\n".join(
-        [
-            '<section class="change">',
-            f"<h3>{_h(label)} {_h(where)}</h3>",
-            *(["<ul>", *commits, "</ul>"] if commits else []),
-            _html_diff(hunk.diff),
-            "</section>",
-        ]
-    )
-
-
 _DIFF_CLASSES = {"+": "add", "-": "del", " ": "ctx"}
 
 
-def _html_diff(diff: str) -> str:
-    """A unit's diff with each line colored by what it does (added, removed, context, @@)."""
-    lines = diff.rstrip("\n").split("\n")
-    shown = []
-    for line in lines[:SHOWN_HTML_LINES]:
-        kind = "hunk" if line.startswith("@@") else _DIFF_CLASSES.get(line[:1], "meta")
-        shown.append(f'<span class="{kind}">{_h(line)}\n</span>')
-    if len(lines) > SHOWN_HTML_LINES:
-        more = len(lines) - SHOWN_HTML_LINES
-        shown.append(f'<span class="meta">… {more} more lines (all are in --patch)\n</span>')
-    return f'<pre class="diff">{"".join(shown)}</pre>'
+def _change(label: str, hunk: Hunk, result: Result) -> _Change:
+    lines = hunk.diff.rstrip("\n").split("\n")
+    return _Change(
+        label=label,
+        where=location(hunk, result.scopes.get(hunk.id, "")),
+        commits=[commit_line(info) for info in result.attribution.get(hunk.id, ())],
+        lines=[_Line(_line_kind(line), line) for line in lines[:SHOWN_HTML_LINES]],
+        more=max(0, len(lines) - SHOWN_HTML_LINES),
+    )
+
+
+def _line_kind(line: str) -> str:
+    return "hunk" if line.startswith("@@") else _DIFF_CLASSES.get(line[:1], "meta")
 
 
 # -- the plot: the search as in Zeller's figures ----------------------------------------------
@@ -207,6 +202,7 @@ def _html_diff(diff: str) -> str:
 
 PLOT_WIDTH, PLOT_HEIGHT = 880, 420
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 24, 84, 52  # margins around the plotting area
+_LEGEND_ROW = 44  # the baseline of the legend's markers, under the title
 LOG_ABOVE = 100  # more changes than this: y is logarithmic, else the small sizes are invisible
 
 
@@ -263,11 +259,44 @@ def _remaining(result: Result) -> list[tuple[int, int]]:
     return steps
 
 
-def _plot(result: Result) -> str:
-    """The search as an inline SVG figure; a note instead when no test was run."""
+@dataclass(frozen=True)
+class _Marker:
+    """A circle at (x, y), or a diamond (a whole commit); on the plot one test, with its tooltip
+    as `text`, and in the legend one kind of test, with its label."""
+
+    kind: str  # an outcome, or "commit" in the legend
+    x: float
+    y: float
+    diamond: str  # the diamond's path data; "" for a circle
+    text: str
+
+
+@dataclass(frozen=True)
+class _Plot:
+    """The search plot's geometry, in pixels; the template draws it."""
+
+    title: str
+    left: int
+    right: int
+    top: int
+    bottom: int
+    log: bool
+    y_ticks: list[tuple[float, int]]  # (pixel, value)
+    x_ticks: list[tuple[float, int]]
+    remaining: str  # the step line's path data
+    radius: float
+    marks: list[_Marker]
+    legend: list[_Marker]
+    width: int = PLOT_WIDTH
+    height: int = PLOT_HEIGHT
+    legend_row: int = _LEGEND_ROW
+
+
+def _plot(result: Result) -> _Plot | None:
+    """The search as a figure; None when no test was run."""
     log = result.log
     if not log:
-        return '<p class="note">No tests were run, so there is no search to plot.</p>'
+        return None
     total = len(result.diff.hunks)
     top = max(1, total, *(r.size for r in log if _tested_commit(r) is None))
     numbers = [record.number for record in log]
@@ -275,83 +304,67 @@ def _plot(result: Result) -> str:
     y = _Scale(0, top, PLOT_HEIGHT - _BOTTOM, _TOP, log=top > LOG_ABOVE)
     radius = max(1.5, min(5.0, (x.end - x.start) / len(log) / 2.5))
     steps = "".join(f"H{x(number):.1f}V{y(size):.1f}" for number, size in _remaining(result))
-    title = f"The search: {plural(len(log), 'test')}, {plural(total, 'change')} in all"
-    return "\n".join(
-        [
-            f'<svg class="plot" role="img" aria-label="{_h(title)}" width="{PLOT_WIDTH}" '
-            f'height="{PLOT_HEIGHT}" viewBox="0 0 {PLOT_WIDTH} {PLOT_HEIGHT}">',
-            f'<text class="title" x="{_LEFT}" y="22">{_h(title)}</text>',
-            *_axes(x, y),
-            f'<path class="remaining" d="M{x.start:.1f},{y(total):.1f}{steps}H{x.end:.1f}"/>',
-            *(_marker(record, x, y(total), y, radius) for record in log),
-            *_legend(any(_tested_commit(r) is not None for r in log)),
-            "</svg>",
-        ]
+    return _Plot(
+        title=f"The search: {plural(len(log), 'test')}, {plural(total, 'change')} in all",
+        left=_LEFT,
+        right=PLOT_WIDTH - _RIGHT,
+        top=_TOP,
+        bottom=PLOT_HEIGHT - _BOTTOM,
+        log=y.log,
+        y_ticks=[(y(value), value) for value in _y_ticks(y)],
+        x_ticks=[(x(value), value) for value in _ticks(math.ceil(x.lo), math.floor(x.hi))],
+        remaining=f"M{x.start:.1f},{y(total):.1f}{steps}H{x.end:.1f}",
+        radius=radius,
+        marks=[_mark(record, x, y(total), y, radius) for record in log],
+        legend=_legend(any(_tested_commit(r) is not None for r in log)),
     )
 
 
-def _axes(x: _Scale, y: _Scale) -> list[str]:
-    """Grid lines and labels for both axes, the axes themselves, and their titles."""
-    bottom, left = y.start, x.start
-    parts = []
-    for value in _y_ticks(y):
-        at = y(value)
-        parts.append(f'<line class="grid" x1="{left}" x2="{x.end}" y1="{at:.1f}" y2="{at:.1f}"/>')
-        parts.append(f'<text x="{left - 6}" y="{at + 4:.1f}" text-anchor="end">{value}</text>')
-    for value in _ticks(math.ceil(x.lo), math.floor(x.hi)):
-        at = x(value)
-        parts.append(
-            f'<line class="axis" x1="{at:.1f}" x2="{at:.1f}" y1="{bottom}" y2="{bottom + 5}"/>'
-        )
-        parts.append(f'<text x="{at:.1f}" y="{bottom + 18}" text-anchor="middle">{value}</text>')
-    scale = " (log scale)" if y.log else ""
-    middle = (y.start + y.end) / 2
-    parts += [
-        f'<line class="axis" x1="{left}" x2="{left}" y1="{y.end}" y2="{bottom}"/>',
-        f'<line class="axis" x1="{left}" x2="{x.end}" y1="{bottom}" y2="{bottom}"/>',
-        f'<text x="{(x.start + x.end) / 2:.1f}" y="{bottom + 40}" text-anchor="middle">'
-        "test number</text>",
-        f'<text transform="translate(16 {middle:.1f}) rotate(-90)" text-anchor="middle">'
-        f"changes applied{scale}</text>",
-    ]
-    return parts
-
-
-def _marker(record: TestRecord, x: _Scale, top: float, y: _Scale, radius: float) -> str:
+def _mark(record: TestRecord, x: _Scale, top: float, y: _Scale, radius: float) -> _Marker:
     """One test: a circle at its configuration's size, a diamond at `top` for a whole commit."""
     commit = _tested_commit(record)
     what = plural(record.size, "change") if commit is None else f"commit {commit[:12]}"
     because = f" ({record.reason})" if record.reason else ""
-    tip = (
-        f"<title>test {record.number} ({_h(record.phase)}): {_h(what)} → "
-        f"{record.outcome.value.upper()}{_h(because)}</title>"
-    )
-    kind = f"mark {record.outcome.value}"
+    tip = f"test {record.number} ({record.phase}): {what} → {record.outcome.value.upper()}{because}"
     cx = x(record.number)
     if commit is None:
-        cy = y(record.size)
-        return f'<circle class="{kind}" cx="{cx:.1f}" cy="{cy:.1f}" r="{radius:.1f}">{tip}</circle>'
-    return f'<path class="{kind} commit" d="{_diamond(cx, top, radius * 1.5)}">{tip}</path>'
+        return _Marker(record.outcome.value, cx, y(record.size), "", tip)
+    return _Marker(record.outcome.value, cx, top, _diamond(cx, top, radius * 1.5), tip)
 
 
 def _diamond(cx: float, cy: float, r: float) -> str:
     return f"M{cx:.1f},{cy - r:.1f}l{r:.1f},{r:.1f}l{-r:.1f},{r:.1f}l{-r:.1f},{-r:.1f}z"
 
 
-def _legend(bisected: bool) -> list[str]:
-    """A row under the title for the markers, and one for the line."""
-    parts, at, row = [], float(_LEFT), 44
+def _legend(bisected: bool) -> list[_Marker]:
+    """The legend's markers, side by side from the left margin (the line's key follows them)."""
+    keys, at = [], float(_LEFT)
     markers = [(o.value, o.value.upper()) for o in Outcome]
     for kind, label in markers + ([("commit", "a whole commit (bisection)")] if bisected else []):
-        if kind == "commit":
-            parts.append(f'<path class="neutral" d="{_diamond(at + 5, row - 4, 6)}"/>')
-        else:
-            parts.append(f'<circle class="{kind}" cx="{at + 5}" cy="{row - 4}" r="5"/>')
-        parts.append(f'<text x="{at + 14}" y="{row}">{label}</text>')
+        diamond = _diamond(at + 5, _LEGEND_ROW - 4, 6) if kind == "commit" else ""
+        keys.append(_Marker(kind, at, _LEGEND_ROW, diamond, label))
         at += 30 + 8 * len(label)
-    return [
-        *parts,
-        f'<line class="remaining" x1="{_LEFT}" x2="{_LEFT + 22}" y1="{row + 16}" y2="{row + 16}"/>',
-        f'<text x="{_LEFT + 28}" y="{row + 20}">changes remaining (the smallest failing set so '
-        "far)</text>",
-    ]
+    return keys
+
+
+def _px(value: float) -> str:
+    """A coordinate as the page writes it: one decimal."""
+    return f"{value:.1f}"
+
+
+def _shown(value: object) -> object:
+    """Every value the template prints, made valid Unicode and escaped (markup passes as is)."""
+    return value if isinstance(value, Markup) else Markup(_h(value))
+
+
+_ENVIRONMENT = jinja2.Environment(
+    loader=jinja2.PackageLoader("ddchange.report"),
+    autoescape=True,
+    finalize=_shown,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
+_ENVIRONMENT.filters["px"] = _px
+_PAGE = _ENVIRONMENT.get_template("page.html")
