@@ -83,7 +83,7 @@ class PreflightFailed(DDChangeError):
 
     `which` is "good" or "bad"; `verdict` is the outcome's name; `reason` says why in a few
     words (exit code, timeout, build failure); `tail` is the end of the command's output;
-    `rerun` is a shell command that reproduces the check by hand. `unsearched` lists the
+    `repo`, `sha`, `build` and `test` are what reproduces the check by hand. `unsearched` lists the
     changes ddchange cannot apply (submodule pointers stay as in GOOD): when BAD "passes", the
     failure may well come from them, and the real BAD checkout would still fail.
     """
@@ -92,7 +92,10 @@ class PreflightFailed(DDChangeError):
     verdict: str
     reason: str
     tail: str
-    rerun: str
+    repo: Path
+    sha: str
+    build: str | None
+    test: tuple[str, ...]
     unsearched: tuple[str, ...] = ()
 
 

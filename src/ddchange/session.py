@@ -3,10 +3,11 @@
 Owns the orchestration: clean up after runs that were killed, resolve the revisions, read the
 diff, open the scratch worktree and the journal, take over what earlier attempts of the same run
 already tested, check that GOOD passes and BAD fails (pre-flight), search by the strategy asked
-for (search.py; with "auto", a bisection of the first-parent history first), confirm the answer
-by running it again, attribute it to commits, and assemble the `Result` from the trial layer's
-records (trials.py). The search decides what to run, the trial layer runs it and records it, and
-every claim in the result is read back from those records: nothing is recomputed beside them.
+for (`search/`; with "auto", a bisection of the first-parent history first), confirm the
+answer by running it again, attribute it to commits, and assemble the `Result` from the trial
+layer's records (`trial/trials.py`). The search decides what to run, the trial layer runs it and
+records it, and every claim in the result is read back from those records: nothing is
+recomputed beside them.
 
 Counting: `Result.tests_run` counts the real runs of the build and test made by this process,
 the pre-flight, retry and confirmation runs included, because each one costs the user the same.
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 import time
 from collections.abc import Callable
 
@@ -272,23 +272,13 @@ class _Session:
         return self.searcher.probe(units)
 
     def _test_commit(self, sha: str) -> Outcome:
-        """The tree of commit `sha`, exactly as git has it, built and tested in the scratch
-        tree; logged as the configuration {"commit:<sha>"} so that a resumed run knows it.
-        Every path any configuration may have written is set to the commit's content (or
-        removed), so nothing of an earlier configuration is left behind."""
+        """Commit `sha`'s own tree, known or tested (see `Trials.commit`)."""
         config = frozenset({f"commit:{sha}"})
         known = self.cache.exact(config)
-        if known is not None:
-            return known
-        repo = self.scratch.repo
-        touched = set(content.touched_paths(self.diff))
-        strays = set(git.changed_paths(repo, self.revisions.good, sha)) - touched
-        self.trials.strays.update(read.tree_states(repo, self.revisions.good, strays))
-        states = read.tree_states(repo, sha, touched | set(self.trials.strays))
-        self.trials.phase = "bisect"
-        outcome = self.trials.run(config, states)
-        self.cache.store(config, outcome)
-        return outcome
+        if known is None:
+            known = self.trials.commit(self.revisions.good, sha)
+            self.cache.store(config, known)
+        return known
 
     def _test(self, config: frozenset[str]) -> Outcome:
         """The search's test: a real run of exactly `config`, recorded under the search's level
@@ -400,19 +390,9 @@ class _Session:
             verdict=verdict.outcome.value,
             reason=verdict.reason,
             tail=failed.tail if failed is not None else "",
-            rerun=rerun_command(self.request, sha),
+            repo=self.request.repo,
+            sha=sha,
+            build=self.request.build,
+            test=self.request.test,
             unsearched=self.diff.skipped if phase == "bad" else (),
         )
-
-
-def rerun_command(request: Request, sha: str) -> str:
-    """A shell command that repeats one pre-flight check by hand, in a throwaway worktree."""
-    place = "/tmp/ddchange-check"
-    steps = [
-        f"git -C {shlex.quote(str(request.repo))} worktree add --detach {place} {sha[:12]}",
-        f"cd {place}",
-    ]
-    if request.build:
-        steps.append(request.build)
-    steps.append(shlex.join(request.test))
-    return " && ".join(steps)

@@ -128,5 +128,18 @@ def _explain_preflight(error: errors.PreflightFailed) -> str:
             f"not searched: the submodule changes at {', '.join(error.unsearched)} stay as in "
             "GOOD in every test; if they cause the failure, ddchange cannot find it."
         )
-    lines += ["reproduce it by hand:", f"  {error.rerun}"]
+    lines += ["reproduce it by hand:", f"  {_rerun(error)}"]
     return "\n".join(lines)
+
+
+def _rerun(error: errors.PreflightFailed) -> str:
+    """A shell command that repeats the pre-flight check by hand, in a throwaway worktree."""
+    place = "/tmp/ddchange-check"
+    steps = [
+        f"git -C {shlex.quote(str(error.repo))} worktree add --detach {place} {error.sha[:12]}",
+        f"cd {place}",
+    ]
+    if error.build:
+        steps.append(error.build)
+    steps.append(shlex.join(error.test))
+    return " && ".join(steps)

@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ddchange.diff import content, hunks
+from ddchange import git
+from ddchange.diff import content, hunks, read
 from ddchange.diff.hunks import Diff, FileState
 from ddchange.hierarchy import grouping
 from ddchange.model import Claim, Disagreement, Outcome, TestRecord
@@ -94,6 +95,19 @@ class Trials:
             )
         self._record(config, verdict)
         return verdict
+
+    def commit(self, good: str, sha: str) -> Outcome:
+        """The tree of commit `sha`, exactly as git has it, built and tested; recorded as the
+        configuration {"commit:<sha>"} so that a resumed run knows it. Every path any
+        configuration may have written is set to the commit's content (or removed), so nothing
+        of an earlier configuration is left behind."""
+        repo = self.scratch.repo
+        touched = set(content.touched_paths(self.diff))
+        strays = set(git.changed_paths(repo, good, sha)) - touched
+        self.strays.update(read.tree_states(repo, good, strays))
+        states = read.tree_states(repo, sha, touched | set(self.strays))
+        self.phase = "bisect"
+        return self.run(frozenset({f"commit:{sha}"}), states)
 
     def claim(self, config: frozenset[str]) -> Claim | None:
         """What this run's records say about exactly `config`; None if it never ran."""
