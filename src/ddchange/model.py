@@ -1,9 +1,9 @@
 """The data model every layer shares: what was asked, what each run showed, what was found.
 
 Owns the records that flow one way through ddchange: a `Request` (validated by the CLI) goes
-to the session; the trial layer turns configurations into `TestRecord`s (cache.py), the only
-source of outcomes; the session assembles a `Result` from those records; the renderers in
-report.py read only the `Result`. A `Claim` is how the result carries a statement about one
+to the session; the trial layer turns configurations into `TestRecord`s (`trial/trials.py`), the
+only source of outcomes; the session assembles a `Result` from those records; the renderers in
+`report/` read only the `Result`. A `Claim` is how the result carries a statement about one
 configuration: the outcome and the real runs behind it, so that nothing is printed as a fact
 without a recorded run.
 """
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # types only: the model imports nothing that does I/O
     from ddchange.diff.hunks import Diff, Hunk
     from ddchange.git import CommitInfo
-    from ddchange.search.dd import Stats
 
 
 class Outcome(enum.Enum):
@@ -35,6 +34,16 @@ class Source(enum.Enum):
     TEST = "test"
     CACHE = "cache"
     IMPLIED = "implied"
+
+
+@dataclass
+class Stats:
+    """Counts of where answers came from. Share one instance to sum over several searches."""
+
+    tests_run: int = 0
+    cache_hits: int = 0
+    implied: int = 0
+    outcomes: dict[Outcome, int] = field(default_factory=lambda: dict.fromkeys(Outcome, 0))
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,10 @@ Invariants the callers rely on:
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from ddchange.model import Outcome, Source
+from ddchange.model import Outcome, Source, Stats
 
 T = TypeVar("T", bound=Hashable)
 T_contra = TypeVar("T_contra", bound=Hashable, contravariant=True)
@@ -75,16 +75,6 @@ class Step(Generic[T]):
     @property
     def size(self) -> int:
         return len(self.config)
-
-
-@dataclass
-class Stats:
-    """Counts of where answers came from. Share one instance to sum over several searches."""
-
-    tests_run: int = 0
-    cache_hits: int = 0
-    implied: int = 0
-    outcomes: dict[Outcome, int] = field(default_factory=lambda: dict.fromkeys(Outcome, 0))
 
 
 @dataclass(frozen=True)

@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 
 from ddchange.diff.hunks import Diff, Hunk
 from ddchange.hierarchy.grouping import Hierarchy
-from ddchange.model import Outcome, Source
+from ddchange.model import Outcome, Source, Stats
 from ddchange.search import dd
 from ddchange.search.cache import OutcomeCache
-from ddchange.search.dd import Probed, Stats, Step, split_evenly
+from ddchange.search.dd import Probed, Step, split_evenly
 
 Config = frozenset[str]
 # The real outcome of exactly this configuration (a run, or a record of one).
