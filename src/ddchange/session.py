@@ -32,7 +32,6 @@ from ddchange.diff.hunks import Diff
 from ddchange.hierarchy import grouping
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
-    Claim,
     Confirmation,
     Outcome,
     Progress,
@@ -187,7 +186,8 @@ class _Session:
         except KeyboardInterrupt:
             outcome = "interrupted"
         else:
-            outcome = "found" if self._backed() else "flaky"
+            backed = self.trials.backs(self.found, isolate=self.request.isolate)
+            outcome = "found" if backed else "flaky"
         self._show(self._answer())
         return outcome
 
@@ -219,7 +219,7 @@ class _Session:
             self._attribute(culprits + context),
             trials.claim(answer),
             trials.claim(passing) if self.request.isolate else None,
-            [] if found is None else self._claims(found.checks),
+            [] if found is None else trials.claims(found.checks),
         )
 
     # -- the search ---------------------------------------------------------------------------
@@ -298,29 +298,6 @@ class _Session:
         return Confirmation(self.trials.run(found.answer), self.trials.run(rest))
 
     # -- what the records say -----------------------------------------------------------------
-
-    def _backed(self) -> bool:
-        """Whether the records back every claim "found" makes: the answer failed in every run,
-        each check gave what 1-minimality needs, and no configuration's runs disagreed."""
-        found = self.found
-        if found is None or self.trials.disagreements:
-            return False
-        answer = self.trials.claim(found.answer)
-        checks = self._claims(found.checks)
-        if answer is None or answer.outcome is not Outcome.FAIL or len(checks) != len(found.checks):
-            return False
-        if self.request.isolate:
-            passing = self.trials.claim(found.passing)
-            grown = checks[0::2]
-            if passing is None or passing.outcome is not Outcome.PASS:
-                return False
-            return all(c.outcome is not Outcome.PASS for c in grown) and all(
-                c.outcome is not Outcome.FAIL for c in checks[1::2]
-            )
-        return all(c.outcome is not Outcome.FAIL for c in checks)
-
-    def _claims(self, configs: tuple[frozenset[str], ...]) -> list[Claim]:
-        return [claim for config in configs if (claim := self.trials.claim(config)) is not None]
 
     def _answer(self) -> frozenset[str]:
         """The found answer, or when stopped early the smallest configuration seen to fail."""

@@ -3,7 +3,8 @@
 Owns materializing a configuration in the scratch tree, building and testing it (runner.py),
 and recording the run in this run's journal and log before anything else sees its outcome.
 Everything that ddchange states about a configuration ("fails", "passes without this change")
-is read back from these records (`claim`), never inferred beside them.
+is read back from these records (`claim`), and whether they back a search's answer (`backs`) is
+decided here too, never inferred beside them.
 
 Flakiness: the outcome of a configuration is the one all its recorded runs agree on (its
 earlier runs in resumed attempts included); when they disagree it is UNRESOLVED, and the
@@ -22,6 +23,7 @@ from ddchange.diff import content, hunks, read
 from ddchange.diff.hunks import Diff, FileState
 from ddchange.hierarchy import grouping
 from ddchange.model import Claim, Disagreement, Outcome, TestRecord
+from ddchange.search.hierarchical import Found
 from ddchange.trial import runner
 from ddchange.trial.journal import Journal
 from ddchange.trial.worktree import Scratch
@@ -118,6 +120,28 @@ class Trials:
         outcomes = {r.outcome for r in records}
         agreed = outcomes.pop() if len(outcomes) == 1 else Outcome.UNRESOLVED
         return Claim(config, agreed, len(records), fails)
+
+    def claims(self, configs: tuple[frozenset[str], ...]) -> list[Claim]:
+        """The claims about those of `configs` that ran."""
+        return [claim for config in configs if (claim := self.claim(config)) is not None]
+
+    def backs(self, found: Found | None, *, isolate: bool) -> bool:
+        """Whether the records back every claim "found" makes: the answer failed in every run,
+        each check gave what 1-minimality needs, and no configuration's runs disagreed."""
+        if found is None or self.disagreements:
+            return False
+        answer = self.claim(found.answer)
+        checks = self.claims(found.checks)
+        if answer is None or answer.outcome is not Outcome.FAIL or len(checks) != len(found.checks):
+            return False
+        if isolate:  # checks alternate: the passing set grown by one, the failing set shrunk
+            passing = self.claim(found.passing)
+            if passing is None or passing.outcome is not Outcome.PASS:
+                return False
+            return all(c.outcome is not Outcome.PASS for c in checks[0::2]) and all(
+                c.outcome is not Outcome.FAIL for c in checks[1::2]
+            )
+        return all(c.outcome is not Outcome.FAIL for c in checks)
 
     def missing(self, config: frozenset[str]) -> frozenset[str]:
         """The names the latest run of `config` said were missing (for the failure resolution
