@@ -191,13 +191,18 @@ def build_zoo(root: Path) -> Zoo:
 
 def checkout_state(path: Path) -> dict[str, object]:
     """Everything of a user's repository at `path` that ddchange promises not to touch, byte for
-    byte: work tree files (kind, bytes, mode, mtime), index, HEAD, refs, stash, status and work
-    tree list. Also for a linked work tree (.git is a file) and a bare repository (no files)."""
+    byte: work tree files (kind, bytes, mode, mtime), index, HEAD, refs, reflogs, stash, config,
+    hooks, status and work tree list. Also for a linked work tree (.git is a file) and a bare
+    repository (no files)."""
     ask = Sandbox(path).git
     bare = ask("rev-parse", "--is-bare-repository").strip() == b"true"
     index = path / os.fsdecode(ask("rev-parse", "--git-path", "index").strip())
     head = path / os.fsdecode(ask("rev-parse", "--git-path", "HEAD").strip())
+    common = path / os.fsdecode(ask("rev-parse", "--git-common-dir").strip())
     return {
+        "reflogs": _tree_bytes(common / "logs"),
+        "config": (common / "config").read_bytes(),
+        "hooks": _tree_bytes(common / "hooks"),
         "files": {} if bare else _files(path),
         "index": index.read_bytes() if index.exists() else None,
         "HEAD": head.read_bytes(),
@@ -206,6 +211,11 @@ def checkout_state(path: Path) -> dict[str, object]:
         "status": b"" if bare else ask("status", "--porcelain=v2", "-z", "--untracked-files=all"),
         "worktrees": ask("worktree", "list", "--porcelain", "-z"),
     }
+
+
+def _tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under `root` (which may not exist) and its bytes."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
 def _files(root: Path) -> dict[str, tuple[int, bytes, int]]:

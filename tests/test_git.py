@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gitsandbox import ODD_NAMES, Sandbox, Zoo, init
+from gitsandbox import ODD_NAMES, Sandbox, Zoo, checkout_state, init
 
 from ddchange import errors, git
 from ddchange.diff import read
@@ -95,10 +95,9 @@ def test_a_bare_repository_works(small: Sandbox, tmp_path: Path) -> None:
     repo = git.open_repo(tmp_path / "bare")
     head = git.resolve_commit(repo, "main")
     assert head == small.rev("main")
-    git.add_worktree(repo, tmp_path / "wt", head, reason="test")
+    (tmp_path / "wt").mkdir()
+    git.clone_scratch(repo, tmp_path / "wt", head)
     assert (tmp_path / "wt" / "a.txt").read_text() == "one\nmore\n"
-    git.remove_worktree(repo, tmp_path / "wt")
-    assert not (tmp_path / "wt").exists()
 
 
 def test_a_linked_worktree_opens_its_repository(small: Sandbox, tmp_path: Path) -> None:
@@ -280,32 +279,47 @@ def test_ls_tree_lists_submodules_and_odd_names(zoo: Zoo) -> None:
     )
 
 
-# -- worktrees ---------------------------------------------------------------------------------
+# -- the scratch repository ------------------------------------------------------------------
 
 
-def test_add_worktree_is_detached_and_runs_no_hook(small: Sandbox, tmp_path: Path) -> None:
+def _scratch_at(repo: git.Repo, path: Path, rev: str) -> Path:
+    path.mkdir()
+    git.clone_scratch(repo, path, rev)
+    return path
+
+
+def test_the_scratch_repository_is_its_own_and_runs_no_hook(small: Sandbox, tmp_path: Path) -> None:
     marker = tmp_path / "hook-ran"
     hook = small.path / ".git" / "hooks" / "post-checkout"
     hook.write_text(f"#!/bin/sh\ntouch '{marker}'\n")
     hook.chmod(0o755)
-    branches = small.git("for-each-ref")
-    repo = git.open_repo(small.path)
+    small.git("config", "filter.upper.smudge", "tr a-z A-Z")
+    small.git("config", "alias.oops", "!touch oops")
+    before = checkout_state(small.path)
     first = small.rev("HEAD~1")
-    git.add_worktree(repo, tmp_path / "wt", first, reason="test")
-    scratch = Sandbox(tmp_path / "wt")
+    scratch = Sandbox(_scratch_at(git.open_repo(small.path), tmp_path / "wt", first))
     assert scratch.rev("HEAD") == first
-    assert subprocess.run(["git", "-C", tmp_path / "wt", "symbolic-ref", "-q", "HEAD"]).returncode
-    assert (tmp_path / "wt" / "a.txt").read_text() == "one\n"
+    assert subprocess.run(["git", "-C", scratch.path, "symbolic-ref", "-q", "HEAD"]).returncode
+    assert (scratch.path / "a.txt").read_text() == "one\n"
     assert not marker.exists()
-    assert small.git("for-each-ref") == branches
-    git.remove_worktree(repo, tmp_path / "wt")
-    assert not (tmp_path / "wt").exists()
-    assert str(tmp_path / "wt") not in small.git("worktree", "list").decode()
+    # the tags are there for version tools; the user's branches, remote and other settings not
+    assert scratch.git("describe", "--tags").strip() == b"v1"
+    assert scratch.git("remote") == b""
+    assert scratch.git("config", "filter.upper.smudge").strip() == b"tr a-z A-Z"
+    assert b"oops" not in scratch.git("config", "--list", "--local")
+    # whatever git commands a test runs there stay there
+    scratch.git("tag", "from-the-test")
+    scratch.git("branch", "made-by-test")
+    scratch.git("notes", "add", "-m", "note")
+    scratch.git("config", "user.name", "Test Suite")
+    (scratch.path / "a.txt").write_text("stashed\n")
+    scratch.git("stash", "-q")
+    assert checkout_state(small.path) == before
+    assert git.borrowed_objects(scratch.path) == (small.path / ".git" / "objects").resolve()
 
 
 def test_modified_files_and_restore_files(small: Sandbox, tmp_path: Path) -> None:
-    repo = git.open_repo(small.path)
-    git.add_worktree(repo, tmp_path / "wt", small.rev("main"), reason="test")
+    _scratch_at(git.open_repo(small.path), tmp_path / "wt", small.rev("main"))
     (tmp_path / "wt" / "a.txt").write_text("rebuilt\n")
     (tmp_path / "wt" / "sub" / "b.txt").unlink()
     os.utime(tmp_path / "wt" / "c.txt", (0, 0))  # touched, content unchanged: not modified
@@ -321,8 +335,7 @@ def test_modified_files_and_restore_files(small: Sandbox, tmp_path: Path) -> Non
 
 
 def _worktree_at(zoo: Zoo, path: Path, rev: str) -> Path:
-    git.add_worktree(git.open_repo(zoo.repo.path), path, rev, reason="test")
-    return path
+    return _scratch_at(git.open_repo(zoo.repo.path), path, rev)
 
 
 def _changed_paths(zoo: Zoo) -> list[str]:

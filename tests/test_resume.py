@@ -140,7 +140,9 @@ def test_sigkill_mid_test_leaves_no_process_after_reset(sleepy_repo: Path) -> No
     deadline = time.monotonic() + 30
     # The test's own `sleep`, not a git command of ddchange that happens to run there too.
     while not (
-        orphans := sleeping(processes_in(f"{os.path.realpath('/tmp')}/ddchange-{process.pid}-"))
+        orphans := sleeping(
+            processes_in(f"{os.path.realpath('/tmp')}/ddchange-scratch-{process.pid}-")
+        )
     ):
         assert time.monotonic() < deadline, "the test never started"
         time.sleep(0.05)

@@ -46,10 +46,10 @@ def history(repo_path: Path) -> list[Logged]:
 
 
 def reset(repo_path: Path) -> list[Path]:
-    """Remove all of ddchange's state in the repository: scratch work trees and the journal.
+    """Remove all of ddchange's state in the repository: scratch trees and the journal.
 
-    Refuses (errors.RunInProgress) while a live ddchange process owns a scratch work tree.
-    Returns the work trees it removed.
+    Refuses (errors.RunInProgress) while a live ddchange process owns a scratch tree.
+    Returns the scratch trees it removed.
     """
     repo = git.open_repo(repo_path)
     removed = worktree.remove_stale(repo)

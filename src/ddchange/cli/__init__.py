@@ -227,9 +227,9 @@ def log(repo: Path, show_all: bool) -> None:
 @cli.command()
 @click.option("-C", "repo", type=click.Path(path_type=Path), default=Path("."))
 def reset(repo: Path) -> None:
-    """Remove all ddchange state: scratch worktrees and the recorded tests."""
+    """Remove all ddchange state: scratch trees and the recorded tests."""
     for path in runs.reset(repo):
-        click.echo(f"removed scratch worktree {path}", err=True)
+        click.echo(f"removed scratch tree {path}", err=True)
     click.echo("ddchange: state removed; the next run starts from scratch.", err=True)
 
 

@@ -5,7 +5,7 @@ repository) and the only one that starts git, always through `command.run`, with
 environment policy, `environment`. Its modules:
 - `command`: how git is started, and the environment of every process we start;
 - `repository`: reading the user's repository (revisions, diff, blobs, history, blame);
-- `scratch`: the scratch work tree's git side (add, remove, its state, patches);
+- `scratch`: the scratch repository's git side (make it, its state, patches);
 - `build`: repositories we build ourselves (samples, tests), with pinned identity and settings.
 Callers use the names below, `from ddchange import git; git.diff_raw(...)`.
 """
@@ -34,18 +34,16 @@ from ddchange.git.repository import (
     resolve_commit,
 )
 from ddchange.git.scratch import (
-    Worktree,
-    add_worktree,
+    borrowed_objects,
     checkout_forms,
+    clone_scratch,
     common_dir,
     converted_paths,
     modified_files,
     prefix,
-    remove_worktree,
     restore_files,
     tracked_files,
     tree_patch,
-    worktrees,
 )
 
 __all__ = [
@@ -55,11 +53,11 @@ __all__ = [
     "Repo",
     "Signature",
     "TreeEntry",
-    "Worktree",
-    "add_worktree",
     "blame",
+    "borrowed_objects",
     "changed_paths",
     "checkout_forms",
+    "clone_scratch",
     "commit",
     "commit_infos",
     "commits",
@@ -80,7 +78,6 @@ __all__ = [
     "pickaxe",
     "prefix",
     "read_blobs",
-    "remove_worktree",
     "resolve_commit",
     "restore_files",
     "stage_all",
@@ -88,5 +85,4 @@ __all__ = [
     "tag",
     "tracked_files",
     "tree_patch",
-    "worktrees",
 ]

@@ -79,7 +79,7 @@ _SAFE = (
     # Non-ASCII names in patches as they are, not C-quoted octal escapes ("\303\244"): the
     # patch we hand the user stays readable. (-z output never quotes; we read paths from that.)
     *("-c", "core.quotepath=off"),
-    # No user hook may run: `worktree add` would otherwise fire post-checkout in our scratch tree.
+    # No user hook may run (a global core.hooksPath would fire post-checkout in our scratch tree).
     *("-c", "core.hooksPath=/dev/null"),
     # A throwaway work tree must not start an fsmonitor daemon.
     *("-c", "core.fsmonitor=false"),

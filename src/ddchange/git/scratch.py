@@ -1,56 +1,76 @@
-"""The scratch work tree's git side: adding and removing it, reading its state, and patches.
+"""The scratch repository's git side: making it, reading its state, and patches.
 
-A linked work tree of the user's repository, detached and locked; what is written there, and
-every throwaway index and object directory, stays out of the user's checkout, index and refs.
+A repository of its own that borrows the user's objects (`clone_scratch`); what is written there,
+and every throwaway index and object directory, stays out of the user's repository.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from git import Repo
 
+from ddchange import errors
 from ddchange.git.command import DIFF_PINS, in_repo, nul_joined, nul_split, run
 
+# The user's settings that decide what a checkout writes (line ends, smudge filters, encodings,
+# attributes, symlinks): the scratch repository takes them over, so that its files are those the
+# user's own checkout would hold. Nothing else of the user's configuration (remotes, hooks,
+# aliases, credentials) comes along.
+_CHECKOUT_SETTINGS = (
+    r"^(core\.(autocrlf|eol|safecrlf|symlinks|attributesfile|checkroundtripencoding)"
+    r"|filter\..*)$"
+)
 
-def add_worktree(repo: Repo, path: Path, sha: str, *, reason: str) -> None:
-    """Check `sha` out, detached (no branch is created), into the new work tree `path`.
 
-    The work tree is locked with `reason`, so that `git worktree prune` (also the automatic one
-    in `git gc`) leaves it alone while we use it, and so that the next run can tell ours from
-    the user's and see whose it was (see `worktrees`).
+def clone_scratch(repo: Repo, path: Path, sha: str) -> None:
+    """A repository of our own at the empty directory `path`, with `sha` checked out, detached.
+
+    It borrows the user's objects (`clone --shared`: nothing is copied, nothing is written to
+    the user's repository) and has its own refs, index, stash, reflogs, configuration and no
+    hooks, so a test that runs git (tags, branches, stash, notes, config) changes only it. Its
+    remote is removed, so nothing can be pushed back; the tags stay, for version tools
+    (`git describe`, setuptools-scm). The user's checkout settings and $GIT_DIR/info/attributes
+    are copied (see `_CHECKOUT_SETTINGS`).
     """
-    in_repo(repo, "worktree", "add", "--detach", "--lock", "--reason", reason, os.fspath(path), sha)
+    source = common_dir(repo)
+    run(path, "clone", "--quiet", "--shared", "--no-checkout", "--template=", "--",
+        os.fspath(source), os.fspath(path))  # fmt: skip
+    run(path, "remote", "remove", "origin")
+    for name, value in _checkout_settings(repo):
+        run(path, "config", "--add", name, value)
+    attributes = source / "info" / "attributes"
+    if attributes.is_file():
+        (path / ".git" / "info").mkdir(exist_ok=True)
+        shutil.copyfile(attributes, path / ".git" / "info" / "attributes")
+    run(path, "checkout", "--quiet", "--detach", sha)
 
 
-def remove_worktree(repo: Repo, path: Path) -> None:
-    """Delete the linked work tree `path`, build products and edits included, even if locked."""
-    # One --force discards edits and untracked files; the second one also removes a locked tree.
-    in_repo(repo, "worktree", "remove", "--force", "--force", os.fspath(path))
+def _checkout_settings(repo: Repo) -> list[tuple[str, str]]:
+    try:
+        out = in_repo(repo, "config", "--local", "-z", "--get-regexp", _CHECKOUT_SETTINGS)
+    except errors.GitFailed as failure:
+        if failure.returncode == 1:  # none set
+            return []
+        raise
+    # -z: each entry is "name" LF "value" NUL.
+    pairs = (entry.partition("\n") for entry in nul_split(out))
+    return [(name, value) for name, _, value in pairs]
 
 
-@dataclass(frozen=True)
-class Worktree:
-    """A linked work tree as `git worktree list` reports it."""
-
-    path: Path
-    locked: str | None  # the lock's reason ("" if locked without one); None if not locked
-
-
-def worktrees(repo: Repo) -> list[Worktree]:
-    """The repository's linked work trees (the main one is not listed)."""
-    out = in_repo(repo, "worktree", "list", "--porcelain", "-z")
-    # -z: records are separated by an empty field, fields are "key value" or a lone "key".
-    found: list[Worktree] = []
-    for record in out.decode("utf-8", "surrogateescape").split("\0\0"):
-        fields = dict(field.partition(" ")[::2] for field in record.split("\0") if field)
-        if "worktree" in fields:
-            found.append(Worktree(Path(fields["worktree"]), fields.get("locked")))
-    return found[1:]
+def borrowed_objects(path: Path) -> Path | None:
+    """The object directory the scratch repository at `path` borrows from (the user's), read
+    from its alternates file; None if it has none (or no git directory any more)."""
+    try:
+        text = (path / ".git" / "objects" / "info" / "alternates").read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    first = text.splitlines()[0] if text.strip() else ""
+    return Path(first).resolve() if first else None
 
 
 def prefix(path: Path) -> str:

@@ -1,10 +1,11 @@
 """The scratch work tree: where every configuration is materialized, built and tested.
 
-Owns its lifecycle and its files. `scratch_worktree` checks GOOD out, detached, into a fresh
-temporary directory outside the user's tree and removes it again in `finally`, whatever ends
-the block (an error, Ctrl-C). The user's work tree, index, HEAD, branches and stash are never
-touched: the scratch tree has its own HEAD and index, and every git command we run there is
-one of `ddchange.git`'s.
+Owns its lifecycle and its files. `scratch_worktree` makes a repository of its own that
+borrows the user's objects, with GOOD checked out, in a fresh temporary directory outside the
+user's tree, and removes it again in `finally`, whatever ends the block (an error, Ctrl-C). The
+user's work tree, index, HEAD, refs, reflogs, stash, config and hooks are never touched, not
+even by a test that runs git: the scratch repository has its own. Every git command we run
+there is one of `ddchange.git`'s.
 
 `Scratch.apply` makes the tracked files match a configuration by rewriting only what differs
 from what is on disk right now, so file times stay put for everything else and an incremental
@@ -25,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ddchange import errors, git
+from ddchange import git
 from ddchange.diff.hunks import FileState
 
 _SYMLINK = 0o120000
@@ -144,48 +145,61 @@ class Scratch:
         return True
 
 
-# The lock reason of every scratch work tree: says it is ours, and which process owns it.
-_OWNER = "ddchange pid="
+# Every scratch tree is a directory "ddchange-scratch-<pid>-<random>" in the temporary
+# directory: the name says it is ours and which process owns it, even after a test deleted its
+# .git; the alternates file in its .git says whose objects it borrows, which repository it
+# serves.
+_PREFIX = "ddchange-scratch-"
 
 
 @contextmanager
 def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
-    """A fresh detached work tree of `good_sha` in a new temporary directory, removed on exit.
+    """A scratch repository with `good_sha` checked out in a new temporary directory, removed
+    on exit (`git.clone_scratch`: its own refs, config and hooks; the user's objects borrowed).
 
-    The work tree is locked in the name of this process: if the process dies without its
-    `finally` (SIGKILL, a power cut), the next run's `remove_stale` sees the owner is gone and
-    removes it.
+    If the process dies without its `finally` (SIGKILL, a power cut), the next run's
+    `remove_stale` sees from the directory's name that its owner is gone, and removes it.
     """
-    path = Path(tempfile.mkdtemp(prefix=f"ddchange-{os.getpid()}-"))
+    path = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
     try:
-        git.add_worktree(repo, path, good_sha, reason=f"{_OWNER}{os.getpid()}")
+        git.clone_scratch(repo, path, good_sha)
         yield Scratch(repo, path, good_sha)
     finally:
-        _dispose(repo, path)
+        _dispose(path)
 
 
 def owners(repo: git.Repo) -> dict[Path, int]:
-    """ddchange's scratch work trees of this repository and the process id that owns each."""
+    """The scratch trees of this repository and the process id that owns each (0: unknown);
+    a tree whose repository cannot be told any more (its .git is gone) counts too."""
+    objects = git.common_dir(repo) / "objects"
     found = {}
-    for tree in git.worktrees(repo):
-        if tree.locked is not None and tree.locked.startswith(_OWNER):
-            pid = tree.locked.removeprefix(_OWNER)
-            found[tree.path] = int(pid) if pid.isdigit() else 0
+    for path in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*"):
+        borrowed = git.borrowed_objects(path)
+        if _mine(path) and borrowed in (objects.resolve(), None):
+            pid = path.name.removeprefix(_PREFIX).partition("-")[0]
+            found[path] = int(pid) if pid.isdigit() else 0
     return found
 
 
 def remove_stale(repo: git.Repo) -> list[Path]:
-    """Remove the scratch work trees whose owning process is gone; return their paths.
+    """Remove the scratch trees whose owning process is gone; return their paths.
 
-    Trees of a live process (another ddchange run in this repository) are left alone. Only
-    trees locked by ddchange are ever considered: the user's own work trees never are.
+    Whatever state a tree is in (half removed, without .git, with a build's read-only files),
+    it goes. Trees of a live process (another ddchange run in this repository) are left alone.
     """
     stale = [path for path, pid in owners(repo).items() if not _alive(pid)]
     for path in stale:
         _kill_processes_in(path)
-        git.remove_worktree(repo, path)  # also when its directory is already gone
-        shutil.rmtree(path, ignore_errors=True)
+        _dispose(path)
     return stale
+
+
+def _mine(path: Path) -> bool:
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
 
 
 def _kill_processes_in(path: Path) -> None:
@@ -222,13 +236,28 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _dispose(repo: git.Repo, path: Path) -> None:
-    # `worktree remove` also forgets the work tree in the repository. If it fails (the add
-    # failed halfway, or git refuses), the directory still goes; a registration left behind is
-    # locked in this process's name, so the next run's `remove_stale` forgets it.
-    with contextlib.suppress(errors.GitFailed):
-        git.remove_worktree(repo, path)
-    shutil.rmtree(path, ignore_errors=True)
+def _dispose(path: Path) -> None:
+    """Delete the scratch tree, also where a build left directories without write permission.
+    Ctrl-C and SIGTERM wait until it is gone: a tree half removed is no use to anyone."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        try:
+            shutil.rmtree(path)
+        except FileNotFoundError:
+            return
+        except OSError:
+            _make_writable(path)
+            shutil.rmtree(path, ignore_errors=True)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _make_writable(path: Path) -> None:
+    for directory, subdirectories, _files in os.walk(path):
+        for name in (directory, *(os.path.join(directory, d) for d in subdirectories)):
+            with contextlib.suppress(OSError):
+                if not os.path.islink(name):
+                    os.chmod(name, stat.S_IRWXU)
 
 
 def _is_attributes(path: str) -> bool:
