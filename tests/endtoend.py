@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,10 +106,11 @@ def ddchange(
     env: Mapping[str, str] | None = None,
     untouched: Sequence[Path] = (),
     command: Sequence[str] = (),
+    preexec: Callable[[], None] | None = None,
 ) -> Run:
     """Run `ddchange --json FILE ARGS` in `cwd`, or `ddchange COMMAND ARGS` for another
     command than `run`; check that the repositories at `untouched` (default: `cwd`) stay exactly
-    as they were.
+    as they were. `preexec` runs in the child before ddchange starts (to set a limit).
 
     Output is decoded like file names (surrogateescape): a latin-1 hunk in the report is the
     input's bytes, and must not break the test itself.
@@ -128,6 +129,7 @@ def ddchange(
         errors="surrogateescape",
         env=None if env is None else {**os.environ, **env},
         timeout=300,
+        preexec_fn=preexec,
     )
     assert "Traceback" not in done.stderr, done.stderr
     assert [checkout_state(path) for path in watched] == before

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from gitsandbox import checkout_state
 
-from ddchange import samples
+from ddchange import samples, session
 from ddchange.cli import messages
 
 SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
@@ -219,7 +219,8 @@ def test_preflight_failure_shows_output_and_how_to_rerun(small_repo: Path) -> No
     done = ddchange("good..bad", "--", "sh", "-c", "echo the-reason; exit 4", cwd=small_repo)
     assert done.returncode == 1
     assert "the-reason" in done.stderr
-    assert "worktree add --detach" in done.stderr
+    assert "in 3 of 3 runs" in done.stderr
+    assert "git clone --quiet --shared --no-checkout" in done.stderr
     assert "sh -c 'echo the-reason; exit 4'" in done.stderr
 
 
@@ -284,8 +285,11 @@ def test_unwritable_journal_gives_a_clear_error(small_repo: Path) -> None:
     (small_repo / ".git" / "ddchange").write_text("a file where the journal's directory goes\n")
     done = ddchange("good..bad", "--", "sh", "test.sh", cwd=small_repo)
     assert done.returncode == 1
-    assert "cannot keep the record of completed tests" in done.stderr
+    assert "the journal" in done.stderr
+    assert "`ddchange reset`" in done.stderr
     assert "Traceback" not in done.stderr
+    assert ddchange("reset", cwd=small_repo).returncode == 0
+    assert ddchange("good..bad", "--", "sh", "test.sh", cwd=small_repo).returncode == 0
 
 
 def test_the_test_runs_in_the_subdirectory_the_user_is_in(
@@ -300,6 +304,16 @@ def test_the_test_runs_in_the_subdirectory_the_user_is_in(
     done = ddchange("HEAD~1..HEAD", "--", "sh", "check.sh", cwd=repo / "tests")
     assert done.returncode == 0, done.stderr
     assert "data.txt" in done.stdout
+
+
+def test_the_readme_states_the_flaky_test_checks_as_the_code_runs_them() -> None:
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    assert session.PREFLIGHT_RUNS == 2
+    assert "GOOD and BAD twice each" in readme
+    runs = session.CONFIRM_PASSES
+    assert f"until they have {runs} runs in all" in readme
+    assert f"passes {runs} such runs in a row only {0.75**runs:.1%} of the time" in readme
+    assert f"up to {runs + 2} tests fewer" in readme
 
 
 def test_the_readme_and_run_help_give_the_same_exit_codes() -> None:

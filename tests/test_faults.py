@@ -7,15 +7,23 @@ byte-identical) and ends in the right answer or in one clear error line.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import resource
+import signal
+import sqlite3
 import subprocess
+import sys
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from endtoend import ddchange, found, search, two_commits
+import pytest
+from endtoend import Link, Run, ddchange, edit, found, search, two_commits
 from gitsandbox import Sandbox
 
-from ddchange import git, runs
+from ddchange import git, runs, session
 from ddchange.trial import worktree
 
 CHECK = "grep -q BROKEN a.txt && exit 1; exit 0\n"
@@ -93,3 +101,312 @@ def test_reset_refuses_while_a_live_run_owns_a_scratch_tree(tmp_path: Path) -> N
         assert run.returncode != 0
         assert str(os.getpid()) in run.stderr
         assert scratch.path.exists()
+
+
+# -- the journal ----------------------------------------------------------------------------
+
+
+def _journal(repo: Sandbox) -> Path:
+    return repo.path / ".git" / "ddchange" / "journal.sqlite"
+
+
+def _one_line(run: Run) -> str:
+    """The run's one message, after the progress lines (one per test)."""
+    lines = [line for line in run.stderr.splitlines() if not line.startswith("test ")]
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("ddchange: "), run.stderr
+    return lines[0]
+
+
+def test_a_damaged_journal_is_named_with_what_to_do(tmp_path: Path) -> None:
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    assert found(search(repo)) == [("a.txt", "text")]
+    for leftover in _journal(repo).parent.glob("journal.sqlite-*"):  # WAL files
+        leftover.unlink()
+    _journal(repo).write_bytes(b"this is not a database\n" * 100)
+    run = search(repo)
+    assert run.returncode == 1
+    line = _one_line(run)
+    assert str(_journal(repo)) in line
+    assert "`ddchange reset`" in line
+    assert ddchange(repo.path, command=["reset"]).returncode == 0
+    assert found(search(repo)) == [("a.txt", "text")]
+
+
+@contextlib.contextmanager
+def _read_only(directory: Path) -> Iterator[None]:
+    """`directory` cannot be written, also by root: a read-only bind mount where we may mount,
+    else its permission bits (which root ignores: then the test cannot be made)."""
+    if os.geteuid() != 0:
+        directory.chmod(0o555)
+        for file in directory.iterdir():
+            file.chmod(0o444)
+        yield
+        return
+    bind = ["mount", "--bind", str(directory), str(directory)]
+    if subprocess.run(bind, capture_output=True).returncode != 0:
+        pytest.skip("root, but may not mount: cannot make a directory read-only")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(directory)], check=True)
+        yield
+    finally:
+        subprocess.run(["umount", str(directory)], check=True)
+
+
+def test_a_read_only_journal_is_named_with_what_to_do(tmp_path: Path) -> None:
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    assert found(search(repo)) == [("a.txt", "text")]
+    with _read_only(_journal(repo).parent):
+        run = search(repo)
+    assert run.returncode == 1
+    line = _one_line(run)
+    assert str(_journal(repo)) in line
+    assert "cannot be written" in line
+    assert found(search(repo)) == [("a.txt", "text")], "the journal is intact"
+
+
+# -- faults of the machine are no outcome ---------------------------------------------------
+
+FILLS_THE_DISK = (
+    'if [ -e "$FILL" ]; then head -c 64000000 /dev/zero > filler || exit 1; fi\n' + CHECK
+)
+
+
+def _records(repo: Sandbox) -> list[tuple[str, str]]:
+    with contextlib.closing(sqlite3.connect(_journal(repo))) as db:
+        return list(db.execute("SELECT phase, outcome FROM tests ORDER BY id"))
+
+
+def _file_size_limit() -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+
+@contextlib.contextmanager
+def _small_disk(path: Path) -> Iterator[None]:
+    path.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(path)])
+    if done.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        yield
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=True)
+
+
+@pytest.mark.parametrize("fault", ["file-size limit", "full disk"])
+def test_a_full_disk_stops_the_run_records_nothing_and_the_same_command_resumes(
+    tmp_path: Path, fault: str
+) -> None:
+    repo = two_commits(
+        tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, FILLS_THE_DISK
+    )
+    flag = tmp_path / "fill"
+    flag.touch()
+    small = tmp_path / "small"
+    env = {"FILL": str(flag), "TMPDIR": str(small)}
+    limit = _file_size_limit if fault == "file-size limit" else None
+    with _small_disk(small) if fault == "full disk" else _directory(small):
+        run = ddchange(repo.path, "good..bad", "--", "sh", "test.sh", env=env, preexec=limit)
+        assert run.returncode == 1
+        line = _one_line(run)
+        assert "stopped:" in line
+        assert ("file-size limit" if limit else "the disk is full") in line
+        assert "run the same command again" in line
+        assert _records(repo) == [], "nothing is recorded for a run the machine broke"
+        assert list(small.iterdir()) == [], "the scratch tree is gone"
+        flag.unlink()
+        assert found(ddchange(repo.path, "good..bad", "--", "sh", "test.sh", env=env)) == [
+            ("a.txt", "text")
+        ]
+
+
+@contextlib.contextmanager
+def _directory(path: Path) -> Iterator[None]:
+    path.mkdir()
+    yield
+
+
+# -- exact materialization ------------------------------------------------------------------
+
+
+def test_a_symlink_that_becomes_a_directory_and_back(tmp_path: Path) -> None:
+    test = "grep -q BROKEN data/x.txt && exit 1; test -L lib && exit 1; exit 0\n"
+    good = {"real/x.txt": "fine\n", "data": Link("real"), "lib/y.txt": "y\n"}
+    bad_dir = {"data": None, "data/x.txt": "BROKEN\n"}
+    repo = two_commits(tmp_path / "one", good, bad_dir, test)
+    # The directory's file cannot come without the symlink's deletion: both, and nothing else.
+    assert sorted(found(search(repo))) == [("data", "delete"), ("data/x.txt", "add")]
+    bad_link = {"lib/y.txt": None, "lib": Link("real")}
+    repo = two_commits(tmp_path / "two", good, bad_link, test)
+    assert sorted(found(search(repo))) == [("lib", "add"), ("lib/y.txt", "delete")]
+
+
+def test_clean_removes_build_output_that_a_test_cannot_take(tmp_path: Path) -> None:
+    test = "[ -e out.o ] && exit 3; touch out.o\n" + CHECK  # fails on its own leftovers
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, test)
+    assert search(repo).returncode == 4, "without --clean, GOOD's second run sees the first's"
+    assert found(search(repo, "--clean")) == [("a.txt", "text")]
+
+
+def test_a_directory_that_only_bad_has_gives_a_clear_reason(tmp_path: Path) -> None:
+    bad = {"a.txt": "BROKEN\n", "tests/new/check.sh": CHECK.replace("a.txt", "../../a.txt")}
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, bad, CHECK)
+    run = ddchange(repo.path / "tests" / "new", "good..bad", "--", "sh", "check.sh",
+                   untouched=[repo.path])  # fmt: skip
+    assert run.returncode == 1
+    assert "no directory tests/new/ here, where the test runs" in run.stderr
+
+
+def test_a_same_size_rewrite_within_one_second_is_not_hidden_by_bytecode(tmp_path: Path) -> None:
+    test = 'python3 -c "import mod, sys; sys.exit(1 if mod.X == 2 else 0)"\n'
+    lines = "".join(f"# line {n}\n" for n in range(40))
+    good = {"mod.py": "X = 1\n" + lines, "b.py": lines}
+    bad = {"mod.py": "X = 2\n" + lines, "b.py": edit(lines, ("line 7\n", "line seven\n"))}
+    repo = two_commits(tmp_path / "repo", good, bad, test)
+    run = search(repo, env={"PYTHONDONTWRITEBYTECODE": ""})
+    assert found(run) == [("mod.py", "text")]
+
+
+# -- a test that fails at random -----------------------------------------------------------
+
+# The 5th passing run fails, as a test that fails at random now and then would (a count kept
+# in a file).
+ONE_FAILURE_IN_GOOD = (
+    'n=$(cat "$COUNT" 2>/dev/null || echo 0)\n'
+    "grep -q BROKEN a.txt && exit 1\n"
+    'echo $((n + 1)) > "$COUNT"; [ "$n" -eq 4 ] && exit 1; exit 0\n'
+)
+
+
+def test_a_test_that_fails_now_and_then_ends_as_flaky_by_default(tmp_path: Path) -> None:
+    """GOOD passes twice in the pre-flight, and the search finds the answer; the flaky-test
+    check at the end runs what should pass again and sees it fail: exit 4, with the runs as
+    evidence, and no answer."""
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"},
+                       ONE_FAILURE_IN_GOOD)  # fmt: skip
+    run = search(repo, env={"COUNT": str(tmp_path / "count")})
+    assert run.returncode == 4, run.stderr
+    assert run.report["outcome"] == "flaky"
+    [evidence] = run.report["flaky"]
+    assert evidence["phase"] == "confirm"
+    assert evidence["outcomes"][-1] == "fail"
+    assert "pass" in evidence["outcomes"]
+    assert "NO RELIABLE ANSWER: the test is flaky" in run.stdout
+
+
+def test_the_flaky_test_check_runs_what_the_answer_says_passes_up_to_its_count(
+    tmp_path: Path,
+) -> None:
+    good = {"a.txt": "fine\n", "b.txt": "one\n"}
+    repo = two_commits(tmp_path / "repo", good, {"a.txt": "BROKEN\n", "b.txt": "two\n"}, CHECK)
+    run = search(repo)
+    assert found(run) == [("a.txt", "text")]
+    assert run.report["confirmation"]["passes"] == session.CONFIRM_PASSES
+    passing = [r for r in run.report["log"] if r["outcome"] == "pass"]
+    assert len(passing) == session.CONFIRM_PASSES, "every pass is of what the answer says passes"
+    assert f"ran {session.CONFIRM_PASSES} times in all, and passed every time" in run.stdout
+    again = two_commits(tmp_path / "again", good, {"a.txt": "BROKEN\n", "b.txt": "two\n"}, CHECK)
+    unconfirmed = search(again, "--no-confirm")
+    assert found(unconfirmed) == [("a.txt", "text")]
+    assert unconfirmed.report["confirmation"] is None
+    assert [r for r in unconfirmed.report["log"] if r["phase"] == "confirm"] == []
+
+
+# -- processes ------------------------------------------------------------------------------
+
+
+def _gone(pid: int) -> bool:
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_daemon_that_leaves_the_process_group_does_not_outlive_its_test(tmp_path: Path) -> None:
+    test = "setsid sh -c 'echo $$ >> \"$PIDS\"; exec sleep 300' &\nsleep 0.1\n" + CHECK
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, test)
+    pids = tmp_path / "pids"
+    assert found(search(repo, env={"PIDS": str(pids)})) == [("a.txt", "text")]
+    started = [int(line) for line in pids.read_text().split()]
+    assert len(started) >= 4
+    assert all(_gone(pid) for pid in started)
+
+
+def test_a_test_that_deletes_git_then_kills_ddchange(tmp_path: Path) -> None:
+    killer = (
+        'if [ -e "$KILL" ] && grep -q BROKEN a.txt; then\n'
+        '  rm -rf .git; rm "$KILL"; kill -KILL "$(cat "$DDCHANGE_PID")"; sleep 300\n'
+        "fi\n" + CHECK
+    )
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, killer)
+    flag, pid_file, temporary = tmp_path / "kill", tmp_path / "pid", tmp_path / "tmp"
+    flag.touch()
+    temporary.mkdir()
+    env = {**os.environ, "KILL": str(flag), "DDCHANGE_PID": str(pid_file), "TMPDIR": str(temporary)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ddchange", "good..bad", "--", "sh", "test.sh"],
+        cwd=repo.path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    pid_file.write_text(f"{process.pid}\n")
+    assert process.wait(timeout=120) == -signal.SIGKILL
+    [left] = list(temporary.iterdir())
+    assert not (left / ".git").exists()
+    again = ddchange(repo.path, "good..bad", "--", "sh", "test.sh", env={"TMPDIR": str(temporary)})
+    assert found(again) == [("a.txt", "text")]
+    assert list(temporary.iterdir()) == [], "the leftover and its sleeping test are gone"
+
+
+def test_signals_during_the_final_removal_leave_no_scratch_tree(tmp_path: Path) -> None:
+    build = (
+        "[ -d build ] || python3 -c \"import os; os.mkdir('build'); "
+        "[open(f'build/{i}', 'w').close() for i in range(20000)]\"\n" + CHECK
+    )
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, build)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ddchange", "good..bad", "--", "sh", "test.sh"],
+        cwd=repo.path,
+        env={**os.environ, "TMPDIR": str(temporary)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    storm = _removal_started(temporary, process)
+    while process.poll() is None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(sig)
+        time.sleep(0.002)
+    _out, err = process.communicate()
+    assert storm, "the signals came while the scratch tree was being removed"
+    # Found, interrupted (130), or ended by one of the signals that kept coming after ddchange
+    # had let go of them on its way out: in every case, the tree is gone.
+    assert process.returncode in (0, 130, -signal.SIGINT, -signal.SIGTERM), err
+    assert "Traceback" not in err
+    assert list(temporary.iterdir()) == []
+
+
+def _removal_started(temporary: Path, process: subprocess.Popen[str]) -> bool:
+    """Wait until the scratch tree's build output is complete and then starts to go."""
+    complete = False
+    while process.poll() is None:
+        trees = list(temporary.glob("ddchange-scratch-*"))
+        try:
+            count = len(os.listdir(trees[0] / "build")) if trees else 0
+        except OSError:
+            count = 0 if complete else -1
+        if complete and count < 20000:
+            return True
+        complete = complete or count == 20000
+        time.sleep(0.001)
+    return False

@@ -17,7 +17,7 @@ from typing import Any
 
 from test_cli import SampleRepo, culprit_matches, ddchange, git, scenario_args
 
-from ddchange import samples
+from ddchange import samples, session
 
 
 def search(repo: Path, scenario: samples.Scenario, tmp_path: Path, *options: str) -> dict[str, Any]:
@@ -152,7 +152,11 @@ def test_isolate_reports_a_passing_and_a_failing_set_with_a_minimal_difference(
     outcomes = {frozenset(r["config"]): r["outcome"] for r in result["log"]}
     assert outcomes[frozenset(passing)] == "pass"
     assert outcomes[frozenset(failing)] == "fail"
-    assert result["confirmation"] == {"answer": "fail", "rest": "pass"}
+    assert result["confirmation"] == {
+        "answer": "fail",
+        "rest": "pass",
+        "passes": session.CONFIRM_PASSES,
+    }
     bad_code = apply_and_test(repo, scenario, patch.read_text(), tmp_path / "check")
     assert bad_code == 1, "GOOD + the failing set fails like BAD"
     assert f"GOOD plus {len(passing)} changes passes" in result["stdout"]
@@ -173,7 +177,7 @@ def test_an_auto_run_replays_with_its_strategy_and_its_bisection(
     again = json.loads(report.read_text())
     assert again["route"] == first["route"]
     assert again["culprits"] == first["culprits"]
-    assert again["tests_run"] == 2, "only the confirmation runs are new"
+    assert again["tests_run"] == 0, "every run, the checks at the end included, is replayed"
 
 
 def test_auto_on_a_failing_merge_of_two_passing_branches_names_both_sides(
@@ -209,7 +213,11 @@ def test_isolate_on_the_merge(sample_repo: SampleRepo, tmp_path: Path) -> None:
         for line in u["diff"].splitlines()
     }
     assert {(e.path, e.line) for e in scenario.expected} <= lines
-    assert result["confirmation"] == {"answer": "fail", "rest": "pass"}
+    assert result["confirmation"] == {
+        "answer": "fail",
+        "rest": "pass",
+        "passes": session.CONFIRM_PASSES,
+    }
 
 
 def assert_claims_backed(result: dict[str, Any]) -> None:

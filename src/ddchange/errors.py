@@ -97,6 +97,7 @@ class PreflightFailed(DDChangeError):
     build: str | None
     test: tuple[str, ...]
     unsearched: tuple[str, ...] = ()
+    runs: int = 1  # how many runs all gave `verdict`
 
 
 @dataclass
@@ -108,14 +109,21 @@ class MaterializationMismatch(DDChangeError):
 
 @dataclass
 class TestAborted(DDChangeError):
-    """The test exited above 127, which `git bisect run` treats as "stop everything".
-
-    A death by signal N counts too: a shell reports it as 128+N, a directly executed test as
-    `exit_code` -N.
-    """
+    """The test exited above 127, which `git bisect run` treats as "stop everything" (a shell
+    reports a death by signal N as 128+N)."""
 
     exit_code: int
     command: str
+
+
+@dataclass
+class EnvironmentFault(DDChangeError):
+    """The machine, not the change, made a run fail: a full disk, a file-size or open-file
+    limit, a scratch tree that could not be written. No outcome is recorded for it; the same
+    command resumes once the fault is gone."""
+
+    problem: str
+    path: Path
 
 
 @dataclass

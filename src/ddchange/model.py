@@ -90,6 +90,7 @@ class Request:
     isolate: bool = False  # dd (a passing and a failing set, 1-minimal difference), not ddmin
     retries: int = 0
     confirm: bool = True
+    clean: bool = False  # remove untracked and ignored files (git clean -fdx) before each test
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,10 @@ class Confirmation:
     # ddmin: BAD without the answer; PASS means the answer is the whole cause.
     # --isolate: GOOD + the passing set; PASS confirms the pair.
     rest: Outcome
+    # Runs, in all, of the configurations the answer says pass (GOOD, GOOD + the answer less
+    # one change, and the `rest` when it passed), every earlier one included, when all passed;
+    # a test that fails at random shows as one of them failing (then the run is flaky).
+    passes: int = 0
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,11 @@ def reset(repo_path: Path) -> list[Path]:
     live = worktree.owners(repo)
     if live:
         raise errors.RunInProgress(tuple(sorted(live.values())))
-    shutil.rmtree(journal_path(repo).parent, ignore_errors=True)
+    state = journal_path(repo).parent
+    if state.is_dir() and not state.is_symlink():
+        shutil.rmtree(state)
+    else:  # a file in its place, or nothing
+        state.unlink(missing_ok=True)
     return removed
 
 
@@ -74,6 +78,8 @@ def describe(request: Request, revisions: Revisions) -> dict[str, object]:
         "granularity": request.granularity,
         "strategy": request.strategy,
         "isolate": request.isolate,
+        # Only when set, so that the keys of runs without it stay what they were.
+        **({"clean": True} if request.clean else {}),
     }
 
 
@@ -120,4 +126,5 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         granularity=text("granularity") or "hunk",
         strategy=text("strategy", optional=True) or "diff",
         isolate=description.get("isolate") is True,
+        clean=description.get("clean") is True,
     )

@@ -53,6 +53,18 @@ from ddchange.trial.worktree import Scratch, scratch_worktree
 
 Listener = Callable[[Progress], None]
 
+# Runs of each side in the pre-flight: one run of a test that fails at random would pass for
+# "GOOD passes" or "BAD fails" as easily as not; two that agree make a flaky test far less
+# likely to get through, and two that disagree stop the run as flaky.
+PREFLIGHT_RUNS = 2
+
+# Runs, in all, of the configurations an answer says pass (GOOD, GOOD + the answer less one
+# change, ...) before it is claimed: the search runs each of them once at most, and a test that
+# fails at random in 1 run of 4 passes 14 runs in a row 1.8% of the time (0.75 ** 14), so
+# such a test ends as flaky, not as a confident answer. The cost: up to this many more runs at
+# the end of a run of a test that is not flaky (--no-confirm skips them).
+CONFIRM_PASSES = 14
+
 
 def run(request: Request, listener: Listener | None = None) -> Result:
     """Resolve, pre-flight and search; raise an `errors.DDChangeError` when it cannot.
@@ -68,8 +80,7 @@ def run(request: Request, listener: Listener | None = None) -> Result:
     diff = read_diff(repo, request, revisions)
     with Journal(journal_path(repo)) as journal, scratch_worktree(repo, revisions.good) as scratch:
         session = _Session(request, revisions, diff, scratch, journal, listener or (lambda _: None))
-        session.preflight()
-        outcome = session.search()
+        outcome = session.search() if session.preflight() else session.flaky()
         patch = scratch.patch(revisions.good, content.touched_paths(diff))
     return session.result(outcome, patch, time.monotonic() - started)
 
@@ -126,12 +137,13 @@ class _Session:
             run_key(request, revisions),
             request.test,
             # Like `git bisect run`, the test runs where the user stands: the same subdirectory
-            # of the scratch tree (its top if GOOD has no such directory).
+            # of the scratch tree (UNRESOLVED where a configuration has no such directory).
             scratch.path / git.prefix(request.repo),
             request.build,
             request.timeout,
             runner.Expectation(exit_code=None, pattern=pattern),
             request.retries,
+            request.clean,
             on_record=self._recorded,
         )
         self.cache = OutcomeCache[str](monotony=request.monotony)
@@ -160,22 +172,29 @@ class _Session:
 
     # -- phases -----------------------------------------------------------------------------
 
-    def preflight(self) -> None:
-        """GOOD must pass and BAD must fail; BAD's exit code becomes *the* failure."""
+    def preflight(self) -> bool:
+        """Whether GOOD passes and BAD fails, each in PREFLIGHT_RUNS runs (earlier attempts'
+        included); False if runs of one side disagree (a flaky test: no search). A side that
+        is wrong in every run gets one more run before we say so (PreflightFailed), since that
+        ends the run and a flaky test must not pass for it. BAD's exit code becomes *the*
+        failure."""
         self._self_check()
         for phase, config, wanted in (
             ("good", frozenset[str](), Outcome.PASS),
             ("bad", self.everything, Outcome.FAIL),
         ):
-            if self.cache.exact(config) is wanted:
-                continue  # an earlier attempt of this run checked it already
             self.trials.phase = phase
-            verdict = self.trials.once(config)
-            if verdict.outcome is not wanted:
-                raise self._preflight_failed(phase, verdict)
+            agreed, runs = self.trials.preflight(config, PREFLIGHT_RUNS)
+            if agreed is not wanted and {r.outcome for r in runs} == {agreed}:
+                agreed, runs = self.trials.preflight(config, PREFLIGHT_RUNS + 1)
+            if len({r.outcome for r in runs}) > 1:
+                return False
+            if agreed is not wanted:
+                raise self._preflight_failed(phase, runs[-1], len(runs))
             self.cache.store(config, wanted)
-            if phase == "bad" and verdict.test is not None:
-                self.trials.adopt_failure(verdict.test.exit_code)
+            if phase == "bad":
+                self.trials.adopt_failure(runs[-1].exit_code)
+        return True
 
     def search(self) -> str:
         """Search by the requested strategy, check and confirm; how the run ended."""
@@ -190,6 +209,11 @@ class _Session:
             outcome = "found" if backed else "flaky"
         self._show(self._answer())
         return outcome
+
+    def flaky(self) -> str:
+        """The end of a run whose pre-flight runs disagreed: no search, BAD is what was seen."""
+        self._show(self._answer())
+        return "flaky"
 
     def result(self, outcome: str, patch: bytes, wall_time: float) -> Result:
         """The Result, its claims read from the trial layer's records."""
@@ -292,10 +316,13 @@ class _Session:
 
     def _confirm(self, found: Found) -> Confirmation:
         """Run GOOD + answer and BAD − answer (--isolate: GOOD + the passing set) again, for
-        real: a flaky test shows here as runs of one configuration that disagree."""
+        real, then the configurations the answer says pass until they have CONFIRM_PASSES runs
+        in all: a flaky test shows here as runs of one configuration that disagree."""
         self.trials.phase = "confirm"
         rest = found.passing if self.request.isolate else self.everything - found.answer
-        return Confirmation(self.trials.run(found.answer), self.trials.run(rest))
+        answer, rest_outcome = self.trials.confirm(found.answer), self.trials.confirm(rest)
+        passes = self.trials.steady([frozenset(), rest, *found.checks], CONFIRM_PASSES)
+        return Confirmation(answer, rest_outcome, passes)
 
     # -- what the records say -----------------------------------------------------------------
 
@@ -359,17 +386,17 @@ class _Session:
             )
         )
 
-    def _preflight_failed(self, phase: str, verdict: runner.Verdict) -> errors.PreflightFailed:
-        failed = verdict.test or verdict.build
+    def _preflight_failed(self, phase: str, last: TestRecord, runs: int) -> errors.PreflightFailed:
         sha = self.revisions.good if phase == "good" else self.revisions.bad
         return errors.PreflightFailed(
             which=phase,
-            verdict=verdict.outcome.value,
-            reason=verdict.reason,
-            tail=failed.tail if failed is not None else "",
+            verdict=last.outcome.value,
+            reason=last.reason,
+            tail=last.tail,
             repo=self.request.repo,
             sha=sha,
             build=self.request.build,
             test=self.request.test,
             unsearched=self.diff.skipped if phase == "bad" else (),
+            runs=runs,
         )

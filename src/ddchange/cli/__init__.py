@@ -141,6 +141,12 @@ def cli() -> None:
     help="Run each test N more times; disagreeing outcomes mark the test flaky.",
 )
 @click.option("--no-confirm", is_flag=True, help="Skip re-running the answer at the end.")
+@click.option(
+    "--clean",
+    is_flag=True,
+    help="Remove untracked and ignored files (git clean -fdx) before each test, for builds that "
+    "cannot build incrementally.",
+)
 @_common_options
 def run(
     revisions: tuple[str, str],
@@ -155,6 +161,7 @@ def run(
     no_monotony: bool,
     retries: int,
     no_confirm: bool,
+    clean: bool,
     repo: Path,
     patch_file: Path | None,
     json_file: Path | None,
@@ -182,6 +189,7 @@ def run(
         isolate=isolate,
         retries=retries,
         confirm=not no_confirm,
+        clean=clean,
     )
     result = _search(lambda show: session.run(request, show), quiet, verbose)
     _finish(result, Outputs(patch_file, json_file, html_file))

@@ -8,6 +8,7 @@ them equal).
 from __future__ import annotations
 
 import shlex
+import signal
 
 from ddchange import errors
 
@@ -90,11 +91,7 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
             where = f"{path}:{line}" if line else str(path)
             return f"{where}: not a ddchange log ({problem}); make one with `ddchange log`.", 2
         case errors.JournalUnavailable(path, reason):
-            return (
-                f"cannot keep the record of completed tests in {path} ({reason}); make the "
-                "repository's .git directory writable, or run ddchange in a writable clone.",
-                1,
-            )
+            return f"the journal {path} {_journal_advice(reason)}", 1
         case errors.GitFailed(command, code, stderr):
             complaint = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
             return (
@@ -104,23 +101,57 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
             )
         case errors.TestAborted(code, command):
             return (
-                f"`{command}` exited with {code} (above 127), which means 'abort' as in "
-                "`git bisect run`; wrap it as `sh -c 'CMD || exit 1'` to count it as a failure.",
+                f"`{command}` exited with {code} (above 127{_as_signal(code)}), which means "
+                "'abort' as in `git bisect run`; wrap it as `sh -c 'CMD || exit 1'` to count it "
+                "as a failure.",
+                1,
+            )
+        case errors.EnvironmentFault(problem, path):
+            return (
+                f"stopped: {problem}, in {path}; nothing was recorded for that run. Fix it "
+                "(free space, raise the limit), then run the same command again: it resumes.",
                 1,
             )
     return f"{type(error).__name__}: {error}", 1
 
 
+def _journal_advice(reason: str) -> str:
+    """What is wrong with the journal of completed tests, and what to do about it."""
+    if "full" in reason or "No space" in reason:
+        return (
+            f"cannot grow ({reason}); free disk space, then run the same command again: it resumes."
+        )
+    if "readonly" in reason or "ermission" in reason or "unable to open" in reason:
+        return (
+            f"cannot be written ({reason}); make it and its directory writable, or remove it "
+            "with `ddchange reset` (completed tests are then run again)."
+        )
+    return (
+        f"cannot be read ({reason}); `ddchange reset` removes it (completed tests are then run "
+        "again)."
+    )
+
+
+def _as_signal(code: int) -> str:
+    """How a shell reports a death by signal: 139 is 128 + SIGSEGV."""
+    try:
+        name = signal.Signals(code - 128).name
+    except ValueError:
+        return ""
+    return f"; a shell's way of saying killed by {name}"
+
+
 def _explain_preflight(error: errors.PreflightFailed) -> str:
     expected = "pass" if error.which == "good" else "fail"
+    runs = f" in {error.runs} of {error.runs} runs" if error.runs > 1 else ""
     lines = [
         f"pre-flight: {error.which.upper()} should {expected}, but the test gave "
-        f"{error.verdict.upper()} ({error.reason}); there is nothing to search."
+        f"{error.verdict.upper()}{runs} ({error.reason}); there is nothing to search."
     ]
     lines += ["  | " + line for line in error.tail.rstrip().splitlines()[-15:]]
     if error.reason in ("exit 126", "exit 127"):
         lines.append(
-            "the command was not found or not executable in the scratch worktree of GOOD: "
+            "the command was not found or not executable in the scratch tree of GOOD: "
             "files you have not committed are not there, so give an absolute path for them."
         )
     if error.unsearched:
@@ -133,11 +164,14 @@ def _explain_preflight(error: errors.PreflightFailed) -> str:
 
 
 def _rerun(error: errors.PreflightFailed) -> str:
-    """A shell command that repeats the pre-flight check by hand, in a throwaway worktree."""
-    place = "/tmp/ddchange-check"
+    """A shell command that repeats the pre-flight check by hand, in a throwaway clone of its
+    own (a new temporary directory each time; your repository is not touched)."""
     steps = [
-        f"git -C {shlex.quote(str(error.repo))} worktree add --detach {place} {error.sha[:12]}",
-        f"cd {place}",
+        'place="$(mktemp -d)"',
+        f"git clone --quiet --shared --no-checkout {shlex.quote(str(error.repo.resolve()))} "
+        '"$place"',
+        'cd "$place"',
+        f"git checkout --quiet --detach {error.sha[:12]}",
     ]
     if error.build:
         steps.append(error.build)

@@ -98,6 +98,11 @@ def tracked_files(worktree: Path) -> set[str]:
     return {path for meta, path in records if not meta.startswith("160000 ")}
 
 
+def remove_untracked(worktree: Path) -> None:
+    """Delete every untracked and ignored file in `worktree` (build output included)."""
+    run(worktree, "clean", "-fdxq")
+
+
 def restore_files(worktree: Path, paths: Iterable[str]) -> None:
     """Rewrite `paths` in `worktree` from its index (recreating deleted ones)."""
     run(worktree, "checkout-index", "-f", "-u", "-z", "--stdin", stdin=nul_joined(paths))

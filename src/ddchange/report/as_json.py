@@ -103,7 +103,11 @@ def render(result: Result) -> str:
         "command_time": round(result.command_time, 3),
         "confirmation": None
         if confirmation is None
-        else {"answer": confirmation.answer.value, "rest": confirmation.rest.value},
+        else {
+            "answer": confirmation.answer.value,
+            "rest": confirmation.rest.value,
+            "passes": confirmation.passes,
+        },
         "flaky": [
             {"phase": d.phase, "size": d.size, "outcomes": [o.value for o in d.outcomes]}
             for d in result.disagreements

@@ -116,6 +116,14 @@ def route(result: Result) -> str:
 def confirmation(confirmation: Confirmation | None, *, isolate: bool) -> list[str]:
     if confirmation is None:
         return ["Not confirmed (--no-confirm)."]
+    steady = (
+        [
+            f"Flaky-test check: the configurations this answer says pass ran {confirmation.passes} "
+            "times in all, and passed every time."
+        ]
+        if confirmation.passes
+        else []
+    )
     if isolate:
         return [
             f"Checked again: GOOD plus the failing set gave {confirmation.answer.value.upper()}, "
@@ -124,7 +132,8 @@ def confirmation(confirmation: Confirmation | None, *, isolate: bool) -> list[st
                 " (confirmed)."
                 if (confirmation.answer, confirmation.rest) == (Outcome.FAIL, Outcome.PASS)
                 else " (NOT as expected: FAIL and PASS)."
-            )
+            ),
+            *steady,
         ]
     lines = []
     if confirmation.answer is Outcome.FAIL:
@@ -141,7 +150,7 @@ def confirmation(confirmation: Confirmation | None, *, isolate: bool) -> list[st
         Outcome.UNRESOLVED: "BAD without them could not be tested (unresolved).",
     }
     lines.append(rest[confirmation.rest])
-    return lines
+    return lines + steady
 
 
 def flaky(result: Result) -> list[str]:

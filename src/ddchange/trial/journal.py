@@ -7,9 +7,11 @@ log`/`replay` read them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,15 +71,24 @@ class Journal:
       deleting the file (`ddchange reset`) remove them.
     - Several processes may use one journal at once (SQLite locks; writers wait up to 30 s),
       each under its own run key or the same one: records are then simply interleaved.
+    - A journal that cannot be read or written (damaged, read-only, a full disk) raises
+      JournalUnavailable from whichever call found out, never a database error; a record
+      that could not be written is not there, so nothing false is.
     """
 
     def __init__(self, path: Path) -> None:
-        try:
+        self._path = path
+        with self._guard():
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=_WAIT, isolation_level=None)
             self._set_up()
-        except (OSError, sqlite3.Error) as error:
-            raise JournalUnavailable(path, str(error)) from None
+
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        try:
+            yield
+        except (OSError, sqlite3.Error, ValueError) as error:  # ValueError: a damaged record
+            raise JournalUnavailable(self._path, str(error)) from None
 
     def _set_up(self) -> None:
         # Switching to WAL needs a moment alone with the file, and SQLite reports "locked" at
@@ -108,47 +119,53 @@ class Journal:
 
     def begin(self, key: str, request: str) -> None:
         """Remember that run `key` (described by the JSON `request`) exists."""
-        self._db.execute(
-            "INSERT INTO runs VALUES (?, ?, datetime('now')) "
-            "ON CONFLICT (key) DO UPDATE SET updated = excluded.updated",
-            (key, request),
-        )
+        with self._guard():
+            self._db.execute(
+                "INSERT INTO runs VALUES (?, ?, datetime('now')) "
+                "ON CONFLICT (key) DO UPDATE SET updated = excluded.updated",
+                (key, request),
+            )
 
     def append(self, key: str, record: TestRecord) -> None:
-        self._db.execute(
-            "INSERT INTO tests (key, phase, config, outcome, reason, exit_code, duration, tail, "
-            "missing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                key,
-                record.phase,
-                json.dumps(sorted(record.config)),
-                record.outcome.value,
-                record.reason,
-                record.exit_code,
-                record.duration,
-                record.tail,
-                json.dumps(sorted(record.missing)),
-            ),
+        row = (
+            key,
+            record.phase,
+            json.dumps(sorted(record.config)),
+            record.outcome.value,
+            record.reason,
+            record.exit_code,
+            record.duration,
+            record.tail,
+            json.dumps(sorted(record.missing)),
         )
-        self._db.execute("UPDATE runs SET updated = datetime('now') WHERE key = ?", (key,))
+        with self._guard():
+            self._db.execute(
+                "INSERT INTO tests (key, phase, config, outcome, reason, exit_code, duration, "
+                "tail, missing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            self._db.execute("UPDATE runs SET updated = datetime('now') WHERE key = ?", (key,))
 
     def records(self, key: str) -> list[TestRecord]:
         """The records of run `key`, oldest first, numbered from 1."""
-        rows = self._db.execute(
-            "SELECT phase, config, outcome, reason, exit_code, duration, tail, missing FROM tests "
-            "WHERE key = ? ORDER BY id",
-            (key,),
-        )
-        return [_record(n, row) for n, row in enumerate(rows, 1)]
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT phase, config, outcome, reason, exit_code, duration, tail, missing "
+                "FROM tests WHERE key = ? ORDER BY id",
+                (key,),
+            ).fetchall()
+            return [_record(n, row) for n, row in enumerate(rows, 1)]
 
     def forget(self, key: str) -> None:
         """Drop run `key`'s records (replay puts the replayed ones in their place)."""
-        self._db.execute("DELETE FROM tests WHERE key = ?", (key,))
+        with self._guard():
+            self._db.execute("DELETE FROM tests WHERE key = ?", (key,))
 
     def runs(self) -> list[RunInfo]:
         """Every run, most recently updated first."""
-        rows = self._db.execute(
-            "SELECT runs.key, request, COUNT(tests.id), updated FROM runs "
-            "LEFT JOIN tests ON tests.key = runs.key GROUP BY runs.key ORDER BY updated DESC"
-        )
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT runs.key, request, COUNT(tests.id), updated FROM runs "
+                "LEFT JOIN tests ON tests.key = runs.key GROUP BY runs.key ORDER BY updated DESC"
+            ).fetchall()
         return [RunInfo(*row) for row in rows]

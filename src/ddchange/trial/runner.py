@@ -6,20 +6,27 @@ with the exit-code conventions of `git bisect run` (0 good, 125 skip, 1–127 ba
 Key ideas:
 - Each command runs in its own session, so its whole process group (the command, its children,
   anything it put in the background) can be stopped together, and Ctrl-C at the terminal reaches
-  only us; we then kill the group ourselves before re-raising.
+  only us; we then stop the group ourselves (SIGTERM, a short grace, SIGKILL) before re-raising.
 - Output goes to an unlinked temporary *file*, not a pipe: a daemon the test leaves behind that
   still holds stdout cannot keep us waiting for EOF. When the command's main process exits, what
-  is left of its group is killed. (A process that leaves the group on purpose with `setsid`
-  escapes; only a cgroup could catch it.)
+  is left of its group is killed.
+- A daemon that leaves the group (`setsid`, a double fork) is caught too: on Linux we are a child
+  subreaper (`prctl(PR_SET_CHILD_SUBREAPER)`), so every orphan of the test becomes our child, and
+  every child that was not ours before the command started is killed after it ends.
 - The child never inherits variables that point git at the user's repository (`git.environment`
-  says which): a test that runs git must see the scratch worktree it runs in, never the user's
+  says which): a test that runs git must see the scratch tree it runs in, never the user's
   checkout. Its other GIT_* settings are the user's and stay.
+- Outcomes follow `git bisect run` (see `classify`); a crash (SIGSEGV, SIGABRT, ...) is a
+  failure like any other, and what a full disk or a file-size limit did is no outcome at all
+  (`EnvironmentFault`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
+import functools
 import math
 import os
 import re
@@ -35,7 +42,7 @@ from pathlib import Path
 from typing import IO
 
 from ddchange import git
-from ddchange.errors import TestAborted
+from ddchange.errors import EnvironmentFault, TestAborted
 from ddchange.model import Outcome
 
 # Time between SIGTERM and SIGKILL after a timeout: enough for a test runner to flush its report,
@@ -54,6 +61,22 @@ EXIT_NOT_EXECUTABLE = 126
 EXIT_SKIP = 125
 # `git bisect run` treats 1–127 (but 125) as bad and anything above as "abort the bisection".
 EXIT_BAD_MAX = 127
+# Deaths by these signals are the program's own crash: a failure, as a nonzero exit is. Any other
+# signal came from outside (a kill, the OOM killer, a hangup): the run says nothing.
+CRASHES = frozenset(
+    {signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGABRT, signal.SIGTRAP}
+)
+# What a failed command's output says when the machine, not the change, made it fail (the
+# C library's words for ENOSPC, EDQUOT and EFBIG, and a shell's for a death by SIGXFSZ).
+_FAULTS = {
+    "No space left on device": "the disk is full",
+    "Disk quota exceeded": "the disk quota is used up",
+    "File too large": "a file-size limit stopped the command",
+    "File size limit exceeded": "a file-size limit stopped the command",
+}
+# A file system with less than this free after a failed run is full (build outputs stay).
+_FULL_BELOW_BYTES = 1 << 20
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 @dataclass(frozen=True)
@@ -122,6 +145,8 @@ def run(
     126, as from a shell. Interrupts (KeyboardInterrupt) kill the command's group and propagate.
     """
     argv, display = _argv(command)
+    _become_subreaper()
+    ours = _children()
     started = time.monotonic()
     with tempfile.TemporaryFile() as out:
         try:
@@ -140,7 +165,10 @@ def run(
             code = EXIT_NOT_FOUND if exc.errno == errno.ENOENT else EXIT_NOT_EXECUTABLE
             message = f"{argv[0]}: {exc.strerror}\n"
             return Execution(display, code, False, time.monotonic() - started, timeout, message)
-        exit_code, timed_out = _supervise(process, timeout)
+        try:
+            exit_code, timed_out = _supervise(process, timeout)
+        finally:
+            _kill_adopted(ours)
         duration = time.monotonic() - started
         output = _read_end(out, OUTPUT_LIMIT)
     return Execution(display, exit_code, timed_out, duration, timeout, output)
@@ -153,16 +181,23 @@ def run_candidate(
     build: str | None,
     timeout: float | None,
     expect: Expectation,
+    env: Mapping[str, str] | None = None,
 ) -> Verdict:
-    """Build (a shell command) and test the tree in `cwd`; `timeout` applies to each command.
+    """Build (a shell command) and test the tree in `cwd`; `timeout` applies to each command,
+    `env` (default: ours) is their environment.
 
     A build that fails or times out makes the candidate UNRESOLVED without running the test.
-    Raises TestAborted when the test asks to stop everything (see `classify`).
+    Raises TestAborted when the test asks to stop everything (see `classify`), and
+    EnvironmentFault when a command failed because the disk is full or a file-size limit was
+    hit: that is no outcome of the candidate's.
     """
-    built = None if build is None else run(build, cwd, timeout=timeout)
+    built = None if build is None else run(build, cwd, timeout=timeout, env=env)
     if built is not None and (built.timed_out or built.exit_code != 0):
+        _check_environment(built, cwd)
         return Verdict(Outcome.UNRESOLVED, f"build failed: {_describe(built)}", built, None)
-    tested = run(test, cwd, timeout=timeout)
+    tested = run(test, cwd, timeout=timeout, env=env)
+    if tested.exit_code != 0:
+        _check_environment(tested, cwd)
     outcome, reason = classify(tested, expect)
     return Verdict(outcome, reason, built, tested)
 
@@ -171,26 +206,29 @@ def classify(test: Execution, expect: Expectation) -> tuple[Outcome, str]:
     """The outcome of a test run and a short reason, following `git bisect run`.
 
     0 passes, 125 and timeouts are unresolved, 1–127 fail if they match `expect` and are
-    unresolved ("a different failure") if not. Raises TestAborted for codes above 127 and for
-    deaths by signal: a shell reports those as 128+N, a direct exec as -N.
+    unresolved ("a different failure") if not. A death by a crash signal (`CRASHES`, a direct
+    exec reports it as -N) fails the same way, "killed by SIGSEGV"; by any other signal it is
+    unresolved. Raises TestAborted for codes above 127, as `git bisect run` aborts on them.
     """
     if test.timed_out or test.exit_code is None:
         return Outcome.UNRESOLVED, _describe(test)
     code = test.exit_code
-    if code < 0 or code > EXIT_BAD_MAX:
+    if code > EXIT_BAD_MAX:
         raise TestAborted(code, test.command)
+    if code < 0 and -code not in CRASHES:
+        return Outcome.UNRESOLVED, _describe(test)
     if code == 0:
         return Outcome.PASS, "exit 0"
     if code == EXIT_SKIP:
         return Outcome.UNRESOLVED, "exit 125 (skip)"
     if expect.exit_code is not None and code != expect.exit_code:
-        return Outcome.UNRESOLVED, f"different failure: exit {code}"
+        return Outcome.UNRESOLVED, f"different failure: {_describe(test)}"
     if expect.pattern is not None and not expect.pattern.search(test.output):
         return (
             Outcome.UNRESOLVED,
-            f"different failure: exit {code}, no match for {expect.pattern.pattern!r}",
+            f"different failure: {_describe(test)}, no match for {expect.pattern.pattern!r}",
         )
-    return Outcome.FAIL, f"exit {code}"
+    return Outcome.FAIL, _describe(test)
 
 
 def _argv(command: Sequence[str] | str) -> tuple[list[str], str]:
@@ -205,8 +243,31 @@ def _describe(execution: Execution) -> str:
         return f"timeout after {execution.timeout:g}s"
     code = execution.exit_code
     if code is not None and code < 0:
-        return f"killed by signal {-code}"
+        return f"killed by {signal_name(-code)}"
     return f"exit {code}"
+
+
+def signal_name(number: int) -> str:
+    """ "SIGSEGV" for 11; "signal 77" for a number with no name."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _check_environment(execution: Execution, cwd: Path) -> None:
+    """Raise EnvironmentFault if the failed command failed because of the machine: its output
+    names a full disk, a used-up quota or a file-size limit (`_FAULTS`), it was killed by
+    SIGXFSZ (`ulimit -f`), or the scratch tree's file system has less than 1 MiB left."""
+    if execution.exit_code == -signal.SIGXFSZ:
+        raise EnvironmentFault("a file-size limit stopped the command (SIGXFSZ)", cwd)
+    for words, problem in _FAULTS.items():
+        if words in execution.output:
+            raise EnvironmentFault(f"{problem} ({words})", cwd)
+    with contextlib.suppress(OSError):
+        disk = os.statvfs(cwd)
+        if disk.f_bavail * disk.f_frsize < _FULL_BELOW_BYTES:
+            raise EnvironmentFault("the disk is full (less than 1 MiB free)", cwd)
 
 
 def _supervise(process: subprocess.Popen[bytes], timeout: float | None) -> tuple[int | None, bool]:
@@ -215,9 +276,12 @@ def _supervise(process: subprocess.Popen[bytes], timeout: float | None) -> tuple
         timed_out = not _exited_within(process, timeout)
         if timed_out:
             _stop_group(process)
-    except BaseException:
-        _kill_group(process.pid, signal.SIGKILL)
-        process.wait()
+    except BaseException:  # Ctrl-C, SIGTERM: let the build clean up, but only briefly
+        try:
+            _stop_group(process)
+        finally:
+            _kill_group(process.pid, signal.SIGKILL)
+            process.wait()
         raise
     # Whatever the command left behind in its group (`cmd &`, a server it started) dies with it:
     # it would hold files in the worktree we are about to reuse, and compete with the next test.
@@ -259,6 +323,40 @@ def _exited_within(process: subprocess.Popen[bytes], timeout: float | None) -> b
 def _kill_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError):  # the whole group has already exited
         os.killpg(pgid, sig)
+
+
+@functools.cache
+def _become_subreaper() -> None:
+    """Make orphans of our children (a daemon that double-forks or calls setsid) our children,
+    instead of init's, so that `_kill_adopted` finds them. Linux only; elsewhere a no-op."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _children() -> set[int]:
+    """Our child processes (Linux /proc; elsewhere none are known)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").glob("*/children"):
+        with contextlib.suppress(OSError):
+            found.update(int(pid) for pid in task.read_text().split())
+    return found
+
+
+def _kill_adopted(ours: set[int]) -> None:
+    """Kill, with their process groups, the children that were not `ours` before a command ran:
+    orphans of the command that we adopted as subreaper. Their own children become ours as they
+    die, so this goes on until none is left."""
+    for _round in range(1000):
+        adopted = _children() - ours
+        if not adopted:
+            return
+        for pid in adopted:
+            with contextlib.suppress(OSError):
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
 
 
 def _read_end(out: IO[bytes], limit: int) -> str:

@@ -13,12 +13,14 @@ disagreement is kept as evidence for the report.
 
 from __future__ import annotations
 
+import itertools
+import os
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ddchange import git
+from ddchange import errors, git
 from ddchange.diff import content, hunks, read
 from ddchange.diff.hunks import Diff, FileState
 from ddchange.hierarchy import grouping
@@ -26,7 +28,7 @@ from ddchange.model import Claim, Disagreement, Outcome, TestRecord
 from ddchange.search.hierarchical import Found
 from ddchange.trial import runner
 from ddchange.trial.journal import Journal
-from ddchange.trial.worktree import Scratch
+from ddchange.trial.worktree import SCRATCH_VARIABLE, Scratch
 
 States = Mapping[str, FileState | None]
 
@@ -40,11 +42,12 @@ class Trials:
     journal: Journal
     key: str
     command: tuple[str, ...]
-    where: Path  # the directory the test runs in (the user's subdirectory, if GOOD has it)
+    where: Path  # the directory the test runs in: the user's subdirectory of the scratch tree
     build: str | None = None
     timeout: float | None = None
     expect: runner.Expectation = field(default_factory=lambda: runner.Expectation(None, None))
     retries: int = 0
+    clean: bool = False  # git clean -fdx before each test: no build output of another one
     on_record: Callable[[TestRecord], None] = lambda _record: None
     phase: str = "good"
     log: list[TestRecord] = field(default_factory=list)
@@ -84,19 +87,79 @@ class Trials:
         record the run: the one way an outcome comes into being."""
         try:
             written = content.materialize(self.diff, config) if states is None else states
-            self.scratch.apply({**self.strays, **written})
+            self._write(written)
         except hunks.Conflict as conflict:
             verdict = runner.Verdict(Outcome.UNRESOLVED, f"does not apply: {conflict}", None, None)
         else:
-            verdict = runner.run_candidate(
-                self.where if self.where.is_dir() else self.scratch.path,
-                self.command,
-                build=self.build,
-                timeout=self.timeout,
-                expect=self.expect,
-            )
+            verdict = self._build_and_test()
         self._record(config, verdict)
         return verdict
+
+    def _build_and_test(self) -> runner.Verdict:
+        if not self.where.is_dir():
+            where = self.where.relative_to(self.scratch.path).as_posix()
+            reason = f"no directory {where}/ here, where the test runs (where you ran ddchange)"
+            return runner.Verdict(Outcome.UNRESOLVED, reason, None, None)
+        return runner.run_candidate(
+            self.where,
+            self.command,
+            build=self.build,
+            timeout=self.timeout,
+            expect=self.expect,
+            env={**os.environ, SCRATCH_VARIABLE: os.fspath(self.scratch.path)},
+        )
+
+    def _write(self, states: States) -> None:
+        """Put `states` in the scratch tree; a failure to do so (a full disk, a test that
+        deleted the tree's .git) is the machine's, and stops the run (nothing is recorded)."""
+        try:
+            if self.clean:
+                git.remove_untracked(self.scratch.path)
+            self.scratch.apply({**self.strays, **states})
+        except (OSError, errors.GitFailed) as failure:
+            said = failure.strerror if isinstance(failure, OSError) else failure.stderr
+            detail = (said or str(failure)).strip().splitlines()[-1:]
+            raise errors.EnvironmentFault(
+                f"the configuration could not be written ({''.join(detail)})", self.scratch.path
+            ) from None
+
+    def preflight(self, config: frozenset[str], runs: int) -> tuple[Outcome, list[TestRecord]]:
+        """At least `runs` records of `config` in this phase, by running it as often as that
+        takes (an earlier attempt's runs count); the outcome they agree on (UNRESOLVED, with
+        the evidence kept, when they disagree), and the records."""
+
+        def mine() -> list[TestRecord]:
+            return [r for r in self.log if r.config == config and r.phase == self.phase]
+
+        while len(mine()) < runs:
+            self.once(config)
+        return self._agreed(mine()), mine()
+
+    def confirm(self, config: frozenset[str]) -> Outcome:
+        """`config` run again in the "confirm" phase, once per run: a resumed run whose records
+        hold that confirmation already takes it from there (with every earlier run of it)."""
+        if not any(r.config == config and r.phase == self.phase for r in self.log):
+            return self.run(config)
+        return self._agreed([r for r in self.log if r.config == config])
+
+    def steady(self, configs: Iterable[frozenset[str]], runs: int) -> int:
+        """Run those of `configs` whose every run passed again, in turn, until they hold `runs`
+        runs in all (earlier ones included, so a resumed run goes on from there), or until one
+        does not pass: a test that fails at random shows here as a disagreement. The number of
+        their runs, all passes; 0 when one did not pass."""
+        steady = [c for c in dict.fromkeys(configs) if self._passed(c)]
+        turns = itertools.cycle(steady)
+        while steady and self._runs(steady) < runs:
+            if self.run(next(turns)) is not Outcome.PASS:
+                return 0
+        return self._runs(steady)
+
+    def _passed(self, config: frozenset[str]) -> bool:
+        claim = self.claim(config)
+        return claim is not None and claim.outcome is Outcome.PASS
+
+    def _runs(self, configs: list[frozenset[str]]) -> int:
+        return sum(r.config in configs for r in self.log)
 
     def commit(self, good: str, sha: str) -> Outcome:
         """The tree of commit `sha`, exactly as git has it, built and tested; recorded as the

@@ -21,6 +21,7 @@ import shutil
 import signal
 import stat
 import tempfile
+import time
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from ddchange import git
 from ddchange.diff.hunks import FileState
 
 _SYMLINK = 0o120000
+_SECOND = 1_000_000_000  # ns
 _EXECUTABLE = 0o100755
 
 
@@ -42,6 +44,10 @@ class Scratch:
     good: str
     # Whether a checkout here converts each touched path (see `_checked_out`); asked once.
     _converts: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+    # The modification time (ns) last given to each path we rewrote; before that, every file
+    # is from the checkout, no later than `_born`.
+    _stamps: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    _born: int = field(default_factory=time.time_ns, repr=False, compare=False)
 
     def apply(self, states: Mapping[str, FileState | None]) -> list[str]:
         """Make the tracked files match `states` (None: must not exist) and every other tracked
@@ -64,7 +70,26 @@ class Scratch:
         for path, state in self._checked_out(rest, fresh=bool(attributes)).items():
             if self._write(path, state):
                 written.append(path)
-        return sorted({*restored, *removed, *written, *again})
+        changed = sorted({*restored, *removed, *written, *again})
+        self._stamp(changed)
+        return changed
+
+    def _stamp(self, paths: list[str]) -> None:
+        """Give every rewritten file a modification time in a later second than any it had:
+        caches keyed by whole seconds and size (Python's .pyc files, make on some file
+        systems) cannot take a same-size rewrite within one second for the old content.
+
+        Invariant: a path's mtime only grows, by at least a second per rewrite; a path rewritten
+        many times a second runs ahead of the clock (make may warn of clock skew)."""
+        now = time.time_ns()
+        for path in paths:
+            full = self.path / path
+            if not _exists_here(full, self.path):
+                continue
+            before = self._stamps.get(path, self._born)
+            stamp = max(now, (before // _SECOND + 1) * _SECOND)
+            os.utime(full, ns=(stamp, stamp), follow_symlinks=False)
+            self._stamps[path] = stamp
 
     def patch(self, base_sha: str, paths: Collection[str]) -> bytes:
         """A patch (for `git apply`) from `base_sha` to the files now at `paths`."""
@@ -150,6 +175,9 @@ class Scratch:
 # .git; the alternates file in its .git says whose objects it borrows, which repository it
 # serves.
 _PREFIX = "ddchange-scratch-"
+# Set in the environment of every build and test to the scratch tree's path: whatever they
+# start, even a daemon that left the directory and its process group, can be found by it.
+SCRATCH_VARIABLE = "DDCHANGE_SCRATCH"
 
 
 @contextmanager
@@ -160,7 +188,7 @@ def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
     If the process dies without its `finally` (SIGKILL, a power cut), the next run's
     `remove_stale` sees from the directory's name that its owner is gone, and removes it.
     """
-    path = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
+    path = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-")).resolve()
     try:
         git.clone_scratch(repo, path, good_sha)
         yield Scratch(repo, path, good_sha)
@@ -203,25 +231,30 @@ def _mine(path: Path) -> bool:
 
 
 def _kill_processes_in(path: Path) -> None:
-    """SIGKILL every process whose working directory is inside `path`.
+    """SIGKILL every process that works in `path` or was started for it.
 
     A ddchange killed with SIGKILL cannot stop the build or test it was running; those keep
     working in its scratch tree. Where /proc exists (Linux) we find them by their working
-    directory; elsewhere they are left to finish on their own.
+    directory, or by SCRATCH_VARIABLE in their environment (a daemon that moved away);
+    elsewhere they are left to finish on their own.
     """
     proc, path = Path("/proc"), path.resolve()
     if not proc.is_dir():
         return
+    mark = f"{SCRATCH_VARIABLE}={path}".encode()
     for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cwd = Path(os.readlink(entry / "cwd"))
-        except OSError:  # gone meanwhile, or not ours to look at
-            continue
-        if cwd == path or path in cwd.parents:
+        if entry.name.isdigit() and int(entry.name) != os.getpid() and _works_in(entry, path, mark):
             with contextlib.suppress(OSError):
                 os.kill(int(entry.name), signal.SIGKILL)
+
+
+def _works_in(process: Path, path: Path, mark: bytes) -> bool:
+    try:
+        cwd = Path(os.readlink(process / "cwd"))
+        environment = (process / "environ").read_bytes().split(b"\0")
+    except OSError:  # gone meanwhile, or not ours to look at
+        return False
+    return cwd == path or path in cwd.parents or mark in environment
 
 
 def _alive(pid: int) -> bool:
