@@ -14,10 +14,11 @@ gcc: thousands of tests per run). One real run of the `ddchange` command at 2,00
 gcc, make and `sh test.sh`, checks the simulation: every configuration the real run built is
 judged by the oracle too, and the two must agree.
 
-"tests" counts calls to the test function during the search: for the command, add the 2
-pre-flight runs (GOOD, BAD) and the 2 confirmation runs. Test counts are deterministic for a
-seed; times are not. Zeller's figures are for *isolation* (dd, the failure-inducing
-difference) on GDB's own change; ddchange *minimizes* (ddmin): compare magnitudes, not digits.
+"tests" counts calls to the test function during the search: for the command, add the
+pre-flight runs (GOOD and BAD, each session.PREFLIGHT_RUNS times) and the 2 confirmation runs.
+Test counts are deterministic for a seed; times are not. Zeller's figures are for *isolation*
+(dd, the failure-inducing difference) on GDB's own change; ddchange *minimizes* (ddmin):
+compare magnitudes, not digits.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import gdb_oracle
 import gdb_project
 from results import write_section
 
-from ddchange import git
+from ddchange import git, session
 from ddchange.diff import linechanges, read
 from ddchange.diff.hunks import Diff
 from ddchange.hierarchy import grouping
@@ -306,8 +307,9 @@ def body(sizes: list[Size], args: argparse.Namespace, real: RealRun | None) -> s
         "changes, new helpers, moved functions and local refactorings with exactly one wrong "
         "constant, searched by `search.minimize` against a simulated compiler, linker and test "
         "(`gdb_oracle.py`). `tests` are calls to the test during the search, the final check "
-        "that the answer without each of its units does not fail included (the command adds 2 "
-        "pre-flight and 2 confirmation runs)"
+        "that the answer without each of its units does not fail included (the command adds "
+        f"{2 * session.PREFLIGHT_RUNS} pre-flight runs, each side {session.PREFLIGHT_RUNS} times, "
+        "and 2 confirmation runs)"
     )
     if len(seeds) > 1:
         text += f", the median over seeds {seeds[0]}–{seeds[-1]} with the range"

@@ -58,7 +58,6 @@ PASS, FAIL, UNRESOLVED = "pass", "fail", "unresolved"
 GIT_TIMEOUT = 300.0
 PIP_TIMEOUT = 900.0
 SEARCH_TIMEOUT = 4 * 3600.0  # one whole ddchange or git bisect run
-OUTSIDE_SEARCH = ("good", "bad", "confirm")  # ddchange's runs that are not the search's
 JUDGE_LIMIT = 300  # answers with more -U0 hunks are not checked hunk by hunk
 AUTHOR = ("ddchange bench", "bench@example.org")
 DATES = {"good": "2000-01-01T00:00:00+0000", "bad": "2000-01-02T00:00:00+0000"}
@@ -597,7 +596,9 @@ def ddchange(case: Case, repo: Path, box: Sandbox, mode: str, args: argparse.Nam
     if isinstance(data.get("tests_run"), int) and isinstance(log, list):
         # The search's own runs, comparable with textbook ddmin's (which has no pre-flight
         # and no confirmation).
-        row.count = sum(r.get("phase") not in OUTSIDE_SEARCH for r in log if isinstance(r, dict))
+        row.count = sum(
+            r.get("phase") not in results.OUTSIDE_SEARCH for r in log if isinstance(r, dict)
+        )
         row.tests = f"{data['tests_run']} ({row.count})"
     culprits, passing = data.get("culprits"), data.get("passing")
     if isinstance(culprits, list):

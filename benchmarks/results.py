@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
+# ddchange's runs that are not the search's: the pre-flight and the checks at the end
+OUTSIDE_SEARCH = ("good", "bad", "confirm")
 TITLE = "# Benchmark results\n"
 
 

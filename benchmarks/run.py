@@ -66,9 +66,10 @@ def main() -> None:
     write_section(
         HEADING,
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
-        f"{platform.system()}. `tests run` counts every real run (pre-flight and the two "
-        "confirmation runs included); `unresolved` counts real runs that could not say pass or "
-        "fail (no build, timeout, other failure); `overhead` is wall time minus the time inside "
+        f"{platform.system()}. `tests run` counts every real run (the pre-flight, each side "
+        f"{session.PREFLIGHT_RUNS} times, and the two confirmation runs included); "
+        "`unresolved` counts real runs that could not say pass or fail (no build, timeout, "
+        "other failure); `overhead` is wall time minus the time inside "
         "build and test commands.\n\n" + text,
     )
 

@@ -8,7 +8,8 @@ For each scenario, in freshly built repositories (so that no run reuses another'
   it names one commit (or a list of candidates when skips leave several).
 - ddchange with `--strategy auto`, with the default search (ddmin over the whole difference,
   `--strategy diff`), and with `--isolate`; each count is every real run of build and test,
-  the two pre-flight and two confirmation runs included, and "search" leaves those four out
+  the pre-flight (each side twice) and the checks at the end (the answer and BAD without it run
+  again, and the flaky-test check) included, and "search" leaves those out
   (git bisect run trusts the user that GOOD passes and BAD fails, and confirms nothing).
 "named" says what each could point at: a commit, or changed lines with their commits.
 """
@@ -24,12 +25,11 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from results import write_section
+from results import OUTSIDE_SEARCH, write_section
 
 from ddchange import model, samples, session
 
 HEADING = "## Against `git bisect run` (`benchmarks/triage.py`)"
-OVERHEAD = 4  # pre-flight (2) and confirmation (2) runs in every ddchange count
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,6 +65,12 @@ def ddchange(scenario: samples.Scenario, repo: Path, **options: object) -> model
     """One ddchange search over `repo` (a fresh build of `scenario`), with `options`."""
     request = dataclasses.replace(samples.request(scenario, repo), **options)  # type: ignore[arg-type]
     return session.run(request)
+
+
+def tests(result: model.Result) -> str:
+    """The search's own runs and all runs (pre-flight and the checks at the end included)."""
+    searched = sum(r.phase not in OUTSIDE_SEARCH for r in result.log)
+    return f"{searched} / {result.tests_run}"
 
 
 def git(repo: Path, *args: str) -> str:
@@ -175,10 +181,10 @@ def row(
         str(len(plain.diff.hunks)),
         str(bisected.tests),
         what_bisect_named(repo, bisected.named, commits),
-        f"{auto.tests_run - OVERHEAD} / {auto.tests_run}",
+        tests(auto),
         f"{auto.route.bisect_tests} bisect + {auto.route.searched}",
-        f"{plain.tests_run - OVERHEAD} / {plain.tests_run}",
-        f"{isolated.tests_run - OVERHEAD} / {isolated.tests_run}",
+        tests(plain),
+        tests(isolated),
         f"{len(isolated.culprits)} (+{len(isolated.passing)})",
         f"{len(auto.culprits)} change(s) from {', '.join(sorted(c[:7] for c in commits))}",
         "yes" if expected else "NO",
