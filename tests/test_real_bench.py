@@ -1,5 +1,6 @@
 """benchmarks/real.py's pure parts: diffs split into items and put back together, textbook ddmin,
-and the culprit-line check. The whole runner needs sdists from PyPI and is not run here."""
+and the culprit-line check (in real_judge.py and real_searches.py). The whole runner needs sdists
+from PyPI and is not run here."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-import real  # noqa: E402
+import real_cases  # noqa: E402
+import real_judge  # noqa: E402
+import real_searches  # noqa: E402
 
 BASE = [f"line {n}\n" for n in range(1, 41)]
 # (first line index, lines replaced, new lines): an insertion at the top, an edit, a deletion,
@@ -38,7 +41,12 @@ def with_changes(chosen: set[int]) -> str:
 
 def git(repo: Path, *args: str, stdin: bytes = b"") -> bytes:
     return subprocess.run(
-        ["git", *args], cwd=repo, input=stdin, env=real.clean_env(), capture_output=True, check=True
+        ["git", *args],
+        cwd=repo,
+        input=stdin,
+        env=real_cases.clean_env(),
+        capture_output=True,
+        check=True,
     ).stdout
 
 
@@ -64,7 +72,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_whole_files_are_one_item_each(repo: Path) -> None:
-    items = real.split_items(git(repo, "diff", "--binary", "good", "bad"))
+    items = real_judge.split_items(git(repo, "diff", "--binary", "good", "bad"))
     assert [(i.path, bool(i.hunk)) for i in items] == [
         ("blob.bin", False),
         *[("f.txt", True)] * len(CHANGES),
@@ -78,22 +86,22 @@ def test_every_subset_of_hunks_applies_where_it_belongs(repo: Path, context: int
     """Leaving hunks out shifts the later ones: join_items renumbers them, and git apply then
     puts each one where it belongs, with and without context lines."""
     diff = git(repo, "diff", f"-U{context}", "good", "bad", "--", "f.txt")
-    items = real.split_items(diff)
+    items = real_judge.split_items(diff)
     assert len(items) == len(CHANGES)
     zero = ["--unidiff-zero"] if context == 0 else []
     for size in range(len(items) + 1):
         for chosen in itertools.combinations(range(len(items)), size):
             git(repo, "checkout", "-qf", "good")
-            patch = real.join_items(items[k] for k in chosen)
+            patch = real_judge.join_items(items[k] for k in chosen)
             if patch:
                 git(repo, "apply", *zero, "-", stdin=patch)
             assert (repo / "f.txt").read_text() == with_changes(set(chosen)), chosen
 
 
 def test_all_items_together_make_bad(repo: Path) -> None:
-    items = real.split_items(git(repo, "diff", "--binary", "good", "bad"))
+    items = real_judge.split_items(git(repo, "diff", "--binary", "good", "bad"))
     git(repo, "checkout", "-qf", "good")
-    git(repo, "apply", "-", stdin=real.join_items(reversed(items)))
+    git(repo, "apply", "-", stdin=real_judge.join_items(reversed(items)))
     git(repo, "add", "-A")
     assert git(repo, "diff", "--cached", "bad") == b""
 
@@ -103,25 +111,25 @@ def test_ddmin_finds_the_failing_pair() -> None:
 
     def test(config: list[int]) -> str:
         calls.append(frozenset(config))
-        return real.FAIL if {3, 11} <= set(config) else real.PASS
+        return real_judge.FAIL if {3, 11} <= set(config) else real_judge.PASS
 
-    assert real.ddmin(16, test) == [3, 11]
+    assert real_searches.ddmin(16, test) == [3, 11]
     assert len(calls) == len(set(calls))  # the cache: no configuration twice
 
 
 def test_ddmin_single_item_and_unresolved() -> None:
     def test(config: list[int]) -> str:
         if 7 in config:
-            return real.FAIL
-        return real.UNRESOLVED if len(config) > 4 else real.PASS
+            return real_judge.FAIL
+        return real_judge.UNRESOLVED if len(config) > 4 else real_judge.PASS
 
-    assert real.ddmin(20, test) == [7]
+    assert real_searches.ddmin(20, test) == [7]
     with pytest.raises(ValueError, match="does not fail"):
-        real.ddmin(3, lambda config: real.PASS)
+        real_searches.ddmin(3, lambda config: real_judge.PASS)
 
 
 def test_culprit_lines_are_added_or_removed_lines_of_the_culprit_files(repo: Path) -> None:
-    case = real.Case(
+    case = real_cases.Case(
         name="x",
         directory=repo,
         package="p",
@@ -136,8 +144,9 @@ def test_culprit_lines_are_added_or_removed_lines_of_the_culprit_files(repo: Pat
         culprit_lines=("line 10 edited", "line 19"),
     )
     diff = git(repo, "diff", "-U0", "good", "bad")
-    assert real.holds_culprit(case, diff)
-    items = real.split_items(diff)
-    assert not real.holds_culprit(case, real.join_items(items[:2]))  # no deletion of line 19
-    other = real.Case(**{**case.__dict__, "culprit_files": ("new.txt",)})
-    assert not real.holds_culprit(other, diff)
+    assert real_judge.holds_culprit(case, diff)
+    items = real_judge.split_items(diff)
+    first_two = real_judge.join_items(items[:2])
+    assert not real_judge.holds_culprit(case, first_two)  # no deletion of line 19
+    other = real_cases.Case(**{**case.__dict__, "culprit_files": ("new.txt",)})
+    assert not real_judge.holds_culprit(other, diff)

@@ -1,0 +1,229 @@
+"""Trees of benchmarks/real.py's cases tested in a clone, and the independent judge of an answer.
+
+Owns the diff as items (each hunk of a modified file; an added, deleted, renamed, copied or
+binary file, or a mode change, as one) and the patch of any subset of them, renumbered so that
+`git apply` puts each hunk where it belongs; whether a patch holds the documented culprit lines;
+`Sandbox`, a clone of the case's repository where GOOD plus a patch is built and checked (PASS,
+FAIL, UNRESOLVED); the precheck that GOOD passes and BAD fails; and `judge`, which uses git and
+the check alone, never ddchange: the answer applied on GOOD must fail, and leaving out each hunk
+of its `git diff -U0` in turn must make it stop failing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from real_cases import GIT_TIMEOUT, Broken, Case, clean_env, git, git_bytes, run
+
+PASS, FAIL, UNRESOLVED = "pass", "fail", "unresolved"
+JUDGE_LIMIT = 300  # answers with more -U0 hunks are not checked hunk by hunk
+
+
+# -- diffs as items: hunks, or whole files --------------------------------------------------------
+
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_WHOLE = re.compile(
+    rb"^(new file mode|deleted file mode|old mode|rename from|copy from|GIT binary patch|"
+    rb"Binary files) ",
+    re.MULTILINE,
+)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One change of a diff: a hunk of a file (`hunk` set), or a whole file's patch."""
+
+    order: int  # its place in the diff
+    file: int  # the index of its file in the diff
+    path: str
+    header: bytes  # the file's header (`diff --git` up to the first @@); all of it when whole
+    hunk: bytes = b""
+
+
+def _path(header: bytes) -> str:
+    for prefix in (b"+++ b/", b"--- a/"):
+        for line in header.split(b"\n"):
+            if line.startswith(prefix):
+                return line[len(prefix) :].decode(errors="replace").rstrip("\t")
+    first = header.split(b"\n", 1)[0].decode(errors="replace")
+    return first.rsplit(" b/", 1)[-1]
+
+
+def split_items(diff: bytes) -> list[Item]:
+    """The items of a `git diff`: each hunk of a modified file; an added, deleted, renamed,
+    copied or binary file, or one whose mode changed, as one item with all of its patch."""
+    items: list[Item] = []
+    chunks = [c for c in re.split(rb"(?m)^(?=diff --git )", diff) if c.startswith(b"diff --git ")]
+    for index, chunk in enumerate(chunks):
+        starts = [m.start() for m in re.finditer(rb"(?m)^@@ ", chunk)]
+        header = chunk[: starts[0]] if starts else chunk
+        if not starts or _WHOLE.search(header):
+            items.append(Item(len(items), index, _path(header), chunk))
+            continue
+        ends = [*starts[1:], len(chunk)]
+        items += [
+            Item(len(items) + k, index, _path(header), header, chunk[s:e])
+            for k, (s, e) in enumerate(zip(starts, ends, strict=True))
+        ]
+    return items
+
+
+def _shifted(hunk: bytes, delta: int) -> bytes:
+    """`hunk` with its new-side start recomputed for the hunks kept before it (`delta` lines
+    added by them): git apply places a hunk by that number, which leaving hunks out changes."""
+    match = _HUNK.match(hunk)
+    if match is None:
+        return hunk
+    old = int(match[1])
+    old_n = int(match[2]) if match[2] is not None else 1
+    new_n = int(match[4]) if match[4] is not None else 1
+    new = old + delta + (1 if old_n == 0 else 0) - (1 if new_n == 0 else 0)
+    return b"@@ -%d,%d +%d,%d @@" % (old, old_n, new, new_n) + hunk[match.end() :]
+
+
+def _counts(hunk: bytes) -> int:
+    """The lines a hunk adds minus those it removes."""
+    match = _HUNK.match(hunk)
+    if match is None:
+        return 0
+    old_n = int(match[2]) if match[2] is not None else 1
+    new_n = int(match[4]) if match[4] is not None else 1
+    return new_n - old_n
+
+
+def join_items(items: Iterable[Item]) -> bytes:
+    """One patch of `items` (put in diff order): each file's header once, its hunks renumbered."""
+    out, last, delta = [], -1, 0
+    for item in sorted(items, key=lambda i: i.order):
+        if not item.hunk:
+            out.append(item.header)
+            last = -1
+            continue
+        if item.file != last:
+            out.append(item.header)
+            last, delta = item.file, 0
+        out.append(_shifted(item.hunk, delta))
+        delta += _counts(item.hunk)
+    return b"".join(out)
+
+
+def changed_lines(patch: bytes) -> set[tuple[str, str]]:
+    """(path, stripped text) of every added or removed line of `patch`."""
+    lines = set()
+    for item in split_items(patch):
+        body = item.hunk or item.header
+        start = 0 if body.startswith(b"@@ ") else body.find(b"\n@@ ")
+        if start < 0:
+            continue  # binary, or a mode change alone: no lines
+        for line in body[start:].split(b"\n"):
+            if line[:1] in (b"+", b"-"):
+                lines.add((item.path, line[1:].decode(errors="replace").strip()))
+    return lines
+
+
+def holds_culprit(case: Case, patch: bytes) -> bool:
+    """Whether every culprit line is added or removed by `patch` (in a culprit file, if any)."""
+    lines = changed_lines(patch)
+    files = set(case.culprit_files)
+    return bool(case.culprit_lines) and all(
+        any(text == want and (not files or path in files) for path, text in lines)
+        for want in case.culprit_lines
+    )
+
+
+# -- a clone to test in -------------------------------------------------------------------------
+
+
+@dataclass
+class Sandbox:
+    """A clone of the case's repository where trees are tested with git, the build, the check."""
+
+    case: Case
+    root: Path
+    bin: Path
+    timeout: float
+    env: dict[str, str] = field(init=False)
+    said: str = ""  # the last line of the last check's (or failed build's) output
+
+    def __post_init__(self) -> None:
+        self.env = clean_env(self.bin)
+
+    @classmethod
+    def clone(cls, case: Case, repo: Path, dest: Path, bin: Path, timeout: float) -> Sandbox:
+        git(repo.parent, "clone", "-q", "--no-checkout", str(repo), str(dest))
+        return cls(case, dest, bin, timeout)
+
+    def reset(self, rev: str = "good") -> None:
+        git(self.root, "checkout", "-q", "-f", "--detach", rev)
+        git(self.root, "clean", "-q", "-f", "-d", "-x")
+
+    def apply(self, patch: bytes, *, zero: bool = False) -> bool:
+        if not patch:
+            return True
+        argv = ["git", "apply", "--whitespace=nowarn", *(["--unidiff-zero"] if zero else []), "-"]
+        return run(argv, self.root, self.env, GIT_TIMEOUT, patch).code == 0
+
+    def test(self) -> str:
+        """Build (if the case has a build) and check the tree as it is: PASS, FAIL, UNRESOLVED."""
+        if self.case.build:
+            built = run(["sh", "-c", self.case.build], self.root, self.env, self.timeout)
+            if built.code != 0:
+                self.said = f"build: {built.output.strip().rsplit(chr(10), 1)[-1][-200:]}"
+                return UNRESOLVED
+        python = str(self.bin / "python")
+        done = run([python, str(self.case.check)], self.root, self.env, self.timeout)
+        self.said = done.output.strip().rsplit("\n", 1)[-1][-200:]
+        return {0: PASS, 1: FAIL}.get(done.code if done.code is not None else -1, UNRESOLVED)
+
+    def outcome(self, patch: bytes, *, zero: bool = False) -> str | None:
+        """GOOD plus `patch`, tested; None when the patch does not apply."""
+        self.reset()
+        return self.test() if self.apply(patch, zero=zero) else None
+
+
+def precheck(box: Sandbox) -> None:
+    """GOOD must pass and BAD must fail, else the case is broken."""
+    for rev, want in (("good", PASS), ("bad", FAIL)):
+        box.reset(rev)
+        got = box.test()
+        if got != want:
+            said = f": {box.said}" if box.said else ""
+            raise Broken(f"{rev} gives {got.upper()}, not {want.upper()}{said}")
+
+
+# -- the independent judge ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    text: str
+    right: bool = False
+    culprit: bool | None = None  # None: no answer to look in
+
+
+def judge(box: Sandbox, patch: bytes) -> Verdict:
+    """Does GOOD plus `patch` fail, is it 1-minimal at line level, does it hold the culprit?"""
+    culprit = holds_culprit(box.case, patch)
+    box.reset()
+    if not box.apply(patch):
+        return Verdict("apply failed", culprit=culprit)
+    git(box.root, "add", "--all", "--force", ".")
+    git(box.root, "commit", "-q", "--allow-empty", "--no-verify", "-m", "answer")
+    if box.test() != FAIL:
+        return Verdict("does not reproduce", culprit=culprit)
+    answer = git(box.root, "rev-parse", "HEAD").strip()
+    items = split_items(git_bytes(box.root, "diff", "-U0", "--binary", "-M", "good", answer))
+    if len(items) > JUDGE_LIMIT:
+        return Verdict(f"reproduces; {len(items)} hunks, not checked one by one", culprit=culprit)
+    removable = sum(
+        box.outcome(join_items(items[:k] + items[k + 1 :]), zero=True) == FAIL
+        for k in range(len(items))
+    )
+    if removable:
+        return Verdict(f"reproduces, {removable} of {len(items)} removable", culprit=culprit)
+    if not culprit:
+        return Verdict("reproduces, 1-minimal, not the culprit lines", culprit=culprit)
+    return Verdict("right", right=True, culprit=culprit)
