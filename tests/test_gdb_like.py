@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import gdb_like  # noqa: E402
 import gdb_oracle  # noqa: E402
-import gdb_project  # noqa: E402
+import gdb_render  # noqa: E402
 
 from ddchange.model import Outcome
 
@@ -60,8 +60,8 @@ def test_a_rename_without_its_call_sites_does_not_build(case: gdb_like.Case) -> 
         for f in m.funcs
         if f.kind == "leaf" and f.new_name and f.moved_to < 0
     )
-    definition = units_with(case, f"+{gdb_project.def_line(renamed, True)}")
-    declaration = units_with(case, f"+{gdb_project.def_line(renamed, True)};")
+    definition = units_with(case, f"+{gdb_render.def_line(renamed, True)}")
+    declaration = units_with(case, f"+{gdb_render.def_line(renamed, True)};")
     calls = frozenset(u.id for u in case.diff.hunks if f"+\tacc += {renamed.new_name}(" in u.diff)
     assert len(definition) == len(declaration) == 1
     assert calls
@@ -75,8 +75,8 @@ def test_a_rename_without_its_call_sites_does_not_build(case: gdb_like.Case) -> 
 
 def test_half_a_move_does_not_link(case: gdb_like.Case) -> None:
     moved = next(f for m in case.project.modules for f in m.funcs if f.moved_to >= 0)
-    removal = units_with(case, f"-{gdb_project.def_line(moved, False)}")
-    addition = units_with(case, f"+{gdb_project.def_line(moved, False)}")
+    removal = units_with(case, f"-{gdb_render.def_line(moved, False)}")
+    addition = units_with(case, f"+{gdb_render.def_line(moved, False)}")
     oracle = case.oracle(case.diff)
     assert oracle(removal) is Outcome.UNRESOLVED
     assert "undefined reference" in oracle.output
