@@ -10,6 +10,7 @@ import contextlib
 import io
 import os
 import re
+import shlex
 import shutil
 import signal
 import sys
@@ -235,7 +236,7 @@ def run(
     )
     outputs = Outputs(patch_file, json_file, html_file)
     _validate(request, outputs)
-    result = _search(lambda show: session.run(request, show), quiet, verbose)
+    result = _search(lambda show: session.run(request, show), quiet, verbose, resumable=True)
     _finish(result, outputs)
 
 
@@ -261,7 +262,9 @@ def replay(
         raise errors.BadLogFile(path, int(line), str(problem)) from None
     outputs = Outputs(patch_file, json_file, html_file)
     _validate(request, outputs)
-    result = _search(lambda show: session.replay(request, records, show), quiet, verbose)
+    result = _search(
+        lambda show: session.replay(request, records, show), quiet, verbose, resumable=True
+    )
     _finish(result, outputs)
 
 
@@ -321,13 +324,35 @@ def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bo
 
 
 def _search(
-    start: Callable[[session.Listener], model.Result], quiet: bool, verbose: bool
+    start: Callable[[session.Listener], model.Result],
+    quiet: bool,
+    verbose: bool,
+    *,
+    resumable: bool = False,
 ) -> model.Result:
-    """Run a search with the progress display, and print its report."""
-    with display(quiet=quiet, verbose=verbose) as listener:
-        result = start(listener)
+    """Run a search with the progress display, and print its report; a `resumable` one
+    stopped by Ctrl-C (in the search, or before it) ends with the command that resumes it."""
+    resume = f"To resume, run the same command again here: {_invocation()}"
+    try:
+        with display(quiet=quiet, verbose=verbose) as listener:
+            result = start(listener)
+    except KeyboardInterrupt:
+        if not resumable:
+            raise
+        click.echo(f"ddchange: interrupted before the search; your repository is unchanged. "
+                   f"{resume}", err=True)  # fmt: skip
+        sys.exit(EXIT_INTERRUPTED)
     click.echo(text.render(result), nl=False)
+    if result.outcome == "interrupted" and resumable:
+        click.echo(resume)
     return result
+
+
+def _invocation() -> str:
+    """The command line this process was started with, as the user would type it again."""
+    name = Path(sys.argv[0]).name
+    program = "git ddchange" if name == "git-ddchange" else "ddchange"
+    return f"{program} {shlex.join(sys.argv[1:])}"
 
 
 @dataclass(frozen=True)
