@@ -21,6 +21,25 @@ class DDChangeError(Exception):
 @dataclass
 class NotARepository(DDChangeError):
     path: Path
+    missing: bool = False  # no such directory at all
+
+
+@dataclass
+class UnwritableOutput(DDChangeError):
+    """The file an option asks for (`option`: "--report", ...) cannot be written at `path`:
+    `problem` is "no such directory", "is a directory" or "permission denied". Checked before
+    the first test, so that a long search does not end without its report."""
+
+    option: str
+    path: Path
+    problem: str
+
+
+@dataclass
+class ProgramNotFound(DDChangeError):
+    """The test's program, a name without a slash, is on no directory of PATH."""
+
+    name: str
 
 
 @dataclass

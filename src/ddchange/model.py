@@ -111,6 +111,19 @@ class Progress:
     remaining: int  # change units in the smallest failing configuration (minus the passing)
     tests_run: int
     commit: str = ""  # the commit tested, in the "bisect" phase
+    left: int = 0  # an estimate of the real tests still to run (shown as one)
+
+
+@dataclass(frozen=True)
+class Running:
+    """Sent to the listener when a real test starts: what is in flight, and since when."""
+
+    phase: str
+    size: int
+    number: int  # the real test this is, counting from 1 in this process
+    started: float  # time.monotonic() when it started
+    commit: str = ""
+    left: int = 0  # an estimate of the real tests still to run, this one included
 
 
 @dataclass(frozen=True)

@@ -91,9 +91,12 @@ class Scenario:
 
 
 def scenario_root() -> Path:
-    """Where the bundled scenarios live: package data next to this module, so that an
-    installed `ddchange demo` has them as much as a source checkout does."""
-    return Path(__file__).resolve().parent / "sample_repos"
+    """Where the bundled scenarios live: `sample_repos/` at the top of a source checkout,
+    which the wheel ships next to this module (pyproject.toml's force-include), so that an
+    installed `ddchange demo` has them as much as a checkout does."""
+    here = Path(__file__).resolve().parent
+    installed = here / "sample_repos"
+    return installed if installed.is_dir() else here.parent.parent / "sample_repos"
 
 
 def request(scenario: Scenario, repo: Path) -> Request:

@@ -22,6 +22,7 @@ evidence, never as a confident answer.
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections.abc import Callable
@@ -39,6 +40,7 @@ from ddchange.model import (
     Result,
     Revisions,
     Route,
+    Running,
     Source,
     TestRecord,
 )
@@ -51,7 +53,7 @@ from ddchange.trial.journal import Journal
 from ddchange.trial.trials import Trials
 from ddchange.trial.worktree import Scratch, scratch_worktree
 
-Listener = Callable[[Progress], None]
+Listener = Callable[[Progress | Running], None]
 
 # Runs of each side in the pre-flight: one run of a test that fails at random would pass for
 # "GOOD passes" or "BAD fails" as easily as not; two that agree make a flaky test far less
@@ -145,6 +147,7 @@ class _Session:
             request.retries,
             request.clean,
             on_record=self._recorded,
+            on_start=self._started,
         )
         self.cache = OutcomeCache[str](monotony=request.monotony)
         for config, outcome in self.trials.resume(json.dumps(describe(request, revisions))).items():
@@ -240,7 +243,8 @@ class _Session:
             {h.id: hierarchy.scope(h.id) for h in culprits + context},
             context,
             self.route,
-            self._attribute(culprits + context),
+            # Blame takes long on a big answer: an interrupted run's answer goes without.
+            self._attribute(culprits + context) if outcome != "interrupted" else {},
             trials.claim(answer),
             trials.claim(passing) if self.request.isolate else None,
             [] if found is None else trials.claims(found.checks),
@@ -368,10 +372,18 @@ class _Session:
         if not self._searching:
             self._progress(record.phase, record.config, record.outcome, Source.TEST, record.reason)
 
+    def _started(self, config: frozenset[str]) -> None:
+        """A real test begins: the listener shows it in flight."""
+        phase = self.trials.phase
+        number = self.trials.tests_run + 1
+        left = self._tests_left(phase)
+        self.listener(
+            Running(phase, len(config), number, time.monotonic(), _commit(phase, config), left)
+        )
+
     def _progress(
         self, phase: str, config: frozenset[str], outcome: Outcome, source: Source, reason: str
     ) -> None:
-        commit = next(iter(config)).removeprefix("commit:") if phase == "bisect" else ""
         remaining = len(self.searcher.best - self.searcher.best_passing)
         self.listener(
             Progress(
@@ -382,9 +394,25 @@ class _Session:
                 len(config),
                 remaining,
                 self.trials.tests_run,
-                commit,
+                _commit(phase, config),
+                self._tests_left(phase),
             )
         )
+
+    def _tests_left(self, phase: str) -> int:
+        """About how many real tests are still to run: an estimate, shown as one. The search
+        halves the changes still in play, about 1.5 tests per halving when one change is the
+        cause (more causes, or builds that break, take more), plus a check of the answer; then
+        the checks at the end, less those already run."""
+        units = len(self.searcher.best - self.searcher.best_passing)
+        before = 2 * PREFLIGHT_RUNS - sum(r.phase in ("good", "bad") for r in self.trials.log)
+        search = 0 if phase == "confirm" else math.ceil(1.5 * math.log2(max(units, 1))) + 1
+        # At the end: the answer and the rest again, and the flaky-test check's runs, of which
+        # the pre-flight's GOOD and the search's checks usually give a few.
+        end = 2 + CONFIRM_PASSES - PREFLIGHT_RUNS - 2 if self.request.confirm else 0
+        if phase == "confirm":
+            end -= sum(r.phase == "confirm" for r in self.trials.log)
+        return max(before, 0) + search + max(end, 0)
 
     def _preflight_failed(self, phase: str, last: TestRecord, runs: int) -> errors.PreflightFailed:
         sha = self.revisions.good if phase == "good" else self.revisions.bad
@@ -400,3 +428,8 @@ class _Session:
             unsearched=self.diff.skipped if phase == "bad" else (),
             runs=runs,
         )
+
+
+def _commit(phase: str, config: frozenset[str]) -> str:
+    """The commit a "bisect" configuration stands for ("" in every other phase)."""
+    return next(iter(config)).removeprefix("commit:") if phase == "bisect" else ""

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
+import shlex
 import shutil
 import signal
 import sys
@@ -37,14 +39,32 @@ from ddchange.cli.messages import (
 from ddchange.hierarchy import grouping
 from ddchange.report import as_json, html, testlog, text
 
+_repository_option = click.option(
+    "-C",
+    "repo",
+    type=click.Path(path_type=Path),
+    default=Path("."),
+    help="Run as if started in PATH (as git -C does).",
+)
+
 
 def _common_options(command: Any) -> Any:
     """The options every searching command shares."""
     for option in reversed(
         [
-            click.option("-C", "repo", type=click.Path(path_type=Path), default=Path(".")),
-            click.option("--patch", "patch_file", type=click.Path(dir_okay=False, path_type=Path)),
-            click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path)),
+            _repository_option,
+            click.option(
+                "--patch",
+                "patch_file",
+                type=click.Path(dir_okay=False, path_type=Path),
+                help="Write the answer as a patch that `git apply` puts on GOOD.",
+            ),
+            click.option(
+                "--json",
+                "json_file",
+                type=click.Path(dir_okay=False, path_type=Path),
+                help="Write the whole result as JSON (every test run included).",
+            ),
             click.option(
                 "--report",
                 "html_file",
@@ -59,11 +79,14 @@ def _common_options(command: Any) -> Any:
     return command
 
 
+HELP = ("-h", "--help")
+
+
 class RangeGroup(click.Group):
     """Routes `ddchange GOOD..BAD -- CMD` to the `run` command; subcommands keep their names."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "--version"):
+        if args and args[0] not in self.commands and args[0] not in (*HELP, "--version"):
             args = ["run", *args]
         return super().parse_args(ctx, args)
 
@@ -84,7 +107,7 @@ def _check_pattern(ctx: click.Context, param: click.Parameter, value: str | None
     return value
 
 
-@click.group(cls=RangeGroup)
+@click.group(cls=RangeGroup, context_settings={"help_option_names": list(HELP)})
 @click.version_option(__version__, prog_name="ddchange")
 def cli() -> None:
     """Find the changes between GOOD and BAD that make a test fail.
@@ -93,7 +116,27 @@ def cli() -> None:
       ddchange GOOD..BAD [options] -- CMD [ARGS...]
       git ddchange v1.0..v1.1 --build make -- make test
       ddchange demo
+      ddchange help run
     """
+
+
+@cli.command("help")
+@click.argument("command", required=False)
+@click.pass_context
+def help_(ctx: click.Context, command: str | None) -> None:
+    """Show the help of ddchange, or of one COMMAND."""
+    parent = ctx.parent
+    assert parent is not None  # a subcommand always has its group's context
+    if command is None:
+        click.echo(cli.get_help(parent))
+        return
+    found = cli.get_command(parent, command)
+    if found is None:
+        raise click.UsageError(
+            f"no command {command!r}; the commands are: {', '.join(cli.list_commands(parent))}."
+        )
+    with click.Context(found, info_name=command, parent=parent) as sub:
+        click.echo(found.get_help(sub))
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -191,8 +234,10 @@ def run(
         confirm=not no_confirm,
         clean=clean,
     )
-    result = _search(lambda show: session.run(request, show), quiet, verbose)
-    _finish(result, Outputs(patch_file, json_file, html_file))
+    outputs = Outputs(patch_file, json_file, html_file)
+    _validate(request, outputs)
+    result = _search(lambda show: session.run(request, show), quiet, verbose, resumable=True)
+    _finish(result, outputs)
 
 
 @cli.command()
@@ -215,12 +260,16 @@ def replay(
     except ValueError as error:
         line, problem = error.args if len(error.args) == 2 else (0, str(error))
         raise errors.BadLogFile(path, int(line), str(problem)) from None
-    result = _search(lambda show: session.replay(request, records, show), quiet, verbose)
-    _finish(result, Outputs(patch_file, json_file, html_file))
+    outputs = Outputs(patch_file, json_file, html_file)
+    _validate(request, outputs)
+    result = _search(
+        lambda show: session.replay(request, records, show), quiet, verbose, resumable=True
+    )
+    _finish(result, outputs)
 
 
 @cli.command()
-@click.option("-C", "repo", type=click.Path(path_type=Path), default=Path("."))
+@_repository_option
 @click.option("--all", "show_all", is_flag=True, help="Every run, not only the latest.")
 def log(repo: Path, show_all: bool) -> None:
     """Print the history of the latest run (replayable with `ddchange replay`)."""
@@ -233,7 +282,7 @@ def log(repo: Path, show_all: bool) -> None:
 
 
 @cli.command()
-@click.option("-C", "repo", type=click.Path(path_type=Path), default=Path("."))
+@_repository_option
 def reset(repo: Path) -> None:
     """Remove all ddchange state: scratch trees and the recorded tests."""
     for path in runs.reset(repo):
@@ -245,8 +294,8 @@ def reset(repo: Path) -> None:
 @click.argument("name", required=False)
 @click.option("--list", "list_only", is_flag=True, help="List the bundled scenarios.")
 @click.option("--keep", is_flag=True, help="Keep the generated repository and say where.")
-@click.option("--quiet", "-q", is_flag=True)
-@click.option("--verbose", "-v", is_flag=True)
+@click.option("--quiet", "-q", is_flag=True, help="Print only the answer.")
+@click.option("--verbose", "-v", is_flag=True, help="One line for every evaluation.")
 def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bool) -> None:
     """Build a bundled sample repository and run the whole search on it."""
     if list_only:
@@ -275,13 +324,35 @@ def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bo
 
 
 def _search(
-    start: Callable[[session.Listener], model.Result], quiet: bool, verbose: bool
+    start: Callable[[session.Listener], model.Result],
+    quiet: bool,
+    verbose: bool,
+    *,
+    resumable: bool = False,
 ) -> model.Result:
-    """Run a search with the progress display, and print its report."""
-    with display(quiet=quiet, verbose=verbose) as listener:
-        result = start(listener)
+    """Run a search with the progress display, and print its report; a `resumable` one
+    stopped by Ctrl-C (in the search, or before it) ends with the command that resumes it."""
+    resume = f"To resume, run the same command again here: {_invocation()}"
+    try:
+        with display(quiet=quiet, verbose=verbose) as listener:
+            result = start(listener)
+    except KeyboardInterrupt:
+        if not resumable:
+            raise
+        click.echo(f"ddchange: interrupted before the search; your repository is unchanged. "
+                   f"{resume}", err=True)  # fmt: skip
+        sys.exit(EXIT_INTERRUPTED)
     click.echo(text.render(result), nl=False)
+    if result.outcome == "interrupted" and resumable:
+        click.echo(resume)
     return result
+
+
+def _invocation() -> str:
+    """The command line this process was started with, as the user would type it again."""
+    name = Path(sys.argv[0]).name
+    program = "git ddchange" if name == "git-ddchange" else "ddchange"
+    return f"{program} {shlex.join(sys.argv[1:])}"
 
 
 @dataclass(frozen=True)
@@ -291,6 +362,32 @@ class Outputs:
     patch: Path | None = None
     json: Path | None = None
     html: Path | None = None
+
+
+def _validate(request: model.Request, outputs: Outputs) -> None:
+    """What can be checked before the first test: the output files can be written, and the
+    test's program (a name without a slash) is on PATH. The revisions and -C are checked by
+    the session before the first test too (they are needed to read the diff)."""
+    for option, path in (("--patch", outputs.patch), ("--json", outputs.json),
+                         ("--report", outputs.html)):  # fmt: skip
+        problem = None if path is None else _unwritable(path)
+        if path is not None and problem is not None:
+            raise errors.UnwritableOutput(option, path, problem)
+    program = request.test[0]
+    if "/" not in program and shutil.which(program) is None:
+        raise errors.ProgramNotFound(program)
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why `path` cannot be written as a file, or None."""
+    if path.is_dir():
+        return "it is a directory"
+    parent = path.absolute().parent
+    if not parent.is_dir():
+        return f"there is no directory {parent}"
+    if not os.access(path if path.exists() else parent, os.W_OK):
+        return "permission denied"
+    return None
 
 
 def _finish(result: model.Result, outputs: Outputs) -> None:
@@ -334,6 +431,10 @@ def main(argv: list[str] | None = None) -> Any:
     try:
         with _sigterm_as_interrupt():
             return cli.main(args=argv, prog_name="ddchange", standalone_mode=False)
+    except click.UsageError as error:  # one line, like every other error, and what to do
+        where = f"`{error.ctx.command_path} -h`" if error.ctx else "`ddchange -h`"
+        click.echo(f"ddchange: {error.format_message()} (see {where})", err=True)
+        sys.exit(EXIT_USAGE)
     except click.ClickException as error:
         error.show()
         sys.exit(EXIT_USAGE)

@@ -1,9 +1,17 @@
-"""The progress display: rich on a terminal, one plain line per test otherwise."""
+"""The progress display: it observes the run and decides nothing.
+
+On a terminal, a status line shows the test in flight and how long it has run, the tests run,
+answered from the cache, implied by monotony and unresolved, and about how many tests are left
+(an estimate, and said to be one); a line for each finished test scrolls above it. Elsewhere (a
+pipe, a CI log) there is one plain line per finished test, with the same counts.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import click
 from rich.console import Console
@@ -11,17 +19,58 @@ from rich.live import Live
 from rich.text import Text
 
 from ddchange import model, session
-from ddchange.model import Outcome, Source
+from ddchange.model import Outcome, Running, Source
+from ddchange.report.words import plural
+
+
+@dataclass
+class Tally:
+    """What the run has done so far, from the events it sent."""
+
+    tests: int = 0
+    cached: int = 0
+    implied: int = 0
+    unresolved: int = 0
+    left: int = 0
+    running: Running | None = None
+
+    def add(self, event: model.Progress | Running) -> None:
+        self.left = event.left
+        if isinstance(event, Running):
+            self.running = event
+            return
+        self.running = None
+        self.tests = event.tests_run
+        self.cached += event.source is Source.CACHE
+        self.implied += event.source is Source.IMPLIED
+        self.unresolved += event.source is Source.TEST and event.outcome is Outcome.UNRESOLVED
+
+    def counts(self) -> str:
+        """`12 run, 3 cached, 20 implied, 1 unresolved; about 9 tests left (estimate)`."""
+        return (
+            f"{self.tests} run, {self.cached} cached, {self.implied} implied, "
+            f"{self.unresolved} unresolved; about {plural(self.left, 'test')} left (estimate)"
+        )
+
+    def status(self, now: float) -> str:
+        """The live line: the test in flight, then the counts."""
+        if self.running is None:
+            return self.counts()
+        test = self.running
+        what = f"commit {test.commit[:7]}" if test.commit else f"{test.size} changes"
+        return (
+            f"test {test.number} running {now - test.started:.0f}s ({test.phase}: {what}) · "
+            + self.counts()
+        )
 
 
 def line(progress: model.Progress) -> str:
-    """`test  12  hunk:    3 changes -> FAIL       exit 1  (5 left)`."""
+    """`test  12  hunk:    3 changes -> FAIL       exit 1`."""
     how = progress.reason if progress.source is Source.TEST else f"[{progress.source.value}]"
     what = f"commit {progress.commit[:7]}" if progress.commit else f"{progress.size:>4} changes"
     return (
-        f"test {progress.tests_run:>3} {progress.phase:>5}: {what} -> "
+        f"test {progress.tests_run:>3} {progress.phase:>8}: {what} -> "
         f"{progress.outcome.value.upper():10} {how}"
-        f"  ({progress.remaining} left)"
     )
 
 
@@ -30,26 +79,31 @@ _STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.UNRESOLVED: "yello
 
 @contextlib.contextmanager
 def display(*, quiet: bool, verbose: bool) -> Iterator[session.Listener]:
-    """A listener that shows the search: a live status line on a terminal, plain lines elsewhere."""
+    """A listener that shows the run: a live status on a terminal, plain lines elsewhere."""
     console = Console(stderr=True)
+    tally = Tally()
 
-    def shown(progress: model.Progress) -> bool:
-        return verbose or progress.source is Source.TEST
+    def shown(event: model.Progress | Running) -> model.Progress | None:
+        """The finished evaluation to print a line for, if any (cached ones with -v)."""
+        tally.add(event)
+        if isinstance(event, Running) or not (verbose or event.source is Source.TEST):
+            return None
+        return event
 
-    def plain(progress: model.Progress) -> None:
-        if shown(progress):
-            click.echo(line(progress), err=True)
+    def plain(event: model.Progress | Running) -> None:
+        if (progress := shown(event)) is not None:
+            click.echo(f"{line(progress)}  · {tally.counts()}", err=True)
 
     if quiet:
-        yield lambda progress: None
+        yield lambda event: None
     elif not console.is_terminal:
         yield plain
     else:
-        with Live(console=console, transient=True, refresh_per_second=8) as live:
+        status = lambda: Text(tally.status(time.monotonic()), style="bold")  # noqa: E731
+        with Live(console=console, transient=True, refresh_per_second=4, get_renderable=status):
 
-            def show(progress: model.Progress) -> None:
-                if shown(progress):
+            def show(event: model.Progress | Running) -> None:
+                if (progress := shown(event)) is not None:
                     console.print(Text(line(progress), style=_STYLE[progress.outcome]))
-                live.update(Text(f"searching… {line(progress)}", style="bold"))
 
             yield show

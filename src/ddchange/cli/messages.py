@@ -34,8 +34,27 @@ EXIT_CODES_HELP = "\b\nExit codes:\n" + "\n".join(f"  {c:>3}  {text}" for c, tex
 def explain(error: errors.DDChangeError) -> tuple[str, int]:
     """The message (ending with what to do next) and the exit code for an expected error."""
     match error:
+        case errors.NotARepository(path, missing=True):
+            return f"no such directory: {path}; cd into a git repository or pass -C PATH.", 2
         case errors.NotARepository(path):
             return f"{path} is not inside a git repository; cd into one or pass -C PATH.", 2
+        case errors.UnwritableOutput(option, path, problem):
+            return (
+                f"cannot write {option} {path}: {problem}; create it or choose another path.",
+                2,
+            )
+        case errors.ProgramNotFound(name) if " " in name:
+            return (
+                f"no program named {name!r} on PATH; for a shell line, pass "
+                f"`-- sh -c {shlex.quote(name)}`, or split the words: `-- {name}`.",
+                2,
+            )
+        case errors.ProgramNotFound(name):
+            return (
+                f"no program named {name!r} on PATH; check the name, or give its path "
+                f"(`./{name}` for a file of the repository).",
+                2,
+            )
         case errors.UnknownRevision(rev, kind=str(kind)):
             return f"{rev!r} names a {kind}, not a commit; GOOD and BAD must be commits.", 2
         case errors.UnknownRevision(rev, shallow=True):

@@ -58,7 +58,9 @@ def open_repo(path: Path) -> Repo:
     with _without_git_env():
         try:
             return git.Repo(path, search_parent_directories=True)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        except git.NoSuchPathError:
+            raise errors.NotARepository(path, missing=True) from None
+        except git.InvalidGitRepositoryError:
             raise errors.NotARepository(path) from None
 
 

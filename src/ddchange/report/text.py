@@ -28,6 +28,19 @@ def _shown_diff(diff: str) -> list[str]:
 
 
 SHOWN_CONTEXT = 12  # passing changes listed by location in the text report
+SHOWN_INTERRUPTED = 10  # changes of an interrupted run's best answer, by location only
+
+
+def _where(result: Result) -> list[str]:
+    """An interrupted run's best answer so far, short: where its first changes are."""
+    culprits = result.culprits
+    lines = [
+        f"[{n}] {location(h, result.scopes.get(h.id, ''))}"
+        for n, h in enumerate(culprits[:SHOWN_INTERRUPTED], 1)
+    ]
+    if len(culprits) > SHOWN_INTERRUPTED:
+        lines.append(f"… {len(culprits) - SHOWN_INTERRUPTED} more (--patch and --json have all)")
+    return lines
 
 
 def _context(result: Result) -> list[str]:
@@ -50,10 +63,13 @@ def render(result: Result) -> str:
         lines += [*flaky(result), ""]
     if route(result):
         lines += [route(result), ""]
-    for number, hunk in enumerate(result.culprits, 1):
-        scope = result.scopes.get(hunk.id, "")
-        commits = [f"    commit {commit_line(i)}" for i in result.attribution.get(hunk.id, ())]
-        lines += [f"[{number}] {location(hunk, scope)}", *commits, *_shown_diff(hunk.diff), ""]
+    if result.outcome == "interrupted":
+        lines += [*_where(result), ""]
+    else:
+        for number, hunk in enumerate(result.culprits, 1):
+            scope = result.scopes.get(hunk.id, "")
+            commits = [f"    commit {commit_line(i)}" for i in result.attribution.get(hunk.id, ())]
+            lines += [f"[{number}] {location(hunk, scope)}", *commits, *_shown_diff(hunk.diff), ""]
     if result.passing:
         lines += [*_context(result), ""]
     if result.outcome != "interrupted":

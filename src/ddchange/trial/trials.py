@@ -49,6 +49,7 @@ class Trials:
     retries: int = 0
     clean: bool = False  # git clean -fdx before each test: no build output of another one
     on_record: Callable[[TestRecord], None] = lambda _record: None
+    on_start: Callable[[frozenset[str]], None] = lambda _config: None  # a build and test begins
     phase: str = "good"
     log: list[TestRecord] = field(default_factory=list)
     resumed: int = 0
@@ -91,6 +92,7 @@ class Trials:
         except hunks.Conflict as conflict:
             verdict = runner.Verdict(Outcome.UNRESOLVED, f"does not apply: {conflict}", None, None)
         else:
+            self.on_start(config)
             verdict = self._build_and_test()
         self._record(config, verdict)
         return verdict

@@ -1,0 +1,112 @@
+"""Progress like git bisect's: the test in flight, the counts, an estimate of the tests left,
+and a short summary with the command that resumes when the run is stopped.
+
+The display is tested through its plain form (what a pipe or a CI log gets) and through the
+tally it keeps; the live form draws the same tally.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from endtoend import ddchange, two_commits
+
+from ddchange.cli.display import Tally
+from ddchange.model import Outcome, Progress, Running, Source
+
+LINE = re.compile(
+    r"^test +(\d+) +([\w-]+): .* -> (PASS|FAIL|UNRESOLVED) .*  · (\d+) run, (\d+) cached, "
+    r"(\d+) implied, (\d+) unresolved; about (\d+) tests? left \(estimate\)$"
+)
+
+
+def test_the_plain_form_gives_one_line_per_test_with_counts_and_an_estimate(
+    tmp_path: Path,
+) -> None:
+    files = {f"f{n}.txt": f"{n}\n" for n in range(12)}
+    bad = {**{k: v + "more\n" for k, v in files.items()}, "a.txt": "BROKEN\n"}
+    test = "grep -q BROKEN a.txt && exit 1; exit 0\n"
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n", **files}, bad, test)
+    run = ddchange(repo.path, "good..bad", "--", "sh", "test.sh")
+    assert run.returncode == 0, run.stderr
+    lines = [line for line in run.stderr.splitlines() if line.startswith("test")]
+    parsed = [LINE.match(line) for line in lines]
+    assert all(parsed), lines
+    numbers = [int(m.group(1)) for m in parsed if m]
+    assert numbers == list(range(1, run.report["tests_run"] + 1)), "one line per real test"
+    last = parsed[-1]
+    assert last is not None
+    assert int(last.group(4)) == run.report["tests_run"]
+    assert int(last.group(5)) == run.report["cache_hits"]
+    assert int(last.group(6)) == run.report["implied"]
+    assert int(last.group(8)) <= 1, "at the end, about nothing is left"
+    estimates = [int(m.group(8)) for m in parsed if m]
+    assert estimates[0] >= run.report["tests_run"] // 2, "the first estimate is no wild guess"
+
+
+def _progress(outcome: Outcome, source: Source, tests: int, left: int) -> Progress:
+    return Progress("hunk", outcome, source, "exit 1", 3, 3, tests, "", left)
+
+
+def test_the_status_shows_the_test_in_flight_and_how_long_it_has_run() -> None:
+    tally = Tally()
+    tally.add(Running("hunk", 5, 13, started=100.0, left=9))
+    assert tally.status(now=112.4) == (
+        "test 13 running 12s (hunk: 5 changes) · 0 run, 0 cached, 0 implied, 0 unresolved; "
+        "about 9 tests left (estimate)"
+    )
+    tally.add(_progress(Outcome.UNRESOLVED, Source.TEST, 13, 8))
+    tally.add(_progress(Outcome.PASS, Source.CACHE, 13, 8))
+    tally.add(_progress(Outcome.PASS, Source.IMPLIED, 13, 7))
+    assert tally.status(now=200.0) == (
+        "13 run, 1 cached, 1 implied, 1 unresolved; about 7 tests left (estimate)"
+    )
+    tally.add(Running("bisect", 1, 14, started=0.0, commit="0123456789abcdef", left=1))
+    assert tally.status(now=3.0).startswith("test 14 running 3s (bisect: commit 0123456) · ")
+
+
+def _interrupted_after(tests: int, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """A run over 300 changed files with a slow test, sent SIGINT after `tests` tests."""
+    files = {f"d{n % 10}/f{n}.txt": f"line {n}\n" for n in range(300)}
+    bad = {**{k: v + "more\n" for k, v in files.items()}, "a.txt": "BROKEN\n"}
+    test = "sleep 0.3; grep -q BROKEN a.txt && exit 1; exit 0\n"
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n", **files}, bad, test)
+    command = [sys.executable, "-m", "ddchange", "good..bad", "--", "sh", "test.sh"]
+    process = subprocess.Popen(
+        command, cwd=repo.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stderr is not None
+    seen, err = 0, ""
+    while seen < tests:
+        line = process.stderr.readline()
+        assert line, "ddchange ended early"
+        seen += line.startswith("test")
+        err += line
+    process.send_signal(signal.SIGINT)
+    out, rest = process.communicate(timeout=60)
+    return subprocess.CompletedProcess(command, process.returncode, out, err + rest)
+
+
+def test_ctrl_c_gives_a_short_summary_and_the_command_that_resumes(tmp_path: Path) -> None:
+    """Stopped in the search, the summary names the first changes of the best answer so far
+    and the command to run again, not 300 diffs."""
+    done = _interrupted_after(6, tmp_path)  # the pre-flight's 4, then the search
+    assert done.returncode == 130
+    assert done.stdout.startswith("ddchange: interrupted. Best answer so far: ")
+    assert "… " in done.stdout, "the rest of a big answer is counted, not printed"
+    assert len(done.stdout.splitlines()) <= 20
+    resume = done.stdout.splitlines()[-1]
+    assert resume.startswith("To resume, run the same command again here: ddchange ")
+    assert resume.endswith("good..bad -- sh test.sh")
+
+
+def test_ctrl_c_in_the_pre_flight_also_says_how_to_resume(tmp_path: Path) -> None:
+    done = _interrupted_after(1, tmp_path)
+    assert done.returncode == 130
+    [said] = [line for line in done.stderr.splitlines() if not line.startswith("test")]
+    assert said.startswith("ddchange: interrupted before the search; your repository is ")
+    assert said.endswith("run the same command again here: ddchange good..bad -- sh test.sh")
