@@ -324,3 +324,21 @@ def test_branches_and_merges_are_checked_when_loading(
 ) -> None:
     with pytest.raises(ValueError, match=error):
         toy_scenario(tmp_path, TOY_SCENARIO.replace(old, new, 1), CONFLICTING)
+
+
+def test_the_readme_and_the_scenario_state_the_demos_real_figures(tmp_path: Path) -> None:
+    """The figures of `ddchange demo` in the README's first screen and in the scenario's own
+    description are recomputed from the repository it builds."""
+    scenario = samples.load(samples.DEFAULT)
+    repo = samples.build_repo(scenario, tmp_path / scenario.name)
+    opened = git.open_repo(repo)
+    good, bad = (git.resolve_commit(opened, rev) for rev in (scenario.good, scenario.bad))
+    diff = read.read_diff(opened, good, bad)
+    changes, files = len(diff.hunks), len({h.path for h in diff.hunks})
+    between = f"{scenario.good}..{scenario.bad}"
+    commits = len(run_git(repo, "rev-list", between).split())
+    people = len(set(run_git(repo, "log", "--format=%an", between).splitlines()))
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    assert f"({changes} changes in {files} files over {commits} commits, one wrong line)" in readme
+    described = f"{changes} changes in {files} files, {commits} commits by {people} authors"
+    assert described in scenario.description
