@@ -8,8 +8,9 @@
   SIGTERM or SIGKILL (chosen at random) after a random number of tests; then the same command
   runs again to the end. Per trial: whether the user's repository is byte-identical (every file
   of the work tree and of .git, ddchange's journal directory aside), whether the answer is the
-  expected one, how many tests the resumed run repeated (its search and pre-flight records
-  beyond an uninterrupted run's), and scratch trees or processes left behind.
+  expected one, how many configurations were started (build and test) in the killed and the
+  resumed run together beyond an uninterrupted run's (the build counts its starts in a file, so
+  one that the kill cut off counts as repeated), and scratch trees or processes left behind.
 - Flaky test: BAD's broken line makes the test fail, and so does chance, in 1 run of 4 whatever
   the change. Each run uses the default options (no --retries) and a fresh repository; the
   exits are counted: 4 (flaky, no answer) is the right end, 0 with a wrong answer the worst.
@@ -27,6 +28,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -43,6 +45,7 @@ HEADING = "## Faults (`benchmarks/faults.py`)"
 HERE = Path(__file__).resolve().parent
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 KILL_SAMPLE = "c-make"
+MAX_DELAY = 0.2  # seconds after a test's progress line: about one build and test of c-make
 FLAKY_TEST = (
     "grep -q broken data.txt && exit 1\n"
     # chance: one byte of /dev/urandom below 64, p = 0.25
@@ -112,21 +115,46 @@ def finish(argv: list[str], repo: Path, env: Mapping[str, str], report: Path) ->
     return Ended(done.returncode, data)
 
 
-def own_records(report: Mapping[str, object]) -> int:
-    """The search's and the pre-flight's records in a report's log (confirmation aside)."""
-    log = report.get("log")
-    assert isinstance(log, list)
-    return sum(record["phase"] != "confirm" for record in log)
+# A run of one configuration, as the kill trials count it: each start of its build (or of its
+# test, when there is no build) is written to a file, so that a configuration the kill cut off
+# and the resumed run started again counts as repeated too.
+COUNT = 'echo x >> "$DDCHANGE_BENCH_COUNT"'
 
 
-def answer(report: Mapping[str, object]) -> list[tuple[str, str]]:
+def counted(
+    scenario: samples.Scenario, tmp: Path, env: dict[str, str]
+) -> tuple[list[str], list[str], Path]:
+    """The options and the test command of `scenario`, counting starts, and the count file."""
+    count = tmp / "starts"
+    env["DDCHANGE_BENCH_COUNT"] = str(count)
+    args = [f"{scenario.good}..{scenario.bad}"]
+    test = list(scenario.test)
+    if scenario.build:
+        args += ["--build", f"{COUNT}; {scenario.build}"]
+    else:
+        test = ["sh", "-c", f'{COUNT}; exec "$@"', "sh", *test]
+    if scenario.timeout:
+        args += ["--timeout", str(scenario.timeout)]
+    return args, test, count
+
+
+def starts(count: Path) -> int:
+    return len(count.read_text().splitlines()) if count.exists() else 0
+
+
+def answer(report: Mapping[str, object], field: str = "diff") -> list[tuple[str, str]]:
+    """The culprits' paths with their `field`: "diff" (what samples.matches reads) or "kind"."""
     culprits = report.get("culprits")
     assert isinstance(culprits, list)
-    return [(c["path"], c["diff"]) for c in culprits]
+    return [(c["path"], c[field]) for c in culprits]
 
 
-def kill_after(argv: list[str], repo: Path, env: Mapping[str, str], tests: int, sig: int) -> int:
-    """Start ddchange, send `sig` once `tests` tests have been reported; its exit status."""
+def kill_after(
+    argv: list[str], repo: Path, env: Mapping[str, str], point: tuple[int, float], sig: int
+) -> int:
+    """Start ddchange, send `sig` `delay` seconds after `tests` tests have been reported
+    (`point`), most often while the next one runs; its exit status."""
+    tests, delay = point
     process = subprocess.Popen(
         argv, cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
@@ -137,6 +165,7 @@ def kill_after(argv: list[str], repo: Path, env: Mapping[str, str], tests: int, 
         if not line:
             break  # ended before: the trial still resumes a finished run
         seen += line.startswith("test")
+    time.sleep(delay)
     process.send_signal(sig)
     process.stderr.read()
     return process.wait()
@@ -174,52 +203,49 @@ class Trial:
     exit_code: int  # of the killed run
     intact: bool  # the user's repository, after the kill and after the resumed run
     right: bool  # the resumed run's exit 0 and answer
-    repeated: int  # tests the resumed run repeated
+    repeated: (
+        int  # starts of the test, killed and resumed run together, beyond an uninterrupted run's
+    )
     trees: int  # scratch trees left after the resumed run
     processes: int  # processes left in them
 
 
-def uninterrupted(scenario: samples.Scenario, root: Path) -> tuple[int, int]:
-    """Tests reported and pre-flight+search records of one run that nobody stops."""
+def uninterrupted(scenario: samples.Scenario) -> tuple[int, int]:
+    """Tests reported, and starts of the test, in one run that nobody stops."""
     with private_tmp() as (tmp, env):
         repo = samples.build_repo(scenario, tmp / "repo")
         report = tmp / "report.json"
-        ended = finish(command(args_for(scenario), report, scenario.test), repo, env, report)
+        args, test, count = counted(scenario, tmp, env)
+        ended = finish(command(args, report, test), repo, env, report)
         if ended.code != 0 or not samples.matches(scenario, answer(ended.report)):
             raise SystemExit(f"{scenario.name}: the uninterrupted run failed")
         tests = ended.report["tests_run"]
         assert isinstance(tests, int)
-        return tests, own_records(ended.report)
+        return tests, starts(count)
 
 
-def args_for(scenario: samples.Scenario) -> list[str]:
-    args = [f"{scenario.good}..{scenario.bad}"]
-    if scenario.build:
-        args += ["--build", scenario.build]
-    if scenario.timeout:
-        args += ["--timeout", str(scenario.timeout)]
-    return args
-
-
-def kill_trial(scenario: samples.Scenario, sig: signal.Signals, after: int, base: int) -> Trial:
+def kill_trial(
+    scenario: samples.Scenario, sig: signal.Signals, point: tuple[int, float], base: int
+) -> Trial:
     with private_tmp() as (tmp, env):
         repo = samples.build_repo(scenario, tmp / "repo")
         user_work(repo)
         before = snapshot(repo)
         report = tmp / "report.json"
-        argv = command(args_for(scenario), report, scenario.test)
-        status = kill_after(argv, repo, env, after, sig)
+        args, test, count = counted(scenario, tmp, env)
+        argv = command(args, report, test)
+        status = kill_after(argv, repo, env, point, sig)
         intact = snapshot(repo) == before
         ended = finish(argv, repo, env, report)
         intact = intact and snapshot(repo) == before
         trees, processes = leftovers(tmp / "tmp")
         return Trial(
             sig.name,
-            after,
+            point[0],
             status,
             intact,
             ended.code == 0 and samples.matches(scenario, answer(ended.report)),
-            own_records(ended.report) - base,
+            starts(count) - base,
             trees,
             processes,
         )
@@ -231,12 +257,14 @@ def kill_rows(trials: list[Trial]) -> list[list[str]]:
         mine = [t for t in trials if name in (t.signal, "all")]
         if not mine:
             continue
-        clean = [t for t in mine if t.signal != "SIGKILL"]
+        # SIGINT and SIGTERM that came while the run ran (exit 0: it had ended already)
+        clean = [t for t in mine if t.signal != "SIGKILL" and t.exit_code != 0]
         rows.append(
             [
                 name,
                 str(len(mine)),
                 f"{min(t.after for t in mine)}–{max(t.after for t in mine)}",
+                str(sum(t.exit_code == 0 for t in mine)),
                 f"{sum(t.exit_code == 130 for t in clean)}/{len(clean)}" if clean else "—",
                 f"{sum(t.intact for t in mine)}/{len(mine)}",
                 f"{sum(t.right for t in mine)}/{len(mine)}",
@@ -253,6 +281,7 @@ KILL_COLUMNS = (
     "signal",
     "trials",
     "after tests",
+    "ended before the signal",
     "exit 130",
     "repository identical",
     "resumed: right answer",
@@ -279,7 +308,7 @@ def flaky_run(case: Case) -> str:
         if ended.code == 4:
             return "exit 4, flaky"
         if ended.code == 0:
-            right = answer(ended.report) == [(path, "text") for path, _ in case.answer]
+            right = answer(ended.report, "kind") == case.answer
             return "exit 0, right answer" if right else "exit 0, WRONG answer"
         return f"exit {ended.code}"
 
@@ -319,10 +348,11 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     scenario = samples.load(KILL_SAMPLE)
-    tests, base = uninterrupted(scenario, Path())
+    tests, base = uninterrupted(scenario)
     trials = []
     for number in range(args.kills):
-        trials.append(kill_trial(scenario, rng.choice(SIGNALS), rng.randint(1, tests), base))
+        point = (rng.randint(1, tests), rng.uniform(0, MAX_DELAY))
+        trials.append(kill_trial(scenario, rng.choice(SIGNALS), point, base))
         print(f"kill {number + 1}/{args.kills}: {trials[-1]}", flush=True)
     ends: Counter[str] = Counter()
     for number in range(args.flaky):
@@ -337,10 +367,14 @@ def main() -> None:
         f"{args.kills} --flaky {args.flaky} --seed {args.seed}`.\n\n"
         f"**Kill trials.** The `{KILL_SAMPLE}` sample ({tests} tests uninterrupted), with a "
         "stash entry, an unstaged edit and an untracked file of the user's, killed after a "
-        "random number of tests, then the same command again. `repository identical`: every "
+        f"random number of tests and a random delay of up to {MAX_DELAY} s after that test's "
+        "line, then the same command again. `repository identical`: every "
         "file of the work tree and of .git (the journal's directory aside) after the kill and "
-        "after the resumed run; `repeated`: tests the resumed run ran again beyond an "
-        "uninterrupted run's; `exit 130`: SIGINT and SIGTERM end in an orderly stop.\n\n"
+        "after the resumed run; `repeated`: configurations started (build and test) in the killed "
+        "and the resumed run together beyond an uninterrupted run's (one that the kill cut off "
+        "counts); "
+        "`exit 130`: SIGINT and SIGTERM that came while the run ran end in an orderly stop "
+        "(a run can end before the signal comes: `ended before the signal`).\n\n"
         + table(KILL_COLUMNS, kill_rows(trials))
         + f"\n**Flaky test.** {args.flaky} runs with the default options, each on a fresh "
         "repository, of a test that fails on BAD's broken line and, whatever the change, in "
