@@ -11,7 +11,7 @@ import pytest
 from ddchange import git
 from ddchange.diff import linechanges, read
 from ddchange.diff.hunks import Diff, FileDiff, Hunk
-from ddchange.hierarchy import syntax
+from ddchange.hierarchy import headers, syntax
 from ddchange.hierarchy.grouping import Hierarchy, missing_names
 from ddchange.model import Outcome
 from ddchange.search.hierarchical import minimize
@@ -257,3 +257,46 @@ def test_an_import_binds_its_name_in_its_own_file_only(
     unit = {u.path: u.id for u in diff.hunks}
     needs = Hierarchy(diff).needs
     assert unit["examples/demo.py"] not in needs.get(unit["test_a.py"], set())
+
+
+RUBY = "def area\n  a = 1\n  b = 2\n  c = 3\n  w * h\nend\n\n\n\n\nLIMIT = 10\n"
+
+
+@pytest.mark.parametrize(
+    ("new", "scope"),
+    [
+        # git (its ruby driver) names `def area` for both; only the second is inside it
+        (RUBY.replace("LIMIT = 10", "LIMIT = 20"), ""),
+        (RUBY.replace("w * h", "w * h * 2"), "def area"),
+    ],
+    ids=["after-the-definition", "inside-it"],
+)
+def test_without_a_grammar_the_header_names_only_a_definition_that_holds_the_change(
+    new: str, scope: str, make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    attributes = {".gitattributes": "*.rb diff=ruby\n"}
+    repo, (good, bad) = make_repo(
+        tmp_path, [{"shape.rb": RUBY, **attributes}, {"shape.rb": new, **attributes}]
+    )
+    diff = read.read_diff(git.open_repo(repo), good, bad)
+    [unit] = diff.hunks
+    assert unit.header.strip() == "def area", "git's own header names the previous definition"
+    assert Hierarchy(diff).scope(unit.id) == scope
+
+
+@pytest.mark.parametrize(
+    ("content", "first", "held"),
+    [
+        ("int f(void)\n{\n    x = 1;\n}\n", 3, True),  # Allman brace, then the body
+        ("int f(void)\n{\n    x = 1;\n}\nint g = 2;\n", 5, False),  # after the closing brace
+        ("int f(void)\n{\n\n\tx = 1;\n", 4, True),  # a blank line and a tab
+        ("int f(void)\n{\n    x = 1;\n", 1, False),  # the header's own line is no inside
+        ("void g(void)\n{\n    x = 1;\n", 3, False),  # git's header is not there at all
+    ],
+)
+def test_a_header_holds_a_line_when_the_layout_says_so(
+    content: str, first: int, held: bool
+) -> None:
+    assert headers.holding("int f(void)", content.encode(), first) == (
+        "int f(void)" if held else ""
+    )

@@ -8,8 +8,9 @@ Levels, coarsest first: directory (only for wide diffs) → file → function �
 search runs dd at one level, then splits only the groups the answer kept into the next level's
 finer groups. Every level partitions the units it is given, so a configuration of groups always
 stands for a well-defined set of units. A unit's function is its innermost enclosing function
-or class in the new file (the old one for a pure deletion), from tree-sitter where a grammar is
-installed (ddchange[syntax]), else git's hunk header, which follows .gitattributes diff drivers.
+or class in the new file (the old one for a pure deletion), from tree-sitter where there is a
+grammar, else git's hunk header (which follows .gitattributes diff drivers) where the layout
+shows that its definition holds the change (headers.py), else the file's top level.
 
 Dependencies: a unit that adds a use of a name needs every unit that adds a definition of it
 (a call needs its function, a caller needs the new signature), and a unit that removes a
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 
 from ddchange.diff.hunks import Diff, FileDiff, Hunk
 from ddchange.diff.linechanges import changed_lines
-from ddchange.hierarchy import syntax
+from ddchange.hierarchy import headers, syntax
 
 LEVELS = ("commit", "directory", "file", "function", "hunk", "line")
 GRANULARITIES = LEVELS[2:]
@@ -179,15 +180,18 @@ def _scope(file: FileDiff, unit: Hunk) -> str:
     if unit.kind != "text":
         return ""
     removed, added = changed_lines(unit)
-    for content, lines in ((file.new_content, added), (file.old_content, removed)):
-        if content is None or not lines:
-            continue
+    sides = [(c, lines) for c, lines in ((file.new_content, added), (file.old_content, removed))
+             if c is not None and lines]  # fmt: skip
+    for content, lines in sides:
         found = syntax.scopes(file.path, content)
         if found is None:
-            break  # no grammar: git's header below
+            break  # no grammar: git's header, where it holds the change
         scope = syntax.enclosing(found, lines[0], lines[-1])
         return "" if scope is None else f"{scope.kind} {scope.name}"
-    return unit.header.strip()
+    if not sides:
+        return ""
+    content, lines = sides[0]
+    return headers.holding(unit.header, content, lines[0])
 
 
 def _label(unit: Hunk, scope: str) -> str:
