@@ -139,3 +139,16 @@ def test_what_can_be_checked_is_checked_before_any_test(
     run = endtoend.ddchange(repo.path, "good..bad", *options, "--", *command)
     refused(run, 2, message)
     assert not marker.exists()
+
+
+def test_help_imports_no_heavy_library() -> None:
+    """`ddchange --help` starts fast because the commands import the search, git, the terminal
+    and the report libraries only when they run (their time is measured in benchmarks/)."""
+    probe = (
+        "import sys, ddchange.cli\n"
+        "from ddchange.cli import main\n"
+        "heavy = ('git', 'rich', 'jinja2', 'tree_sitter', 'sqlite3', 'ddchange.session')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr

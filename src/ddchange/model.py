@@ -68,6 +68,10 @@ class TestRecord:
 
 
 STRATEGIES = ("diff", "history", "auto")
+# The levels of the hierarchy, coarsest first (hierarchy/grouping.py), and those an answer can
+# be 1-minimal at (--granularity).
+LEVELS = ("commit", "directory", "file", "function", "hunk", "line")
+GRANULARITIES = LEVELS[2:]
 
 
 @dataclass(frozen=True)

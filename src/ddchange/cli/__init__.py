@@ -20,12 +20,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ddchange import __version__, errors, model, runs, samples, session
-from ddchange.cli.display import display
+from ddchange import __version__, errors, model
 from ddchange.cli.messages import (
     EXIT_BUG,
     EXIT_CODES_HELP,
@@ -36,8 +35,9 @@ from ddchange.cli.messages import (
     EXIT_USAGE,
     explain,
 )
-from ddchange.hierarchy import grouping
-from ddchange.report import as_json, html, testlog, text
+
+if TYPE_CHECKING:
+    from ddchange.session import Listener
 
 _repository_option = click.option(
     "-C",
@@ -152,7 +152,7 @@ def help_(ctx: click.Context, command: str | None) -> None:
 @click.option("--fail-pattern", callback=_check_pattern, help="The output must also match.")
 @click.option(
     "--granularity",
-    type=click.Choice(grouping.GRANULARITIES),
+    type=click.Choice(model.GRANULARITIES),
     default="line",
     show_default=True,
     help="The finest level the answer is 1-minimal at.",
@@ -236,6 +236,8 @@ def run(
     )
     outputs = Outputs(patch_file, json_file, html_file)
     _validate(request, outputs)
+    from ddchange import session
+
     result = _search(lambda show: session.run(request, show), quiet, verbose, resumable=True)
     _finish(result, outputs)
 
@@ -253,6 +255,9 @@ def replay(
     verbose: bool,
 ) -> None:
     """Replay a `ddchange log` FILE (edited or not), then continue that search."""
+    from ddchange import runs, session
+    from ddchange.report import testlog
+
     path = Path(log_file)
     try:
         description, records = testlog.parse(path.read_text(errors="replace"))
@@ -273,6 +278,9 @@ def replay(
 @click.option("--all", "show_all", is_flag=True, help="Every run, not only the latest.")
 def log(repo: Path, show_all: bool) -> None:
     """Print the history of the latest run (replayable with `ddchange replay`)."""
+    from ddchange import runs
+    from ddchange.report import testlog
+
     recorded = runs.history(repo)
     if not recorded:
         click.echo("ddchange: no runs recorded in this repository yet.", err=True)
@@ -285,6 +293,8 @@ def log(repo: Path, show_all: bool) -> None:
 @_repository_option
 def reset(repo: Path) -> None:
     """Remove all ddchange state: scratch trees and the recorded tests."""
+    from ddchange import runs
+
     for path in runs.reset(repo):
         click.echo(f"removed scratch tree {path}", err=True)
     click.echo("ddchange: state removed; the next run starts from scratch.", err=True)
@@ -298,6 +308,8 @@ def reset(repo: Path) -> None:
 @click.option("--verbose", "-v", is_flag=True, help="One line for every evaluation.")
 def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bool) -> None:
     """Build a bundled sample repository and run the whole search on it."""
+    from ddchange import samples, session
+
     if list_only:
         for scenario in samples.scenarios():
             click.echo(f"{scenario.name:12} {scenario.description}")
@@ -324,7 +336,7 @@ def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bo
 
 
 def _search(
-    start: Callable[[session.Listener], model.Result],
+    start: Callable[[Listener], model.Result],
     quiet: bool,
     verbose: bool,
     *,
@@ -332,6 +344,9 @@ def _search(
 ) -> model.Result:
     """Run a search with the progress display, and print its report; a `resumable` one
     stopped by Ctrl-C (in the search, or before it) ends with the command that resumes it."""
+    from ddchange.cli.display import display
+    from ddchange.report import text
+
     resume = f"To resume, run the same command again here: {_invocation()}"
     try:
         with display(quiet=quiet, verbose=verbose) as listener:
@@ -392,6 +407,8 @@ def _unwritable(path: Path) -> str | None:
 
 def _finish(result: model.Result, outputs: Outputs) -> None:
     """Write the requested files, then exit with the code the result's outcome calls for."""
+    from ddchange.report import as_json, html
+
     if outputs.patch is not None:
         outputs.patch.write_bytes(result.patch)
         click.echo(

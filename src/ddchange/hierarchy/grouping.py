@@ -38,9 +38,8 @@ from dataclasses import dataclass
 from ddchange.diff.hunks import Diff, FileDiff, Hunk
 from ddchange.diff.linechanges import changed_lines
 from ddchange.hierarchy import headers, syntax
+from ddchange.model import LEVELS
 
-LEVELS = ("commit", "directory", "file", "function", "hunk", "line")
-GRANULARITIES = LEVELS[2:]
 # With more changed files than this, the search starts one level higher, at directories.
 WIDE = 32
 
