@@ -292,6 +292,8 @@ def test_a_test_that_fails_now_and_then_ends_as_flaky_by_default(tmp_path: Path)
     assert evidence["outcomes"][-1] == "fail"
     assert "pass" in evidence["outcomes"]
     assert "NO RELIABLE ANSWER: the test is flaky" in run.stdout
+    assert "Confirmed" not in run.stdout, "a flaky run does not contradict itself"
+    assert "they are the whole cause" not in run.stdout
 
 
 def test_the_flaky_test_check_runs_what_the_answer_says_passes_up_to_its_count(

@@ -110,3 +110,11 @@ def test_ctrl_c_in_the_pre_flight_also_says_how_to_resume(tmp_path: Path) -> Non
     [said] = [line for line in done.stderr.splitlines() if not line.startswith("test")]
     assert said.startswith("ddchange: interrupted before the search; your repository is ")
     assert said.endswith("run the same command again here: ddchange good..bad -- sh test.sh")
+
+
+def test_the_command_is_shown_as_it_would_be_typed(tmp_path: Path) -> None:
+    test = "grep -q BROKEN a.txt && exit 1; exit 0\n"
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, test)
+    run = ddchange(repo.path, "good..bad", "--", "sh", "-c", "sh test.sh")
+    assert run.returncode == 0, run.stderr
+    assert "makes `sh -c 'sh test.sh'` fail" in run.stdout

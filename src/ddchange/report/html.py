@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import shlex
 from dataclasses import dataclass
 from html import escape
 from importlib import resources
@@ -118,7 +119,7 @@ class _Page:
 def _page(result: Result) -> _Page:
     request, revisions, stats = result.request, result.revisions, result.stats
     notes = [route(result)] if route(result) else []
-    if result.outcome != "interrupted":
+    if result.outcome == "found":  # a flaky run's reruns prove nothing
         notes.append(" ".join(confirmation(result.confirmation, isolate=request.isolate)))
     passing = [_change(f"[P{n}]", hunk, result) for n, hunk in enumerate(result.passing, 1)]
     return _Page(
@@ -130,7 +131,7 @@ def _page(result: Result) -> _Page:
         good_sha=revisions.good,
         bad=request.bad,
         bad_sha=revisions.bad,
-        test=" ".join(request.test),
+        test=shlex.join(request.test),
         build=request.build or "",
         search=_search(result),
         tests=_tests(result),

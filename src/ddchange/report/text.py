@@ -72,7 +72,7 @@ def render(result: Result) -> str:
             lines += [f"[{number}] {location(hunk, scope)}", *commits, *_shown_diff(hunk.diff), ""]
     if result.passing:
         lines += [*_context(result), ""]
-    if result.outcome != "interrupted":
+    if result.outcome == "found":  # a flaky run's reruns prove nothing: no "confirmed" there
         lines += confirmation(result.confirmation, isolate=result.request.isolate)
     lines.append(_cost(result))
     lines.extend(f"not searched (kept as in GOOD): {path}" for path in result.diff.skipped)

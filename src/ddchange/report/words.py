@@ -5,6 +5,8 @@ Every fact in these sentences is read from the `Result`'s claims (recorded runs)
 
 from __future__ import annotations
 
+import shlex
+
 from ddchange.diff.hunks import Hunk
 from ddchange.git import CommitInfo
 from ddchange.model import Confirmation, Outcome, Result
@@ -28,7 +30,7 @@ def headline(result: Result) -> str:
         f"({result.revisions.bad[:12]})"
     )
     changes = f"{plural(count, 'change')} of {len(result.diff.hunks)}"
-    command = f"`{' '.join(request.test)}`"
+    command = f"`{shlex.join(request.test)}`"
     if result.outcome == "interrupted":
         return (
             f"ddchange: interrupted. Best answer so far: {changes} {between} ({_seen(result)}); "
