@@ -67,7 +67,8 @@ def main() -> None:
         HEADING,
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
         f"{platform.system()}. `tests run` counts every real run (the pre-flight, each side "
-        f"{session.PREFLIGHT_RUNS} times, and the two confirmation runs included); "
+        f"{session.PREFLIGHT_RUNS} times, and the checks at the end, the flaky-test check's "
+        f"{session.CONFIRM_PASSES} passing runs among them, included); "
         "`unresolved` counts real runs that could not say pass or fail (no build, timeout, "
         "other failure); `overhead` is wall time minus the time inside "
         "build and test commands.\n\n" + text,
