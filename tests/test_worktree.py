@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from gitsandbox import Sandbox, build_zoo, init
 from ddchange import errors, git
 from ddchange.diff import content, read
 from ddchange.diff.hunks import FileState
+from ddchange.trial.watch import Watch
 from ddchange.trial.worktree import Scratch, scratch_worktree
 
 OLD = 1_000_000_000_000_000_000  # a file time in ns (2001), far from "now"
@@ -315,3 +317,45 @@ def test_apply_writes_files_as_a_checkout_converts_them(tmp_path: Path) -> None:
         assert (scratch.path / "b.up").read_bytes() == b"LOUDER\n"
         assert b"+three" in scratch.patch(scratch.good, list(states))
     assert repo.git("count-objects", "-v") == objects, "the blobs went to a throwaway store"
+
+
+def test_apply_sees_what_a_build_did_to_whole_directories_and_modes(repo: Sandbox) -> None:
+    """What a test did is known from the kernel's events (trial/watch.py): a tracked directory
+    removed, a diff file's mode changed, new directories of build output."""
+    with scratch_worktree(_open(repo), repo.rev("HEAD")) as scratch:
+        states = {"edit.txt": FileState(b"after\n", 0o100644)}
+        scratch.apply(states)
+        shutil.rmtree(scratch.path / "d")
+        (scratch.path / "edit.txt").chmod(0o755)
+        (scratch.path / "out" / "deep").mkdir(parents=True)
+        (scratch.path / "out" / "deep" / "app.o").write_text("object\n")
+
+        assert scratch.apply(states) == ["d/e/gone.txt", "edit.txt"]
+
+        assert not os.access(scratch.path / "edit.txt", os.X_OK)
+        assert (scratch.path / "d" / "e" / "gone.txt").is_file()
+        assert (scratch.path / "out" / "deep" / "app.o").read_text() == "object\n"
+        assert scratch.apply(states) == []
+
+
+def test_the_watch_names_what_changed_since_the_mark(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "f.txt").write_text("x")
+    (tmp_path / ".git").mkdir()
+    watch = Watch(tmp_path)
+    try:
+        watch.mark()
+        (tmp_path / "a" / "f.txt").write_text("y")
+        (tmp_path / "new" / "deep").mkdir(parents=True)
+        (tmp_path / "new" / "deep" / "g").write_text("z")
+        (tmp_path / ".git" / "index").write_text("git's own")
+        changed = watch.changed()
+        assert changed is not None
+        assert {"a/f.txt", "new"} <= changed
+        assert not any(path.startswith(".git") for path in changed)
+        watch.mark()
+        assert watch.changed() == set()
+        (tmp_path / "new" / "deep" / "h").write_text("w")  # watched since it appeared
+        assert watch.changed() == {"new/deep/h"}
+    finally:
+        watch.close()

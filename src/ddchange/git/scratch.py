@@ -83,11 +83,16 @@ def common_dir(repo: Repo) -> Path:
     return Path(repo.common_dir).resolve()
 
 
-def modified_files(worktree: Path) -> list[str]:
-    """Tracked files in `worktree` whose content, mode or existence differ from its index."""
+def modified_files(worktree: Path, among: Iterable[str] | None = None) -> list[str]:
+    """Tracked files in `worktree` whose content, mode or existence differ from its index;
+    only `among` these paths when given (taken literally, no pattern)."""
     # Porcelain `diff`, not `diff-files`: it refreshes stat data first, so a file a build merely
     # touched is not reported. Submodule directories are never ours to report.
-    out = run(worktree, "diff", "--name-only", "-z", "--ignore-submodules=all")
+    limit = [] if among is None else ["--", *among]
+    if among is not None and len(limit) == 1:
+        return []
+    out = run(worktree, "--literal-pathspecs", "diff", "--name-only", "-z",
+              "--ignore-submodules=all", *limit)  # fmt: skip
     return nul_split(out)
 
 

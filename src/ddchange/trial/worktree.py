@@ -15,7 +15,9 @@ stay, unless one stands where a configuration needs a tracked file.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
+import itertools
 import os
 import shutil
 import signal
@@ -29,10 +31,11 @@ from pathlib import Path
 
 from ddchange import git
 from ddchange.diff.hunks import FileState
+from ddchange.trial import files
+from ddchange.trial.watch import Watch
 
-_SYMLINK = 0o120000
+_MANY_PATHS = 2000  # more paths than this touched: git compares the whole tree instead
 _SECOND = 1_000_000_000  # ns
-_EXECUTABLE = 0o100755
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,12 @@ class Scratch:
     # is from the checkout, no later than `_born`.
     _stamps: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     _born: int = field(default_factory=time.time_ns, repr=False, compare=False)
+    # What a test changed (watch.py); None: ask git about the whole tree each time.
+    watch: Watch | None = field(default=None, repr=False, compare=False)
+    # What `apply` last left at each path it was given; trusted for paths the watch says no
+    # test touched since, so their files need not be read again.
+    _current: dict[str, FileState | None] = field(default_factory=dict, repr=False, compare=False)
+    _tracked: list[str] = field(default_factory=list, repr=False, compare=False)  # sorted
 
     def apply(self, states: Mapping[str, FileState | None]) -> list[str]:
         """Make the tracked files match `states` (None: must not exist) and every other tracked
@@ -56,23 +65,56 @@ class Scratch:
         `states` hold blob contents; files are written as a checkout would write them (line-end
         conversion, smudge filters; see `_checked_out`).
         """
-        restored = self._restore_others(states)
+        touched = None if self.watch is None else self.watch.changed()
+        restored = self._restore_others(states, touched)
         # .gitattributes go first: they decide how every other file is checked out, also the
         # files outside the diff, which are checked out again when their conversion changes.
-        attributes = {path: state for path, state in states.items() if _is_attributes(path)}
+        attributes = {path: state for path, state in states.items() if files.is_attributes(path)}
         changing = not all(self._has(path, state) for path, state in attributes.items())
         before = self._converted_others(states) if changing else set()
-        removed = [path for path in _deepest_first(states) if self._remove(path, states[path])]
+        unknown = {p for p in states if touched is None or not self._known(p, states, touched)}
+        removed = [
+            p
+            for p in files.deepest_first({p: states[p] for p in unknown})
+            if self._remove(p, states[p])
+        ]
         written = [path for path, state in attributes.items() if self._write(path, state)]
         again = sorted(before | self._converted_others(states)) if changing else []
         self._check_out_again(again)
         rest = {path: state for path, state in states.items() if path not in attributes}
-        for path, state in self._checked_out(rest, fresh=bool(attributes)).items():
-            if self._write(path, state):
+        final = self._checked_out(rest, fresh=bool(attributes))
+        for path, state in final.items():
+            if path in unknown and self._write(path, state):
                 written.append(path)
         changed = sorted({*restored, *removed, *written, *again})
         self._stamp(changed)
+        self._current.clear()
+        if not (changing or again):
+            self._current.update({**states, **final})
+        if self.watch is not None:
+            self.watch.mark()
         return changed
+
+    def _known(self, path: str, states: Mapping[str, FileState | None], touched: set[str]) -> bool:
+        """Whether `path` is in its state on disk without looking: `apply` left it so, and no
+        test touched it (or a directory above it) since."""
+        if path not in self._current or self._current[path] != states[path]:
+            return False
+        parts = path.split("/")
+        return not any("/".join(parts[:n]) in touched for n in range(1, len(parts) + 1))
+
+    def _tracked_in(self, touched: set[str]) -> list[str]:
+        """The tracked files among `touched`, or under a directory in it."""
+        if not self._tracked:
+            self._tracked.extend(sorted(git.tracked_files(self.path)))
+        found = []
+        for path in touched:
+            start = bisect.bisect_left(self._tracked, path)
+            for tracked in itertools.islice(self._tracked, start, None):
+                if tracked != path and not tracked.startswith(path + "/"):
+                    break
+                found.append(tracked)
+        return found
 
     def _stamp(self, paths: list[str]) -> None:
         """Give every rewritten file a modification time in a later second than any it had:
@@ -84,7 +126,7 @@ class Scratch:
         now = time.time_ns()
         for path in paths:
             full = self.path / path
-            if not _exists_here(full, self.path):
+            if not files.exists_here(full, self.path):
                 continue
             before = self._stamps.get(path, self._born)
             stamp = max(now, (before // _SECOND + 1) * _SECOND)
@@ -105,16 +147,16 @@ class Scratch:
         the diff touches .gitattributes, so a path's attributes can change from one
         configuration to the next and are asked again each time.
         """
-        files = {p: s for p, s in states.items() if s is not None and s.mode != _SYMLINK}
-        unknown = list(files) if fresh else [p for p in files if p not in self._converts]
+        regular = {p: s for p, s in states.items() if s is not None and s.mode != files.SYMLINK}
+        unknown = list(regular) if fresh else [p for p in regular if p not in self._converts]
         if unknown:
             converted = git.converted_paths(self.path, unknown)
             self._converts.update((path, path in converted) for path in unknown)
-        blobs = {path: state.content for path, state in files.items() if self._converts[path]}
+        blobs = {path: state.content for path, state in regular.items() if self._converts[path]}
         if not blobs:
             return states
         forms = git.checkout_forms(self.path, blobs)
-        return {**states, **{p: FileState(forms[p], files[p].mode) for p in forms}}
+        return {**states, **{p: FileState(forms[p], regular[p].mode) for p in forms}}
 
     def _converted_others(self, states: Mapping[str, FileState | None]) -> set[str]:
         """The tracked files outside `states` that a checkout here converts, by the attributes
@@ -126,15 +168,22 @@ class Scratch:
         # file's clean form does not change with its line-end conversion.
         for path in paths:
             full = self.path / path
-            if _exists_here(full, self.path) and not _is_directory(full):
+            if files.exists_here(full, self.path) and not files.is_directory(full):
                 full.unlink()
         if paths:
             git.restore_files(self.path, paths)
 
-    def _restore_others(self, states: Mapping[str, FileState | None]) -> list[str]:
+    def _restore_others(
+        self, states: Mapping[str, FileState | None], touched: set[str] | None
+    ) -> list[str]:
         # A build may rewrite or delete tracked files outside the diff (generated sources under
         # version control); they must be GOOD's again, or the next test sees a different tree.
-        others = [path for path in git.modified_files(self.path) if path not in states]
+        # Which ones: git compares the whole tree, or only what the watch saw a test touch.
+        among = None if touched is None else self._tracked_in(touched)
+        if among is not None and len(among) > _MANY_PATHS:
+            among = None
+        modified = git.modified_files(self.path, among)
+        others = [path for path in modified if path not in states]
         if others:
             git.restore_files(self.path, others)
         return others
@@ -144,7 +193,7 @@ class Scratch:
             return False
         full = self.path / path
         full.unlink()
-        _prune_empty_parents(full.parent, self.path)
+        files.prune_empty_parents(full.parent, self.path)
         return True
 
     def _has(self, path: str, state: FileState | None) -> bool:
@@ -152,21 +201,21 @@ class Scratch:
         there holds other paths (or build output)."""
         full = self.path / path
         if state is None:
-            return not _exists_here(full, self.path) or _is_directory(full)
-        return _exists_here(full, self.path) and _holds(full, state)
+            return not files.exists_here(full, self.path) or files.is_directory(full)
+        return files.exists_here(full, self.path) and files.holds(full, state)
 
     def _write(self, path: str, state: FileState | None) -> bool:
         full = self.path / path
         if state is None:
             return False
-        here = _exists_here(full, self.path)
-        if here and _holds(full, state):
+        here = files.exists_here(full, self.path)
+        if here and files.holds(full, state):
             return False
-        if not (here and _overwrote(full, state)):
-            _make_parents(full, self.path)
+        if not (here and files.overwrote(full, state)):
+            files.make_parents(full, self.path)
             if os.path.lexists(full):
-                _delete(full)
-            _create(full, state)
+                files.delete(full)
+            files.create(full, state)
         return True
 
 
@@ -191,7 +240,11 @@ def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
     path = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-")).resolve()
     try:
         git.clone_scratch(repo, path, good_sha)
-        yield Scratch(repo, path, good_sha)
+        watch = Watch(path)
+        try:
+            yield Scratch(repo, path, good_sha, watch=watch)
+        finally:
+            watch.close()
     finally:
         _dispose(path)
 
@@ -291,108 +344,3 @@ def _make_writable(path: Path) -> None:
             with contextlib.suppress(OSError):
                 if not os.path.islink(name):
                     os.chmod(name, stat.S_IRWXU)
-
-
-def _is_attributes(path: str) -> bool:
-    return path == ".gitattributes" or path.endswith("/.gitattributes")
-
-
-def _deepest_first(states: Mapping[str, FileState | None]) -> list[str]:
-    return sorted(states, key=lambda path: path.count("/"), reverse=True)
-
-
-def _exists_here(full: Path, root: Path) -> bool:
-    """Whether `full` exists in the work tree itself. A path beyond a symlinked directory is
-    not in it (git says "beyond a symbolic link"), and may even lead out of the work tree."""
-    # Plain strings, not pathlib: this runs for every touched path on every test.
-    text, top = os.fspath(full), os.fspath(root)
-    parent = os.path.dirname(text)
-    while parent != top:
-        if not _is_directory(parent):
-            return False
-        parent = os.path.dirname(parent)
-    return os.path.lexists(text)
-
-
-def _is_directory(path: str | Path) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-
-
-def _make_parents(full: Path, root: Path) -> None:
-    # A file or symlink in the way of a directory cannot be tracked (content.materialize refuses
-    # file/directory conflicts, and removals ran first), so it is build output: it goes.
-    for parent in reversed(full.relative_to(root).parents[:-1]):
-        directory = root / parent
-        if os.path.lexists(directory) and not _is_directory(directory):
-            directory.unlink()
-        directory.mkdir(exist_ok=True)
-
-
-def _holds(full: Path, state: FileState) -> bool:
-    """Whether `full` already is `state`: same kind (file or symlink), executable bit, bytes."""
-    info = full.lstat()
-    if state.mode == _SYMLINK:
-        return stat.S_ISLNK(info.st_mode) and os.readlink(os.fsencode(full)) == state.content
-    executable = bool(info.st_mode & stat.S_IXUSR)  # the bit git itself looks at
-    return (
-        stat.S_ISREG(info.st_mode)
-        and executable == (state.mode == _EXECUTABLE)
-        and info.st_size == len(state.content)
-        and full.read_bytes() == state.content
-    )
-
-
-def _overwrote(full: Path, state: FileState) -> bool:
-    """Rewrite `full` in place if it is a regular file of the right kind (executable or not);
-    False if it is not, or cannot be opened for writing (a build made it read-only).
-
-    Truncating keeps the inode: on ext4 that costs a seventh of unlinking and creating a file,
-    which adds up when a test rewrites hundreds of files.
-    """
-    info = full.lstat()
-    executable = bool(info.st_mode & stat.S_IXUSR)
-    # A second link (a build's `cp -l`) would see the new content too: replace such a file.
-    if state.mode == _SYMLINK or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
-        return False
-    if executable != (state.mode == _EXECUTABLE):
-        return False
-    try:
-        descriptor = os.open(full, os.O_WRONLY | os.O_TRUNC)
-    except OSError:
-        return False
-    with open(descriptor, "wb") as file:
-        file.write(state.content)
-    return True
-
-
-def _create(full: Path, state: FileState) -> None:
-    if state.mode == _SYMLINK:
-        os.symlink(state.content, os.fsencode(full))
-        return
-    # The same permissions git's checkout gives: 0o777 or 0o666, less the umask.
-    permissions = 0o777 if state.mode == _EXECUTABLE else 0o666
-    descriptor = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL, permissions)
-    with open(descriptor, "wb") as file:
-        file.write(state.content)
-
-
-def _delete(full: Path) -> None:
-    # A directory can only stand where a tracked file must go if it holds nothing tracked
-    # (content.materialize refuses file/directory conflicts), so it is build output: it goes.
-    if full.is_dir() and not full.is_symlink():
-        shutil.rmtree(full)
-    else:
-        full.unlink()
-
-
-def _prune_empty_parents(directory: Path, root: Path) -> None:
-    # git does not track directories: one left empty by a removal would not exist in a checkout.
-    while directory != root:
-        try:
-            directory.rmdir()
-        except OSError:  # not empty (build output, other files), or already gone
-            return
-        directory = directory.parent

@@ -1,0 +1,108 @@
+"""What a build or test changed in the scratch tree, without walking the tree: inotify on Linux.
+
+Owns one question per test: which paths under the tree (its `.git` aside) were created,
+written, removed, renamed or had their mode changed since `mark()`. Every directory is
+watched (a new one as soon as it appears, its whole content counted as changed), and the
+kernel's events name the paths. Where the events cannot answer, `changed()` says so (None)
+and the caller asks git about the whole tree, as it would without a watch: not Linux, no
+inotify, the watch limit (fs.inotify.max_user_watches) reached, or the kernel's queue of
+events overflowed during a test that wrote very many files.
+
+Invariant: when `changed()` returns a set, every path whose content, mode or existence
+changed since the last `mark()` is in it, or lies under a directory in it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from pathlib import Path
+
+try:  # Linux only (a dependency there); elsewhere `Watch` always says "ask git"
+    from inotify_simple import INotify
+    from inotify_simple import flags as _flags
+except ImportError:  # pragma: no cover - not Linux
+    INotify = None
+
+_SKIPPED = frozenset({".git"})
+
+
+class Watch:
+    """Events of the tree at `root`; `changed()` is None from the first moment they are not
+    known to be complete."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._inotify: INotify | None = None
+        self._directories: dict[int, str] = {}  # watch descriptor -> directory, relative
+        self._changed: set[str] = set()
+        self._complete = False
+        self._start()
+
+    def mark(self) -> None:
+        """Forget what changed so far (our own writes, or what the caller just asked git
+        about): count from now. After an overflow the watches start over."""
+        self._read()
+        if not self._complete and self._inotify is not None:
+            self._start()
+        self._changed = set()
+
+    def _start(self) -> None:
+        if INotify is None:
+            return
+        if self._inotify is not None:
+            self._inotify.close()
+        self._inotify, self._directories, self._complete = INotify(nonblocking=True), {}, True
+        self._watch_below("")
+
+    def changed(self) -> set[str] | None:
+        """The paths changed since `mark()`, relative to the root (files, or directories for
+        everything under them); None when the events may have missed some."""
+        self._read()
+        return set(self._changed) if self._complete else None
+
+    def close(self) -> None:
+        if self._inotify is not None:
+            self._inotify.close()
+            self._inotify = None
+
+    def _read(self) -> None:
+        if self._inotify is None or not self._complete:
+            return
+        for event in self._inotify.read(timeout=0):
+            if event.mask & _flags.Q_OVERFLOW:
+                self._complete = False
+                return
+            directory = self._directories.get(event.wd)
+            if directory is None or not event.name:
+                continue  # a directory's own events: its parent reports it
+            path = f"{directory}/{event.name}" if directory else event.name
+            self._changed.add(path)
+            if event.mask & _flags.ISDIR and event.mask & (_flags.CREATE | _flags.MOVED_TO):
+                self._watch_below(path)
+
+    def _watch_below(self, top: str) -> None:
+        """Watch `top` and every directory under it (a symlink is not followed)."""
+        assert self._inotify is not None
+        mask = (
+            _flags.MODIFY | _flags.ATTRIB | _flags.CLOSE_WRITE | _flags.MOVED_FROM
+            | _flags.MOVED_TO | _flags.CREATE | _flags.DELETE | _flags.DONT_FOLLOW
+            | _flags.ONLYDIR
+        )  # fmt: skip
+        for directory, subdirectories, _ in os.walk(self.root / top):
+            relative = Path(directory).relative_to(self.root).as_posix()
+            relative = "" if relative == "." else relative
+            subdirectories[:] = [
+                d for d in subdirectories if not (relative == "" and d in _SKIPPED)
+            ]
+            try:
+                self._directories[self._inotify.add_watch(directory, mask)] = relative
+            except OSError as error:
+                if error.errno in (errno.ENOENT, errno.ENOTDIR):
+                    continue  # gone again already: its parent's event reports it
+                self._complete = False  # ENOSPC: the watch limit; EACCES; ...
+                with contextlib.suppress(OSError):
+                    self._inotify.close()
+                self._inotify = None
+                return
