@@ -15,7 +15,6 @@ from pathlib import Path
 
 from ddchange import errors, git
 from ddchange.model import STRATEGIES, Request, Revisions, TestRecord
-from ddchange.trial import worktree
 from ddchange.trial.journal import Journal
 
 # Bumped whenever the meaning of change-unit ids or of a test's outcome changes, so that old
@@ -25,7 +24,11 @@ FORMAT = 2
 
 def journal_path(repo: git.Repo) -> Path:
     """Where the journal of every run in this repository lives (shared by its work trees)."""
-    return git.common_dir(repo) / "ddchange" / "journal.sqlite"
+    return _journal_in(git.common_dir(repo))
+
+
+def _journal_in(common_dir: Path) -> Path:
+    return common_dir / "ddchange" / "journal.sqlite"
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,7 @@ class Logged:
 
 def history(repo_path: Path) -> list[Logged]:
     """Every run the journal of this repository knows, most recent first."""
-    repo = git.open_repo(repo_path)
-    with Journal(journal_path(repo)) as journal:
+    with Journal(_journal_in(git.common_dir_at(repo_path))) as journal:
         return [
             Logged(json.loads(info.request), journal.records(info.key)) for info in journal.runs()
         ]
@@ -52,6 +54,8 @@ def reset(repo_path: Path) -> list[Path]:
     Returns the scratch trees it removed.
     """
     repo = git.open_repo(repo_path)
+    from ddchange.trial import worktree  # the scratch tree's code: only reset needs it here
+
     removed = worktree.remove_stale(repo)
     live = worktree.owners(repo)
     if live:

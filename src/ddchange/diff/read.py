@@ -7,10 +7,13 @@ that the git layer returns plain entries and bytes and never needs the diff laye
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ddchange import git
 from ddchange.diff import hunks, parse
-from ddchange.git import Repo
+
+if TYPE_CHECKING:
+    from ddchange.git import Repo
 
 
 def tree_states(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, hunks.FileState | None]:

@@ -10,7 +10,7 @@ environment policy, `environment`. Its modules:
 Callers use the names below, `from ddchange import git; git.diff_raw(...)`.
 """
 
-from git import Repo
+from typing import TYPE_CHECKING
 
 from ddchange.git.build import Signature, commit, init, is_merging, merge, stage_all, switch, tag
 from ddchange.git.command import REDIRECTS, environment
@@ -22,6 +22,7 @@ from ddchange.git.repository import (
     changed_paths,
     commit_infos,
     commits,
+    common_dir_at,
     diff_patch,
     diff_raw,
     first_changer,
@@ -61,6 +62,7 @@ __all__ = [
     "clone_scratch",
     "commit",
     "commit_infos",
+    "common_dir_at",
     "commits",
     "common_dir",
     "converted_paths",
@@ -88,3 +90,6 @@ __all__ = [
     "tracked_files",
     "tree_patch",
 ]
+
+if TYPE_CHECKING:
+    from git import Repo

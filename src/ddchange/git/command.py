@@ -20,10 +20,12 @@ import os
 import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-
-from git import Repo
+from typing import TYPE_CHECKING
 
 from ddchange import errors
+
+if TYPE_CHECKING:
+    from git import Repo
 
 # Variables that point git at another repository, work tree, index, object store or ref
 # namespace. Git exports them to hooks, aliases, `rebase -x` and `bisect run` (GIT_PREFIX too,

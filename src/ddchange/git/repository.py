@@ -10,12 +10,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-import git
-from git import Repo
+from typing import TYPE_CHECKING
 
 from ddchange import errors
-from ddchange.git.command import DIFF_PINS, environment, in_repo, nul_split
+from ddchange.git.command import DIFF_PINS, environment, in_repo, nul_split, run
+
+if TYPE_CHECKING:
+    from git import Repo
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,8 @@ def open_repo(path: Path) -> Repo:
 
     Bare repositories are fine: we only read objects and add a separate scratch work tree.
     """
+    import git  # GitPython, on first use: commands that never open a repository start faster
+
     with _without_git_env():
         try:
             return git.Repo(path, search_parent_directories=True)
@@ -62,6 +65,19 @@ def open_repo(path: Path) -> Repo:
             raise errors.NotARepository(path, missing=True) from None
         except git.InvalidGitRepositoryError:
             raise errors.NotARepository(path) from None
+
+
+def common_dir_at(path: Path) -> Path:
+    """The git directory shared by all work trees of the repository containing `path`, asked
+    of git itself, without opening the repository (GitPython): for commands that only read
+    ddchange's own state there (`ddchange log`)."""
+    if not path.is_dir():
+        raise errors.NotARepository(path, missing=True)
+    try:
+        out = run(path, "rev-parse", "--git-common-dir")
+    except errors.GitFailed:
+        raise errors.NotARepository(path) from None
+    return (path / os.fsdecode(out.rstrip(b"\n"))).resolve()  # relative to `path`, or not
 
 
 def resolve_commit(repo: Repo, rev: str) -> str:

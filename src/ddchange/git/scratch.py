@@ -11,11 +11,13 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-
-from git import Repo
+from typing import TYPE_CHECKING
 
 from ddchange import errors
 from ddchange.git.command import DIFF_PINS, in_repo, nul_joined, nul_split, run
+
+if TYPE_CHECKING:
+    from git import Repo
 
 # The user's settings that decide what a checkout writes (line ends, smudge filters, encodings,
 # attributes, symlinks): the scratch repository takes them over, so that its files are those the
