@@ -10,7 +10,7 @@ import pytest
 
 from ddchange import git
 from ddchange.diff import linechanges, read
-from ddchange.diff.hunks import Diff, FileDiff, Hunk
+from ddchange.diff.hunks import Diff, FileDiff, Hunk, line_starts
 from ddchange.hierarchy import headers, syntax
 from ddchange.hierarchy.grouping import Hierarchy, missing_names
 from ddchange.model import Outcome
@@ -297,6 +297,6 @@ def test_without_a_grammar_the_header_names_only_a_definition_that_holds_the_cha
 def test_a_header_holds_a_line_when_the_layout_says_so(
     content: str, first: int, held: bool
 ) -> None:
-    assert headers.holding("int f(void)", content.encode(), first) == (
-        "int f(void)" if held else ""
-    )
+    data = content.encode()
+    held_by = headers.holding("int f(void)", data, line_starts(data), first)
+    assert held_by == ("int f(void)" if held else "")

@@ -21,6 +21,7 @@ Commits outside GOOD..BAD (blame's boundary) are never named.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping
 
 from ddchange import errors, git
@@ -58,11 +59,12 @@ def commits_of(
 
 
 class _Blamer:
-    """git blame, asked at most once per path and direction, and the removing commits."""
+    """git blame, asked at most once per line of a path and direction, and the removing
+    commits."""
 
     def __init__(self, repo: git.Repo, good: str, bad: str) -> None:
         self.repo, self.good, self.bad = repo, good, bad
-        self._blamed: dict[tuple[str, bool], list[str]] = {}
+        self._blamed: dict[tuple[str, bool], dict[int, str]] = {}  # line -> commit
         self._removers: dict[tuple[str, tuple[str, ...]], str | None] = {}
 
     def commits(self, file: FileDiff, unit: Hunk) -> set[str]:
@@ -71,7 +73,8 @@ class _Blamer:
         if unit.kind != "text" or not (removed or added):
             return set(git.path_commits(self.repo, self.good, self.bad, paths))
         if added:
-            return {self._blame(file.path, False)[n - 1] for n in added if self._has(file.path, n)}
+            blamed = self._blame(file.path, False, added)
+            return {blamed[n] for n in added if n in blamed}
         text = next(
             (
                 line[1:]
@@ -84,26 +87,27 @@ class _Blamer:
             found = git.pickaxe(self.repo, self.good, self.bad, text, paths)
             if found:
                 return set(found)
-        holders = {
-            self._blame(file.origin, True)[n - 1]
-            for n in removed
-            if self._has(file.origin, n, removed=True)
-        }
+        blamed = self._blame(file.origin, True, removed)
+        holders = {blamed[n] for n in removed if n in blamed}
         return {r for r in (self._remover(h, paths) for h in holders) if r is not None}
 
-    def _has(self, path: str, line: int, *, removed: bool = False) -> bool:
-        return 0 < line <= len(self._blame(path, removed))
-
-    def _blame(self, path: str, removed: bool) -> list[str]:
-        if (path, removed) not in self._blamed:
-            try:
-                lines = git.blame(
-                    self.repo, self.bad, path, reverse_from=self.good if removed else None
+    def _blame(self, path: str, removed: bool, lines: list[int]) -> dict[int, str]:
+        """The commits of `lines` of `path` (blamed once each); a line git cannot blame (the
+        path is not in that tree under this name) has none."""
+        known = self._blamed.setdefault((path, removed), {})
+        missing = [n for n in lines if n not in known]
+        if missing:
+            with contextlib.suppress(errors.GitFailed):
+                known.update(
+                    git.blame(
+                        self.repo,
+                        self.bad,
+                        path,
+                        missing,
+                        reverse_from=self.good if removed else None,
+                    )
                 )
-            except errors.GitFailed:
-                lines = []  # the path is not in that tree under this name
-            self._blamed[path, removed] = lines
-        return self._blamed[path, removed]
+        return known
 
     def _remover(self, last_holder: str, paths: tuple[str, ...]) -> str | None:
         key = (last_holder, paths)

@@ -16,13 +16,17 @@ tree run inside that work tree (`run`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, TypeVar
 
 from ddchange import errors
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from git import Repo
@@ -161,6 +165,49 @@ def run(
     return proc.stdout
 
 
+def reading(repo: Repo, args: Sequence[str], stdin: bytes, read: Callable[[IO[bytes]], T]) -> T:
+    """`read(stdout)` of a command about the whole repository (as `in_repo`), while it runs:
+    for output too big to hold twice (blobs of many MB). The same environment as `run`; stdin
+    is written by a thread, so git never waits on a full pipe of ours. GitFailed if git exits
+    non-zero."""
+    cwd, where = _located(repo)
+    command = ("git", *_SAFE, *where, *args)
+    process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=environment(None))  # fmt: skip
+    assert process.stdin is not None
+    assert process.stdout is not None
+    assert process.stderr is not None
+
+    def feed(pipe: IO[bytes]) -> None:
+        with contextlib.suppress(BrokenPipeError), pipe:
+            pipe.write(stdin)
+
+    writer = threading.Thread(target=feed, args=(process.stdin,), daemon=True)
+    writer.start()
+    try:
+        result = read(process.stdout)
+    except BaseException:
+        process.kill()  # it may be blocked writing what we no longer read
+        raise
+    finally:
+        writer.join()
+        process.stdout.close()
+        stderr = process.stderr.read()
+        process.stderr.close()
+        returncode = process.wait()
+    if returncode != 0:
+        raise errors.GitFailed(("git", *args), returncode, stderr.decode("utf-8", "replace"))
+    return result
+
+
+def _located(repo: Repo) -> tuple[Path, tuple[str, ...]]:
+    """Where to run a command about the whole repository, and the options that name it."""
+    work_tree = repo.working_tree_dir
+    if work_tree is None:
+        return Path(repo.git_dir), ()
+    return Path(work_tree), (f"--git-dir={repo.git_dir}", f"--work-tree={work_tree}")
+
+
 def in_repo(repo: Repo, *args: str, stdin: bytes = b"") -> bytes:
     """Run a command about the whole repository, from its work tree (the git dir if bare).
 
@@ -169,11 +216,8 @@ def in_repo(repo: Repo, *args: str, stdin: bytes = b"") -> bytes:
     without a work tree it silently reads none. Explicit --git-dir and --work-tree, because a
     work tree set by core.worktree has no .git for git to discover.
     """
-    work_tree = repo.working_tree_dir
-    if work_tree is None:
-        return run(Path(repo.git_dir), *args, stdin=stdin)
-    where = (f"--git-dir={repo.git_dir}", f"--work-tree={work_tree}")
-    return run(Path(work_tree), *where, *args, stdin=stdin)
+    cwd, where = _located(repo)
+    return run(cwd, *where, *args, stdin=stdin)
 
 
 def nul_joined(paths: Iterable[str]) -> bytes:

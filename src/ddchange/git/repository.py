@@ -10,10 +10,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from ddchange import errors
-from ddchange.git.command import DIFF_PINS, environment, in_repo, nul_split, run
+from ddchange.git.command import DIFF_PINS, environment, in_repo, nul_split, reading, run
 
 if TYPE_CHECKING:
     from git import Repo
@@ -172,21 +172,21 @@ def read_blobs(repo: Repo, shas: Iterable[str]) -> dict[str, bytes]:
     if not wanted:
         return {}
     request = "".join(f"{sha}\n" for sha in wanted).encode("ascii")
-    out = in_repo(repo, "cat-file", "--batch", stdin=request)
-    return dict(_parse_batch(out, wanted))
+    return reading(repo, ("cat-file", "--batch"), request, lambda out: _read_batch(out, wanted))
 
 
-def _parse_batch(out: bytes, wanted: list[str]) -> Iterator[tuple[str, bytes]]:
-    # Each answer is "<sha> <type> <size>" LF <content> LF, or "<sha> missing" LF.
-    start = 0
+def _read_batch(out: IO[bytes], wanted: list[str]) -> dict[str, bytes]:
+    """Each answer is "<sha> <type> <size>" LF <content> LF, or "<sha> missing" LF; every
+    blob is read straight into its own bytes, never the whole output at once."""
+    blobs = {}
     for sha in wanted:
-        end = out.index(b"\n", start)
-        header = out[start:end].decode("ascii").split(" ")
+        header = out.readline().decode("ascii").split(" ")
         if header[1:2] != ["blob"]:
             raise errors.GitFailed(("git", "cat-file", "--batch"), 0, f"not a blob: {sha}")
         size = int(header[2])
-        yield sha, out[end + 1 : end + 1 + size]
-        start = end + 1 + size + 1
+        blobs[sha] = out.read(size)
+        out.read(1)
+    return blobs
 
 
 def ls_tree(repo: Repo, rev: str) -> dict[str, TreeEntry]:
@@ -206,15 +206,21 @@ def commits(repo: Repo, good: str, bad: str) -> list[str]:
     return out.decode().split()
 
 
-def blame(repo: Repo, rev: str, path: str, *, reverse_from: str | None = None) -> list[str]:
-    """For each line of `path` at `rev`, the commit that last changed it (line 1 first).
+def blame(
+    repo: Repo, rev: str, path: str, lines: Iterable[int], *, reverse_from: str | None = None
+) -> dict[int, str]:
+    """For each of `lines` (1-based) of `path` at `rev`, the commit that last changed it. Only
+    those lines are blamed (`-L`), so a small change in a huge file costs little.
 
     With `reverse_from` (a commit older than `rev`), the lines are those of `path` at
     `reverse_from`, and each gets the last commit up to `rev` in which it still existed
     (`git blame --reverse`): the line was removed by a child of that commit.
     """
+    spans = [arg for first, last in _ranges(lines) for arg in ("-L", f"{first},{last}")]
+    if not spans:
+        return {}
     where = [f"{reverse_from}..{rev}", "--reverse"] if reverse_from else [rev]
-    out = in_repo(repo, "blame", "--porcelain", *where, "--", path)
+    out = in_repo(repo, "blame", "--porcelain", *spans, *where, "--", path)
     # Porcelain: a line "<sha> <orig> <final> [<count>]" opens each blamed line; the line's own
     # text follows after a tab. Only the header lines start with 40 hex digits and a space.
     found: dict[int, str] = {}
@@ -222,7 +228,18 @@ def blame(repo: Repo, rev: str, path: str, *, reverse_from: str | None = None) -
         fields = line.split(b" ")
         if len(fields) >= 3 and len(fields[0]) == 40 and fields[2].isdigit():
             found[int(fields[2])] = fields[0].decode()
-    return [found[n] for n in sorted(found)]
+    return found
+
+
+def _ranges(lines: Iterable[int]) -> list[tuple[int, int]]:
+    """`lines` as runs of consecutive numbers, (first, last) each."""
+    runs: list[tuple[int, int]] = []
+    for line in sorted(set(lines)):
+        if runs and line == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], line)
+        else:
+            runs.append((line, line))
+    return runs
 
 
 def path_commits(repo: Repo, good: str, bad: str, paths: Iterable[str]) -> list[str]:

@@ -179,9 +179,9 @@ def _scope(file: FileDiff, unit: Hunk) -> str:
     if unit.kind != "text":
         return ""
     removed, added = changed_lines(unit)
-    sides = [(c, lines) for c, lines in ((file.new_content, added), (file.old_content, removed))
-             if c is not None and lines]  # fmt: skip
-    for content, lines in sides:
+    sides = [(c, lines, new) for c, lines, new in ((file.new_content, added, True),
+             (file.old_content, removed, False)) if c is not None and lines]  # fmt: skip
+    for content, lines, _ in sides:
         found = syntax.scopes(file.path, content)
         if found is None:
             break  # no grammar: git's header, where it holds the change
@@ -189,8 +189,9 @@ def _scope(file: FileDiff, unit: Hunk) -> str:
         return "" if scope is None else f"{scope.kind} {scope.name}"
     if not sides:
         return ""
-    content, lines = sides[0]
-    return headers.holding(unit.header, content, lines[0])
+    content, lines, new = sides[0]
+    starts = file.new_starts if new else file.old_starts
+    return headers.holding(unit.header, content, starts, lines[0])
 
 
 def _label(unit: Hunk, scope: str) -> str:

@@ -12,25 +12,31 @@ or a new statement, ends the definition first.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 OPENERS = frozenset({"{"})
 
 
-def holding(header: str, content: bytes, first: int) -> str:
+def holding(header: str, content: bytes, starts: Sequence[int], first: int) -> str:
     """`header` (stripped) if the definition it starts holds line `first` (1-based) of
-    `content`; "" (the file's top level) if it ended before, or is not found before it."""
+    `content`, whose line starts are `starts` (`hunks.line_starts`); "" (the file's top level)
+    if it ended before, or is not found before it. Only the lines between are read."""
     wanted = header.strip()
-    lines = content.decode("utf-8", "surrogateescape").splitlines()
-    start = next(
-        (row for row in range(min(first, len(lines) + 1) - 2, -1, -1)
-         if wanted and lines[row].strip().startswith(wanted)),
-        None,
-    )  # fmt: skip
-    if start is None:
+    last = min(first, len(starts) - 1)
+
+    def line(number: int) -> str:
+        text = content[starts[number - 1] : starts[number]]
+        return text.decode("utf-8", "surrogateescape").rstrip("\r\n")
+
+    row = next(
+        (n for n in range(last - 1, 0, -1) if wanted and line(n).strip().startswith(wanted)), None
+    )
+    if row is None:
         return ""
-    depth = _indent(lines[start])
-    for line in lines[start + 1 : first]:  # the first changed line included
-        text = line.strip()
-        if text and _indent(line) <= depth and text not in OPENERS:
+    depth = _indent(line(row))
+    for number in range(row + 1, last + 1):  # the first changed line included
+        text = line(number)
+        if text.strip() and _indent(text) <= depth and text.strip() not in OPENERS:
             return ""
     return wanted
 
