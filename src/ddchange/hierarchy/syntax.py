@@ -133,8 +133,10 @@ _SUFFIXES = {
 _CASED_SUFFIXES = {".C": "cpp", ".H": "cpp"}
 
 
+@functools.lru_cache(maxsize=4096)
 def language_of(path: str) -> str | None:
-    """The language of `path` by its extension, or None when ddchange does not know it."""
+    """The language of `path` by its extension, or None when ddchange does not know it (asked
+    for every change of a file, many times: remembered)."""
     suffix = PurePosixPath(path).suffix
     return _CASED_SUFFIXES.get(suffix) or _SUFFIXES.get(suffix.lower())
 
