@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -36,27 +37,29 @@ def _ids(*units: Hunk) -> set[str]:
     return {unit.id for unit in units}
 
 
-def _states(repo: Sandbox, rev: str, paths: list[str]) -> dict[str, FileState | None]:
-    return read.tree_states(git.open_repo(repo.path), rev, paths)
-
-
 # -- the self-check on every odd case --------------------------------------------------------
 
 
+def _differences(diff: Diff, chosen: Iterable[str], repo: Sandbox, rev: str) -> list[str]:
+    """The self-check's answer: the paths where `chosen` applied to GOOD is not `rev`."""
+    opened = git.open_repo(repo.path)
+    marks = read.tree_marks(opened, rev, content.touched_paths(diff))
+    return content.differences(diff, chosen, marks, git.object_namer(opened))
+
+
 def test_no_units_give_good_and_all_units_give_bad(zoo: Zoo, diff: Diff) -> None:
-    paths = content.touched_paths(diff)
     everything = [hunk.id for hunk in diff.hunks]
-    assert content.differences(diff, [], _states(zoo.repo, zoo.good, paths)) == []
-    assert content.differences(diff, everything, _states(zoo.repo, zoo.bad, paths)) == []
+    assert _differences(diff, [], zoo.repo, zoo.good) == []
+    assert _differences(diff, everything, zoo.repo, zoo.bad) == []
 
 
 def test_differences_names_the_paths_that_differ(zoo: Zoo, diff: Diff) -> None:
-    paths = content.touched_paths(diff)
     (mode,) = _units(diff, "tool.sh", "mode")
     everything_but_mode = {hunk.id for hunk in diff.hunks} - {mode.id}
-    assert content.differences(diff, everything_but_mode, _states(zoo.repo, zoo.bad, paths)) == [
-        "tool.sh"
-    ]
+    assert _differences(diff, everything_but_mode, zoo.repo, zoo.bad) == ["tool.sh"]
+    text = next(hunk for hunk in diff.hunks if hunk.kind == "text")
+    without_one = {hunk.id for hunk in diff.hunks} - {text.id}
+    assert _differences(diff, without_one, zoo.repo, zoo.bad) == [text.path], "by content too"
 
 
 def test_empty_files_are_renamed_added_and_deleted(tmp_path: Path) -> None:
@@ -71,10 +74,9 @@ def test_empty_files_are_renamed_added_and_deleted(tmp_path: Path) -> None:
     bad = repo.commit()
     diff = read.read_diff(git.open_repo(repo.path), good, bad)
     assert sorted(file.status for file in diff.files) == ["D", "R"]
-    paths = content.touched_paths(diff)
-    assert content.differences(diff, [], _states(repo, good, paths)) == []
+    assert _differences(diff, [], repo, good) == []
     everything = [hunk.id for hunk in diff.hunks]
-    assert content.differences(diff, everything, _states(repo, bad, paths)) == []
+    assert _differences(diff, everything, repo, bad) == []
 
 
 # -- what the units are ----------------------------------------------------------------------

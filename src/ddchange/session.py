@@ -351,9 +351,10 @@ class _Session:
 
     def _self_check(self) -> None:
         """Every change applied to GOOD must give BAD's tree, as git itself has it."""
-        paths = content.touched_paths(self.diff)
-        bad_tree = read.tree_states(self.scratch.repo, self.revisions.bad, paths)
-        mismatched = content.differences(self.diff, self.everything, bad_tree)
+        repo, paths = self.scratch.repo, content.touched_paths(self.diff)
+        bad_tree = read.tree_marks(repo, self.revisions.bad, paths)
+        namer = git.object_namer(repo)
+        mismatched = content.differences(self.diff, self.everything, bad_tree, namer)
         if mismatched:
             raise errors.MaterializationMismatch(tuple(mismatched))
 

@@ -8,7 +8,7 @@ content, and `differences` checks the whole diff against BAD's tree. Pure: no gi
 from __future__ import annotations
 
 from array import array
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from ddchange.diff.hunks import (
     Conflict,
@@ -134,12 +134,31 @@ def touched_paths(diff: Diff) -> list[str]:
     return sorted({path for file in diff.files for path in (file.origin, file.path)})
 
 
+Fingerprint = tuple[int, str]  # a file's mode and git object name
+
+
 def differences(
-    diff: Diff, chosen: Collection[str], expected: Mapping[str, FileState | None]
+    diff: Diff,
+    chosen: Collection[str],
+    expected: Mapping[str, Fingerprint | None],
+    object_name: Callable[[bytes], str],
 ) -> list[str]:
-    """The paths whose state under `chosen` differs from `expected` (absent there = None).
+    """The paths whose state under `chosen` differs from `expected` (absent there = None),
+    compared by mode and git object name (`object_name` of the content): one file's content
+    at a time is held, never the whole diff's, and a huge file costs its size once.
 
     The self-check before a search: with every unit chosen, the states must be BAD's.
     """
-    states = materialize(diff, chosen)
-    return [path for path in sorted(states) if states[path] != expected.get(path)]
+    picked = frozenset(chosen)
+    seen: dict[str, Fingerprint | None] = {}
+    clashes: set[str] = set()
+    for file in diff.files:
+        units = [diff.by_id[unit] for unit in file.units if unit in picked]
+        for path, state in _file_states(file, units).items():
+            mark = None if state is None else (state.mode, object_name(state.content))
+            if seen.get(path) is not None and mark is not None and mark != seen[path]:
+                clashes.add(path)  # two file changes put different files here (see _merged)
+            if seen.get(path) is None:
+                seen[path] = mark
+    wrong = {path for path, mark in seen.items() if mark != expected.get(path)}
+    return sorted(wrong | clashes)

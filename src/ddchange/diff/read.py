@@ -27,6 +27,13 @@ def tree_states(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, hunks.F
     }
 
 
+def tree_marks(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, tuple[int, str] | None]:
+    """The mode and object name of each of `paths` in the tree of `rev` (None where it has no
+    such file): what `content.differences` compares, without reading any content."""
+    tree = git.ls_tree(repo, rev)
+    return {path: (tree[path].mode, tree[path].sha) if path in tree else None for path in paths}
+
+
 def read_diff(repo: Repo, good: str, bad: str) -> hunks.Diff:
     """The change units between the commits `good` and `bad` (full object names)."""
     raw = git.diff_raw(repo, good, bad)

@@ -5,8 +5,9 @@ Every function here only reads objects and refs; none writes to the repository o
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,6 +188,23 @@ def _read_batch(out: IO[bytes], wanted: list[str]) -> dict[str, bytes]:
         blobs[sha] = out.read(size)
         out.read(1)
     return blobs
+
+
+def object_namer(repo: Repo) -> Callable[[bytes], str]:
+    """How git names a blob of given content in this repository (`git hash-object`): SHA-1,
+    or SHA-256 where the repository says so (extensions.objectFormat)."""
+    try:
+        kind = in_repo(repo, "config", "extensions.objectFormat").decode().strip()
+    except errors.GitFailed:
+        kind = "sha1"  # not set
+
+    def name(content: bytes) -> str:
+        digest = hashlib.new(kind or "sha1")
+        digest.update(b"blob %d\0" % len(content))
+        digest.update(content)
+        return digest.hexdigest()
+
+    return name
 
 
 def ls_tree(repo: Repo, rev: str) -> dict[str, TreeEntry]:
