@@ -1,43 +1,38 @@
 """The command line: `ddchange GOOD..BAD -- CMD`, `git ddchange ...`, and `ddchange demo`.
 
-Owns argument parsing (click) and the commands; the progress display is in display.py, and
-errors become messages and exit codes in messages.py.
+Owns argument parsing (click) and the commands. A search's edges (checks before the first
+test, the report, the files and the exit code) are in outputs.py, the progress display in
+display.py, errors become messages and exit codes in messages.py, and manpage.py writes the
+man page from these commands.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import os
 import re
-import shlex
 import shutil
 import signal
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from ddchange import __version__, errors, model
+from ddchange.cli import outputs
 from ddchange.cli.messages import (
     EXIT_BUG,
     EXIT_CODES_HELP,
-    EXIT_FLAKY,
-    EXIT_FOUND,
     EXIT_INTERRUPTED,
     EXIT_NOT_REPRODUCED,
     EXIT_USAGE,
     explain,
 )
-
-if TYPE_CHECKING:
-    from ddchange.session import Listener
 
 _repository_option = click.option(
     "-C",
@@ -234,12 +229,12 @@ def run(
         confirm=not no_confirm,
         clean=clean,
     )
-    outputs = Outputs(patch_file, json_file, html_file)
-    _validate(request, outputs)
+    files = outputs.Outputs(patch_file, json_file, html_file)
+    outputs.validate(request, files)
     from ddchange import session
 
-    result = _search(lambda show: session.run(request, show), quiet, verbose, resumable=True)
-    _finish(result, outputs)
+    result = outputs.search(lambda show: session.run(request, show), quiet, verbose, resumable=True)
+    outputs.finish(result, files)
 
 
 @cli.command()
@@ -265,12 +260,12 @@ def replay(
     except ValueError as error:
         line, problem = error.args if len(error.args) == 2 else (0, str(error))
         raise errors.BadLogFile(path, int(line), str(problem)) from None
-    outputs = Outputs(patch_file, json_file, html_file)
-    _validate(request, outputs)
-    result = _search(
+    files = outputs.Outputs(patch_file, json_file, html_file)
+    outputs.validate(request, files)
+    result = outputs.search(
         lambda show: session.replay(request, records, show), quiet, verbose, resumable=True
     )
-    _finish(result, outputs)
+    outputs.finish(result, files)
 
 
 @cli.command()
@@ -322,7 +317,7 @@ def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bo
             click.echo(f"{scenario.name}: {scenario.description}", err=True)
             click.echo(f"repository: {repo}  ({scenario.good}..{scenario.bad})", err=True)
         request = samples.request(scenario, repo)
-        result = _search(lambda show: session.run(request, show), quiet, verbose)
+        result = outputs.search(lambda show: session.run(request, show), quiet, verbose)
         answer = [(hunk.path, hunk.diff) for hunk in result.culprits]
         verdict = "matches" if samples.matches(scenario, answer) else "DIFFERS FROM"
         click.echo(f"The answer {verdict} the scenario's expected answer.")
@@ -333,95 +328,6 @@ def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bo
             click.echo(f"kept: {workdir}", err=True)
         else:
             shutil.rmtree(workdir, ignore_errors=True)
-
-
-def _search(
-    start: Callable[[Listener], model.Result],
-    quiet: bool,
-    verbose: bool,
-    *,
-    resumable: bool = False,
-) -> model.Result:
-    """Run a search with the progress display, and print its report; a `resumable` one
-    stopped by Ctrl-C (in the search, or before it) ends with the command that resumes it."""
-    from ddchange.cli.display import display
-    from ddchange.report import text
-
-    resume = f"To resume, run the same command again here: {_invocation()}"
-    try:
-        with display(quiet=quiet, verbose=verbose) as listener:
-            result = start(listener)
-    except KeyboardInterrupt:
-        if not resumable:
-            raise
-        click.echo(f"ddchange: interrupted before the search; your repository is unchanged. "
-                   f"{resume}", err=True)  # fmt: skip
-        sys.exit(EXIT_INTERRUPTED)
-    click.echo(text.render(result), nl=False)
-    if result.outcome == "interrupted" and resumable:
-        click.echo(resume)
-    return result
-
-
-def _invocation() -> str:
-    """The command line this process was started with, as the user would type it again."""
-    name = Path(sys.argv[0]).name
-    program = "git ddchange" if name == "git-ddchange" else "ddchange"
-    return f"{program} {shlex.join(sys.argv[1:])}"
-
-
-@dataclass(frozen=True)
-class Outputs:
-    """The files a search was asked to write."""
-
-    patch: Path | None = None
-    json: Path | None = None
-    html: Path | None = None
-
-
-def _validate(request: model.Request, outputs: Outputs) -> None:
-    """What can be checked before the first test: the output files can be written, and the
-    test's program (a name without a slash) is on PATH. The revisions and -C are checked by
-    the session before the first test too (they are needed to read the diff)."""
-    for option, path in (("--patch", outputs.patch), ("--json", outputs.json),
-                         ("--report", outputs.html)):  # fmt: skip
-        problem = None if path is None else _unwritable(path)
-        if path is not None and problem is not None:
-            raise errors.UnwritableOutput(option, path, problem)
-    program = request.test[0]
-    if "/" not in program and shutil.which(program) is None:
-        raise errors.ProgramNotFound(program)
-
-
-def _unwritable(path: Path) -> str | None:
-    """Why `path` cannot be written as a file, or None."""
-    if path.is_dir():
-        return "it is a directory"
-    parent = path.absolute().parent
-    if not parent.is_dir():
-        return f"there is no directory {parent}"
-    if not os.access(path if path.exists() else parent, os.W_OK):
-        return "permission denied"
-    return None
-
-
-def _finish(result: model.Result, outputs: Outputs) -> None:
-    """Write the requested files, then exit with the code the result's outcome calls for."""
-    from ddchange.report import as_json, html
-
-    if outputs.patch is not None:
-        outputs.patch.write_bytes(result.patch)
-        click.echo(
-            f"patch: {outputs.patch} (apply on GOOD with `git apply {outputs.patch}`)", err=True
-        )
-    if outputs.json is not None:
-        outputs.json.write_text(as_json.render(result))
-    if outputs.html is not None:
-        outputs.html.write_text(html.render(result), encoding="utf-8")
-        click.echo(f"report: {outputs.html} (open it in a browser)", err=True)
-    codes = {"found": EXIT_FOUND, "flaky": EXIT_FLAKY, "interrupted": EXIT_INTERRUPTED}
-    if codes[result.outcome] != EXIT_FOUND:
-        sys.exit(codes[result.outcome])
 
 
 @contextlib.contextmanager

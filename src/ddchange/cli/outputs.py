@@ -1,0 +1,116 @@
+"""A search as the command line runs it: what is checked before the first test, the search
+with its progress display and report, and the files and exit code at the end.
+
+Owns the edges of one `run` or `replay`: the output files (`--patch`, `--json`, `--report`)
+and the test's program are checked before anything runs (`validate`); Ctrl-C ends with the
+exact command that resumes (`search`); the files are written and the exit code chosen from the
+result's outcome (`finish`).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from ddchange import errors, model
+from ddchange.cli.messages import EXIT_FLAKY, EXIT_FOUND, EXIT_INTERRUPTED
+
+if TYPE_CHECKING:
+    from ddchange.session import Listener
+
+
+def search(
+    start: Callable[[Listener], model.Result],
+    quiet: bool,
+    verbose: bool,
+    *,
+    resumable: bool = False,
+) -> model.Result:
+    """Run a search with the progress display, and print its report; a `resumable` one
+    stopped by Ctrl-C (in the search, or before it) ends with the command that resumes it."""
+    from ddchange.cli.display import display
+    from ddchange.report import text
+
+    resume = f"To resume, run the same command again here: {_invocation()}"
+    try:
+        with display(quiet=quiet, verbose=verbose) as listener:
+            result = start(listener)
+    except KeyboardInterrupt:
+        if not resumable:
+            raise
+        click.echo(f"ddchange: interrupted before the search; your repository is unchanged. "
+                   f"{resume}", err=True)  # fmt: skip
+        sys.exit(EXIT_INTERRUPTED)
+    click.echo(text.render(result), nl=False)
+    if result.outcome == "interrupted" and resumable:
+        click.echo(resume)
+    return result
+
+
+def _invocation() -> str:
+    """The command line this process was started with, as the user would type it again."""
+    name = Path(sys.argv[0]).name
+    program = "git ddchange" if name == "git-ddchange" else "ddchange"
+    return f"{program} {shlex.join(sys.argv[1:])}"
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """The files a search was asked to write."""
+
+    patch: Path | None = None
+    json: Path | None = None
+    html: Path | None = None
+
+
+def validate(request: model.Request, outputs: Outputs) -> None:
+    """What can be checked before the first test: the output files can be written, and the
+    test's program (a name without a slash) is on PATH. The revisions and -C are checked by
+    the session before the first test too (they are needed to read the diff)."""
+    for option, path in (("--patch", outputs.patch), ("--json", outputs.json),
+                         ("--report", outputs.html)):  # fmt: skip
+        problem = None if path is None else _unwritable(path)
+        if path is not None and problem is not None:
+            raise errors.UnwritableOutput(option, path, problem)
+    program = request.test[0]
+    if "/" not in program and shutil.which(program) is None:
+        raise errors.ProgramNotFound(program)
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why `path` cannot be written as a file, or None."""
+    if path.is_dir():
+        return "it is a directory"
+    parent = path.absolute().parent
+    if not parent.is_dir():
+        return f"there is no directory {parent}"
+    if not os.access(path if path.exists() else parent, os.W_OK):
+        return "permission denied"
+    return None
+
+
+def finish(result: model.Result, outputs: Outputs) -> None:
+    """Write the requested files, then exit with the code the result's outcome calls for."""
+    from ddchange.report import as_json, html
+
+    if outputs.patch is not None:
+        outputs.patch.write_bytes(result.patch)
+        click.echo(
+            f"patch: {outputs.patch} (apply on GOOD with `git apply {outputs.patch}`)", err=True
+        )
+    if outputs.json is not None:
+        outputs.json.write_text(as_json.render(result))
+    if outputs.html is not None:
+        outputs.html.write_text(html.render(result), encoding="utf-8")
+        click.echo(f"report: {outputs.html} (open it in a browser)", err=True)
+    codes = {"found": EXIT_FOUND, "flaky": EXIT_FLAKY, "interrupted": EXIT_INTERRUPTED}
+    if codes[result.outcome] != EXIT_FOUND:
+        sys.exit(codes[result.outcome])
