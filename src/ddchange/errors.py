@@ -36,6 +36,29 @@ class UnwritableOutput(DDChangeError):
 
 
 @dataclass
+class PathspecMatchesNothing(DDChangeError):
+    """A --keep or --ignore pathspec (`option`, `spec`) that no changed path matches."""
+
+    option: str
+    spec: str
+
+
+@dataclass
+class NothingLeft(DDChangeError):
+    """--keep and --ignore took every change out of the search."""
+
+    kept: int  # files
+    ignored: int
+
+
+@dataclass
+class KeptAndIgnored(DDChangeError):
+    """Changed paths that both a --keep and an --ignore pathspec match."""
+
+    paths: tuple[str, ...]
+
+
+@dataclass
 class ProgramNotFound(DDChangeError):
     """The test's program, a name without a slash, is on no directory of PATH."""
 
@@ -117,6 +140,7 @@ class PreflightFailed(DDChangeError):
     test: tuple[str, ...]
     unsearched: tuple[str, ...] = ()
     runs: int = 1  # how many runs all gave `verdict`
+    keep: tuple[str, ...] = ()  # files BAD adds or changes that the command names: --keep them
 
 
 @dataclass

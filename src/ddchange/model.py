@@ -95,6 +95,10 @@ class Request:
     retries: int = 0
     confirm: bool = True
     clean: bool = False  # remove untracked and ignored files (git clean -fdx) before each test
+    # Git pathspecs: changes to matching paths are always applied, as in BAD (keep), or never,
+    # as in GOOD (ignore); neither is searched.
+    keep: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -210,3 +214,7 @@ class Result:
     # What backs "1-minimal": ddmin: the answer without each of its changes; --isolate: the
     # passing set plus each change of the difference, and the failing set without it.
     checks: list[Claim] = field(default_factory=list)
+    # --keep / --ignore: the paths of the files applied as in BAD in every test (and in the
+    # patch), and of those left as in GOOD; never searched
+    kept: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = ()

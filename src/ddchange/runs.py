@@ -84,6 +84,8 @@ def describe(request: Request, revisions: Revisions) -> dict[str, object]:
         "isolate": request.isolate,
         # Only when set, so that the keys of runs without it stay what they were.
         **({"clean": True} if request.clean else {}),
+        **({"keep": list(request.keep)} if request.keep else {}),
+        **({"ignore": list(request.ignore)} if request.ignore else {}),
     }
 
 
@@ -131,4 +133,13 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         strategy=text("strategy", optional=True) or "diff",
         isolate=description.get("isolate") is True,
         clean=description.get("clean") is True,
+        keep=_pathspecs(description, "keep"),
+        ignore=_pathspecs(description, "ignore"),
     )
+
+
+def _pathspecs(description: dict[str, object], name: str) -> tuple[str, ...]:
+    value = description.get(name, [])
+    if not isinstance(value, list) or not all(isinstance(spec, str) for spec in value):
+        raise ValueError(f"{name!r} must be a list of strings")
+    return tuple(value)

@@ -21,15 +21,17 @@ evidence, never as a confident answer.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
+import shlex
 import time
 from collections.abc import Callable
 
 from ddchange import errors, git
-from ddchange.diff import content, hunks, linechanges, provenance, read
-from ddchange.diff.hunks import Diff
+from ddchange.diff import content, hunks, limits, linechanges, provenance, read
+from ddchange.diff.limits import Limited
 from ddchange.hierarchy import grouping
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
@@ -79,11 +81,15 @@ def run(request: Request, listener: Listener | None = None) -> Result:
     repo = git.open_repo(request.repo)
     worktree.remove_stale(repo)
     revisions = resolve(repo, request.good, request.bad)
-    diff = read_diff(repo, request, revisions)
+    limited = read_diff(repo, request, revisions)
+    diff = limited.diff
     with Journal(journal_path(repo)) as journal, scratch_worktree(repo, revisions.good) as scratch:
-        session = _Session(request, revisions, diff, scratch, journal, listener or (lambda _: None))
+        session = _Session(
+            request, revisions, limited, scratch, journal, listener or (lambda _: None)
+        )
         outcome = session.search() if session.preflight() else session.flaky()
-        patch = scratch.patch(revisions.good, content.touched_paths(diff))
+        paths = [*content.touched_paths(diff), *limited.kept]  # the answer needs what is kept
+        patch = scratch.patch(revisions.good, sorted(set(paths)))
     return session.result(outcome, patch, time.monotonic() - started)
 
 
@@ -95,12 +101,19 @@ def resolve(repo: git.Repo, good: str, bad: str) -> Revisions:
     return revisions
 
 
-def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Diff:
-    """The change units between the revisions; there must be at least one."""
+def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Limited:
+    """The change units between the revisions to search, less what --keep and --ignore take
+    out; there must be at least one."""
     diff = read.read_diff(repo, revisions.good, revisions.bad)
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
-    return linechanges.split_lines(diff) if request.granularity == "line" else diff
+    good, bad = revisions.good, revisions.bad
+    limited = read.limited(repo, good, bad, diff, request.keep, request.ignore)
+    if not limited.diff.hunks:
+        raise errors.NothingLeft(len(limited.kept), len(limited.ignored))
+    if request.granularity == "line":
+        return dataclasses.replace(limited, diff=linechanges.split_lines(limited.diff))
+    return limited
 
 
 def replay(request: Request, records: list[TestRecord], listener: Listener | None = None) -> Result:
@@ -123,13 +136,14 @@ class _Session:
         self,
         request: Request,
         revisions: Revisions,
-        diff: Diff,
+        limited: Limited,
         scratch: Scratch,
         journal: Journal,
         listener: Listener,
     ) -> None:
+        diff = limited.diff
         self.request, self.revisions, self.diff, self.scratch = request, revisions, diff, scratch
-        self.listener = listener
+        self.limited, self.listener = limited, listener
         self.everything = frozenset(h.id for h in diff.hunks)
         pattern = re.compile(request.fail_pattern) if request.fail_pattern else None
         self.trials = Trials(
@@ -148,6 +162,10 @@ class _Session:
             request.clean,
             on_record=self._recorded,
             on_start=self._started,
+            pinned={
+                **read.tree_states(scratch.repo, revisions.good, limited.ignored),
+                **read.tree_states(scratch.repo, revisions.bad, limited.kept),
+            },
         )
         self.cache = OutcomeCache[str](monotony=request.monotony)
         for config, outcome in self.trials.resume(json.dumps(describe(request, revisions))).items():
@@ -248,6 +266,8 @@ class _Session:
             trials.claim(answer),
             trials.claim(passing) if self.request.isolate else None,
             [] if found is None else trials.claims(found.checks),
+            self.limited.kept,
+            self.limited.ignored,
         )
 
     # -- the search ---------------------------------------------------------------------------
@@ -428,7 +448,13 @@ class _Session:
             test=self.request.test,
             unsearched=self.diff.skipped if phase == "bad" else (),
             runs=runs,
+            keep=tuple(self._named_by_the_command()) if phase == "good" else (),
         )
+
+    def _named_by_the_command(self) -> list[str]:
+        """The files BAD adds or changes that the test or build command names."""
+        words = [*self.request.test, *shlex.split(self.request.build or "")]
+        return limits.named_by(self.diff, words, git.prefix(self.request.repo))
 
 
 def _commit(phase: str, config: frozenset[str]) -> str:

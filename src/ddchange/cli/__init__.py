@@ -180,6 +180,18 @@ def help_(ctx: click.Context, command: str | None) -> None:
 )
 @click.option("--no-confirm", is_flag=True, help="Skip re-running the answer at the end.")
 @click.option(
+    "--keep",
+    multiple=True,
+    metavar="PATHSPEC",
+    help="Always apply the changes there, as in BAD (a git pathspec; repeatable): not searched.",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    metavar="PATHSPEC",
+    help="Never apply the changes there, they stay as in GOOD (repeatable): not searched.",
+)
+@click.option(
     "--clean",
     is_flag=True,
     help="Remove untracked and ignored files (git clean -fdx) before each test, for builds that "
@@ -199,6 +211,8 @@ def run(
     no_monotony: bool,
     retries: int,
     no_confirm: bool,
+    keep: tuple[str, ...],
+    ignore: tuple[str, ...],
     clean: bool,
     repo: Path,
     patch_file: Path | None,
@@ -228,6 +242,8 @@ def run(
         retries=retries,
         confirm=not no_confirm,
         clean=clean,
+        keep=keep,
+        ignore=ignore,
     )
     files = outputs.Outputs(patch_file, json_file, html_file)
     outputs.validate(request, files)

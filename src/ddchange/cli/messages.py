@@ -43,6 +43,21 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
                 f"cannot write {option} {path}: {problem}; create it or choose another path.",
                 2,
             )
+        case errors.PathspecMatchesNothing(option, spec):
+            return (
+                f"{option} {spec!r} matches no path that changed between GOOD and BAD; check it "
+                f"with `git diff --name-only GOOD BAD -- {shlex.quote(spec)}`.",
+                2,
+            )
+        case errors.NothingLeft(kept, ignored):
+            return (
+                f"--keep and --ignore leave no change to search ({kept} paths kept, {ignored} "
+                "ignored); narrow them.",
+                2,
+            )
+        case errors.KeptAndIgnored(paths):
+            shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+            return f"both --keep and --ignore match {shown}; narrow one of them.", 2
         case errors.ProgramNotFound(name) if " " in name:
             return (
                 f"no program named {name!r} on PATH; for a shell line, pass "
@@ -172,6 +187,11 @@ def _explain_preflight(error: errors.PreflightFailed) -> str:
         lines.append(
             "the command was not found or not executable in the scratch tree of GOOD: "
             "files you have not committed are not there, so give an absolute path for them."
+        )
+    for path in error.keep:
+        lines.append(
+            f"BAD adds or changes {path}, which the test command names, and GOOD lacks it: to "
+            f"apply it in every test, run again with --keep {shlex.quote(path)}."
         )
     if error.unsearched:
         lines.append(

@@ -6,11 +6,11 @@ that the git layer returns plain entries and bytes and never needs the diff laye
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ddchange import git
-from ddchange.diff import hunks, parse
+from ddchange import errors, git
+from ddchange.diff import hunks, limits, parse
 
 if TYPE_CHECKING:
     from ddchange.git import Repo
@@ -39,3 +39,21 @@ def read_diff(repo: Repo, good: str, bad: str) -> hunks.Diff:
     raw = git.diff_raw(repo, good, bad)
     patch = git.diff_patch(repo, good, bad)
     return parse.parse_diff(raw, patch, git.read_blobs(repo, parse.needed_blobs(raw)))
+
+
+def limited(
+    repo: Repo, good: str, bad: str, diff: hunks.Diff, keep: Sequence[str], ignore: Sequence[str]
+) -> limits.Limited:
+    """`diff` less the files that the `keep` and `ignore` pathspecs match, as git matches them.
+    Each pathspec must match a changed path, and no path may be both kept and ignored."""
+    matched: dict[str, set[str]] = {"--keep": set(), "--ignore": set()}
+    for option, specs in (("--keep", keep), ("--ignore", ignore)):
+        for spec in specs:
+            paths = git.changed_matching(repo, good, bad, spec)
+            if not paths:
+                raise errors.PathspecMatchesNothing(option, spec)
+            matched[option] |= paths
+    clash = limits.both(diff, matched["--keep"], matched["--ignore"])
+    if clash:
+        raise errors.KeptAndIgnored(tuple(clash))
+    return limits.limit(diff, matched["--keep"], matched["--ignore"])

@@ -260,6 +260,13 @@ def _ranges(lines: Iterable[int]) -> list[tuple[int, int]]:
     return runs
 
 
+def changed_matching(repo: Repo, good: str, bad: str, pathspec: str) -> set[str]:
+    """The paths changed between `good` and `bad` that git's `pathspec` matches (globs and
+    magic such as `:(exclude)`; a rename counts on either side: no rename detection)."""
+    out = in_repo(repo, "diff", "--name-only", "-z", "--no-renames", good, bad, "--", pathspec)
+    return set(nul_split(out))
+
+
 def path_commits(repo: Repo, good: str, bad: str, paths: Iterable[str]) -> list[str]:
     """The commits in good..bad that touched any of `paths`, newest first."""
     out = in_repo(repo, "log", "--format=%H", f"{good}..{bad}", "--", *paths)

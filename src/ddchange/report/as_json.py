@@ -108,6 +108,8 @@ def render(result: Result) -> str:
             "rest": confirmation.rest.value,
             "passes": confirmation.passes,
         },
+        "kept": list(result.kept),
+        "ignored": list(result.ignored),
         "flaky": [
             {"phase": d.phase, "size": d.size, "outcomes": [o.value for o in d.outcomes]}
             for d in result.disagreements

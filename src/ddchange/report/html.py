@@ -27,6 +27,7 @@ from ddchange.report.words import (
     confirmation,
     flaky,
     headline,
+    limits,
     location,
     plural,
     route,
@@ -119,6 +120,7 @@ class _Page:
 def _page(result: Result) -> _Page:
     request, revisions, stats = result.request, result.revisions, result.stats
     notes = [route(result)] if route(result) else []
+    notes += limits(result)
     if result.outcome == "found":  # a flaky run's reruns prove nothing
         notes.append(" ".join(confirmation(result.confirmation, isolate=request.isolate)))
     passing = [_change(f"[P{n}]", hunk, result) for n, hunk in enumerate(result.passing, 1)]

@@ -9,6 +9,7 @@ from ddchange.report.words import (
     confirmation,
     flaky,
     headline,
+    limits,
     location,
     plural,
     route,
@@ -76,6 +77,7 @@ def render(result: Result) -> str:
         lines += confirmation(result.confirmation, isolate=result.request.isolate)
     lines.append(_cost(result))
     lines.extend(f"not searched (kept as in GOOD): {path}" for path in result.diff.skipped)
+    lines += limits(result)
     return "\n".join(lines) + "\n"
 
 

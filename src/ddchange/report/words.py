@@ -165,3 +165,20 @@ def flaky(result: Result) -> list[str]:
         lines.append(f"  {plural(evidence.size, 'change')} ({evidence.phase}): {outcomes}")
     lines.append("Make the test deterministic, or rerun with --retries N to see how often.")
     return lines
+
+
+SHOWN_LIMITS = 5  # paths of --keep and --ignore named in the text; --json has them all
+
+
+def limits(result: Result) -> list[str]:
+    """What --keep and --ignore took out of the search, one line each."""
+    lines = []
+    for paths, what in (
+        (result.kept, "applied as in BAD in every test and in the patch (--keep)"),
+        (result.ignored, "left as in GOOD (--ignore)"),
+    ):
+        if paths:
+            shown = ", ".join(paths[:SHOWN_LIMITS])
+            more = f" and {len(paths) - SHOWN_LIMITS} more" if len(paths) > SHOWN_LIMITS else ""
+            lines.append(f"Not searched, {what}: {plural(len(paths), 'path')}: {shown}{more}.")
+    return lines

@@ -59,6 +59,9 @@ class Trials:
     # Paths outside the diff that a commit's tree wrote (bisection), with GOOD's state: every
     # later configuration puts them back, so no file of a commit is left behind.
     strays: dict[str, FileState | None] = field(default_factory=dict)
+    # --keep's files as in BAD and --ignore's as in GOOD, put over every configuration, so the
+    # search never changes them (not even a commit's tree).
+    pinned: dict[str, FileState | None] = field(default_factory=dict)
 
     def resume(self, request: str) -> dict[frozenset[str], Outcome]:
         """Take over the records of earlier attempts of this run; their agreed outcomes."""
@@ -117,7 +120,7 @@ class Trials:
         try:
             if self.clean:
                 git.remove_untracked(self.scratch.path)
-            self.scratch.apply({**self.strays, **states})
+            self.scratch.apply({**self.strays, **states, **self.pinned})
         except (OSError, errors.GitFailed) as failure:
             said = failure.strerror if isinstance(failure, OSError) else failure.stderr
             detail = (said or str(failure)).strip().splitlines()[-1:]
