@@ -23,39 +23,35 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import re
 import shlex
 import time
-from collections.abc import Callable
 
 from ddchange import errors, git
 from ddchange.diff import content, hunks, limits, linechanges, provenance, read
 from ddchange.diff.limits import Limited
+from ddchange.events import Events, Listener
 from ddchange.hierarchy import grouping
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
     Confirmation,
     Outcome,
-    Progress,
     Request,
     Result,
     Revisions,
     Route,
-    Running,
-    Source,
     TestRecord,
 )
 from ddchange.runs import describe, journal_path, run_key
 from ddchange.search.cache import OutcomeCache
-from ddchange.search.dd import Probed, Step, bisect
+from ddchange.search.dd import Probed, bisect
 from ddchange.search.hierarchical import Found, Search
 from ddchange.trial import runner, worktree
 from ddchange.trial.journal import Journal
 from ddchange.trial.trials import Trials
 from ddchange.trial.worktree import Scratch, scratch_worktree
 
-Listener = Callable[[Progress | Running], None]
+__all__ = ["CONFIRM_PASSES", "PREFLIGHT_RUNS", "Listener", "replay", "run"]
 
 # Runs of each side in the pre-flight: one run of a test that fails at random would pass for
 # "GOOD passes" or "BAD fails" as easily as not; two that agree make a flaky test far less
@@ -161,7 +157,7 @@ class _Session:
             request.retries,
             request.clean,
             on_record=self._recorded,
-            on_start=self._started,
+            on_start=lambda config: self.events.started(config),
             pinned={
                 **read.tree_states(scratch.repo, revisions.good, limited.ignored),
                 **read.tree_states(scratch.repo, revisions.bad, limited.kept),
@@ -183,13 +179,20 @@ class _Session:
             commits=provenance.positions(self.attribution, history),
         )
         self.searcher = Search(
-            diff, self._test, hierarchy, self.cache, self.trials.missing, self._step
+            diff,
+            self._test,
+            hierarchy,
+            self.cache,
+            self.trials.missing,
+            lambda level, step: self.events.step(level, step),
         )
         self.searcher.best = self.everything
         self.found: Found | None = None
         self.route = Route(request.strategy)
         self.confirmation: Confirmation | None = None
         self._searching = False  # a run the search asked for: the search reports it
+        ends = 2 + CONFIRM_PASSES if request.confirm else 0
+        self.events = Events(self.listener, self.trials, self.searcher, PREFLIGHT_RUNS, ends)
 
     # -- phases -----------------------------------------------------------------------------
 
@@ -382,58 +385,10 @@ class _Session:
         """Leave `config` in the worktree, so that the patch is taken from it."""
         self.scratch.apply(content.materialize(self.diff, config))
 
-    def _step(self, level: str, step: Step[str]) -> None:
-        """Progress for an evaluation the search made (a real run, or answered without one)."""
-        last = self.trials.log[-1] if self.trials.log else None
-        reason = last.reason if step.source is Source.TEST and last is not None else ""
-        self._progress(level, step.config, step.outcome, step.source, reason)
-
     def _recorded(self, record: TestRecord) -> None:
         """Progress for a real run outside the search (pre-flight, bisection, confirmation)."""
         if not self._searching:
-            self._progress(record.phase, record.config, record.outcome, Source.TEST, record.reason)
-
-    def _started(self, config: frozenset[str]) -> None:
-        """A real test begins: the listener shows it in flight."""
-        phase = self.trials.phase
-        number = self.trials.tests_run + 1
-        left = self._tests_left(phase)
-        self.listener(
-            Running(phase, len(config), number, time.monotonic(), _commit(phase, config), left)
-        )
-
-    def _progress(
-        self, phase: str, config: frozenset[str], outcome: Outcome, source: Source, reason: str
-    ) -> None:
-        remaining = len(self.searcher.best - self.searcher.best_passing)
-        self.listener(
-            Progress(
-                phase,
-                outcome,
-                source,
-                reason,
-                len(config),
-                remaining,
-                self.trials.tests_run,
-                _commit(phase, config),
-                self._tests_left(phase),
-            )
-        )
-
-    def _tests_left(self, phase: str) -> int:
-        """About how many real tests are still to run: an estimate, shown as one. The search
-        halves the changes still in play, about 1.5 tests per halving when one change is the
-        cause (more causes, or builds that break, take more), plus a check of the answer; then
-        the checks at the end, less those already run."""
-        units = len(self.searcher.best - self.searcher.best_passing)
-        before = 2 * PREFLIGHT_RUNS - sum(r.phase in ("good", "bad") for r in self.trials.log)
-        search = 0 if phase == "confirm" else math.ceil(1.5 * math.log2(max(units, 1))) + 1
-        # At the end: the answer and the rest again, and the flaky-test check's runs, of which
-        # the pre-flight's GOOD and the search's checks usually give a few.
-        end = 2 + CONFIRM_PASSES - PREFLIGHT_RUNS - 2 if self.request.confirm else 0
-        if phase == "confirm":
-            end -= sum(r.phase == "confirm" for r in self.trials.log)
-        return max(before, 0) + search + max(end, 0)
+            self.events.recorded(record)
 
     def _preflight_failed(self, phase: str, last: TestRecord, runs: int) -> errors.PreflightFailed:
         sha = self.revisions.good if phase == "good" else self.revisions.bad
@@ -455,8 +410,3 @@ class _Session:
         """The files BAD adds or changes that the test or build command names."""
         words = [*self.request.test, *shlex.split(self.request.build or "")]
         return limits.named_by(self.diff, words, git.prefix(self.request.repo))
-
-
-def _commit(phase: str, config: frozenset[str]) -> str:
-    """The commit a "bisect" configuration stands for ("" in every other phase)."""
-    return next(iter(config)).removeprefix("commit:") if phase == "bisect" else ""

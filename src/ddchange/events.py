@@ -1,0 +1,87 @@
+"""What a run tells its listener (the progress display): each evaluation, each real test as it
+starts, and an estimate of the tests left. It observes the trial layer and the search, and
+decides nothing.
+
+The estimate is shown as one: the search halves the changes still in play, about 1.5 tests per
+halving when one change is the cause (more causes, or builds that break, take more), plus a
+check of the answer; before it the pre-flight's runs not made yet, after it the checks at the
+end (the answer and the rest run again, and the flaky-test check), less those already run and
+less a few that the pre-flight's GOOD and the search's checks usually give.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+from ddchange.model import Outcome, Progress, Running, Source, TestRecord
+from ddchange.search.dd import Step
+from ddchange.search.hierarchical import Search
+from ddchange.trial.trials import Trials
+
+Listener = Callable[[Progress | Running], None]
+
+
+class Events:
+    """The listener's view of one run: `preflight` runs of each side first, `ends` runs of the
+    checks at the end at most (0 without them)."""
+
+    def __init__(
+        self, listener: Listener, trials: Trials, search: Search, preflight: int, ends: int
+    ) -> None:
+        self.listener, self.trials, self.search = listener, trials, search
+        self.preflight, self.ends = preflight, ends
+
+    def step(self, level: str, step: Step[str]) -> None:
+        """An evaluation the search made (a real run, or answered without one)."""
+        last = self.trials.log[-1] if self.trials.log else None
+        reason = last.reason if step.source is Source.TEST and last is not None else ""
+        self._progress(level, step.config, step.outcome, step.source, reason)
+
+    def recorded(self, record: TestRecord) -> None:
+        """A real run outside the search (pre-flight, bisection, confirmation)."""
+        self._progress(record.phase, record.config, record.outcome, Source.TEST, record.reason)
+
+    def started(self, config: frozenset[str]) -> None:
+        """A real test begins: the listener shows it in flight."""
+        phase = self.trials.phase
+        number = self.trials.tests_run + 1
+        left = self.tests_left(phase)
+        self.listener(
+            Running(phase, len(config), number, time.monotonic(), _commit(phase, config), left)
+        )
+
+    def tests_left(self, phase: str) -> int:
+        """About how many real tests are still to run (see the module's docstring)."""
+        units = len(self.search.best - self.search.best_passing)
+        log = self.trials.log
+        before = 2 * self.preflight - sum(r.phase in ("good", "bad") for r in log)
+        search = 0 if phase == "confirm" else math.ceil(1.5 * math.log2(max(units, 1))) + 1
+        end = self.ends - self.preflight - 2 if self.ends else 0
+        if phase == "confirm":
+            end -= sum(r.phase == "confirm" for r in log)
+        return max(before, 0) + search + max(end, 0)
+
+    def _progress(
+        self, phase: str, config: frozenset[str], outcome: Outcome, source: Source, reason: str
+    ) -> None:
+        remaining = len(self.search.best - self.search.best_passing)
+        self.listener(
+            Progress(
+                phase,
+                outcome,
+                source,
+                reason,
+                len(config),
+                remaining,
+                self.trials.tests_run,
+                _commit(phase, config),
+                self.tests_left(phase),
+            )
+        )
+
+
+def _commit(phase: str, config: frozenset[str]) -> str:
+    """The commit a "bisect" configuration stands for ("" in every other phase)."""
+    return next(iter(config)).removeprefix("commit:") if phase == "bisect" else ""
