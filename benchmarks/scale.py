@@ -15,6 +15,8 @@
   to the end of its first test (reading and parsing the diff, grouping, the scratch tree, the
   test), and the process's peak memory, in a process of its own.
 - A 50 MB file edited (hostile.py's case): the whole run's peak memory, against the file size.
+- Ctrl-C: 3,000 changed files and a test of 0.2 s, SIGINT after 8 tests: the seconds until
+  ddchange ends (its short summary and the command that resumes printed) and its lines.
 - Startup: the median wall time of `ddchange --help` and of `ddchange log` (in a small
   repository) over 15 runs each.
 """
@@ -25,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
@@ -135,6 +138,31 @@ def whole_run_peak(repo: Path) -> float:
     return usage.ru_maxrss / 1024
 
 
+def interrupted(repo: Path, after: int = 8) -> tuple[float, int]:
+    """Seconds from SIGINT (sent after `after` tests) to the end of ddchange, and the lines it
+    printed (the short summary and the command that resumes)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ddchange", "HEAD~1..HEAD", "--", "sh", "test.sh"],
+        cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stderr is not None
+    seen = 0
+    while seen < after and (line := process.stderr.readline()):
+        seen += line.startswith("test")
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate()
+    return time.monotonic() - sent, len(out.splitlines())
+
+
+def slow_many_files(count: int) -> Case:
+    """`count` files, every one changed; the test takes 0.2 s and fails on one of them."""
+    case = many_files(count)
+    bad = {path: text.replace("line 10\n", "line ten\n") for path, text in case.good.items()}
+    test = f"sleep 0.2\n{case.test}"
+    return Case(f"{count} files, all changed", case.good, bad, test, case.answer)
+
+
 def startup(args: list[str], cwd: Path, runs: int = 15) -> float:
     times = []
     for _ in range(runs):
@@ -171,6 +199,9 @@ def main() -> None:
         big = Path(tmp) / "big"
         build(big_edit(50), big)
         peak = whole_run_peak(big)
+        stopped = Path(tmp) / "stopped"
+        build(slow_many_files(3000), stopped)
+        stop_seconds, stop_lines = interrupted(stopped)
         small = samples.build_repo(samples.load("two-files"), Path(tmp) / "small")
         help_ms, log_ms = startup(["--help"], small), startup(["log"], small)
     body = (
@@ -195,6 +226,8 @@ def main() -> None:
                 ["20,000 hunks: start to the end of the first test", f"{seconds:.2f} s"],
                 ["20,000 hunks: peak memory until then", f"{megabytes:.0f} MB"],
                 ["50 MB file edited: peak memory of the run", f"{peak:.0f} MB ({peak / 50:.1f}×)"],
+                ["3,000 files changed: Ctrl-C after 8 tests to the end", f"{stop_seconds:.2f} s"],
+                ["3,000 files changed: lines printed after Ctrl-C", str(stop_lines)],
                 ["`ddchange --help`, median of 15", f"{help_ms:.0f} ms"],
                 ["`ddchange log`, median of 15", f"{log_ms:.0f} ms"],
             ],
