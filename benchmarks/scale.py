@@ -212,6 +212,7 @@ def main() -> None:
         + table(
             [
                 "files",
+                "ddchange s before the first test",
                 "tests",
                 "ddchange own ms/test (median)",
                 "fresh worktree + git apply, own ms/test",

@@ -97,11 +97,15 @@ def test_scratch_is_removed_whatever_ends_the_block(repo: Sandbox, crash: BaseEx
     assert not Path(where).exists()
 
 
-def test_a_failed_checkout_leaves_nothing_behind(repo: Sandbox) -> None:
-    before = set(Path(tempfile.gettempdir()).glob("ddchange-*"))
+def test_a_failed_checkout_leaves_nothing_behind(
+    repo: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    private = tmp_path / "tmp"  # a temporary directory of this test's own: others run at once
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
     with pytest.raises(errors.GitFailed), scratch_worktree(_open(repo), "1" * 40):
         pass
-    assert set(Path(tempfile.gettempdir()).glob("ddchange-*")) == before
+    assert list(private.iterdir()) == []
 
 
 def test_a_bare_repository_gets_a_scratch_worktree(repo: Sandbox, tmp_path: Path) -> None:
