@@ -60,10 +60,10 @@ def _dead_pid() -> int:
     return process.pid
 
 
-def _leftover(repo: Sandbox, *, git_dir: bool, read_only: bool) -> Path:
-    """A scratch tree of a process that is gone: with or without its .git, and with a build
-    directory nobody may write to."""
-    path = Path(tempfile.mkdtemp(prefix=f"ddchange-scratch-{_dead_pid()}-"))
+def _leftover(repo: Sandbox, where: Path, *, git_dir: bool, read_only: bool) -> Path:
+    """A scratch tree of a process that is gone, in the temporary directory `where`: with or
+    without its .git, and with a build directory nobody may write to."""
+    path = Path(tempfile.mkdtemp(prefix=f"ddchange-scratch-{_dead_pid()}-", dir=where))
     if git_dir:
         git.clone_scratch(git.open_repo(repo.path), path, repo.rev("good"))
     build = path / "build" / "deep"
@@ -77,15 +77,18 @@ def _leftover(repo: Sandbox, *, git_dir: bool, read_only: bool) -> Path:
 
 def test_leftovers_of_dead_runs_are_removed_in_any_state(tmp_path: Path) -> None:
     repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    private = tmp_path / "tmp"  # ddchange's temporary directory here: no other run's trees
+    private.mkdir()
+    env = {"TMPDIR": str(private)}
     leftovers = [
-        _leftover(repo, git_dir=True, read_only=False),
-        _leftover(repo, git_dir=False, read_only=False),  # a test deleted .git, then SIGKILL
-        _leftover(repo, git_dir=True, read_only=True),
+        _leftover(repo, private, git_dir=True, read_only=False),
+        _leftover(repo, private, git_dir=False, read_only=False),  # .git deleted, then SIGKILL
+        _leftover(repo, private, git_dir=True, read_only=True),
     ]
-    assert found(search(repo)) == [("a.txt", "text")]
+    assert found(search(repo, env=env)) == [("a.txt", "text")]
     assert not any(path.exists() for path in leftovers)
-    leftovers = [_leftover(repo, git_dir=False, read_only=True)]
-    run = ddchange(repo.path, command=["reset"])
+    leftovers = [_leftover(repo, private, git_dir=False, read_only=True)]
+    run = ddchange(repo.path, command=["reset"], env=env)
     assert run.returncode == 0, run.stderr
     assert not any(path.exists() for path in leftovers)
 
