@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ddchange.model import Outcome, Source
+from ddchange.search import dd
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.dd import DD, Hit, Step, bisect, split_evenly
 
@@ -322,3 +323,42 @@ def test_the_search_imports_no_io() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+class Hints:
+    """Records what `ahead` is told before each probe, taking every candidate it offers."""
+
+    def __init__(self) -> None:
+        self.told: list[list[frozenset[int]]] = []
+
+    def __call__(self, upcoming: Iterator[list[int]]) -> None:
+        self.told.append([frozenset(c) for c in upcoming])
+
+
+@given(problems(with_needs=True), st.booleans())
+@example((16, [frozenset({3, 12})], {}), False)
+@example((12, [frozenset({2}), frozenset({7, 9})], {9: 8}), True)
+def test_the_hint_ahead_names_each_probe_first_and_changes_nothing(
+    problem: tuple, isolating: bool
+) -> None:
+    """-j N rests on this: before each probe, `ahead` is told that very candidate first, and
+    a caller that takes every hint gets the same probes and the same answer as one that takes
+    none."""
+    n, culprits, needs = problem
+    items = list(range(n))
+    oracle = dependent_oracle(culprits, needs)
+    runs = []
+    for ahead in (None, Hints()):
+        asked: list[frozenset[int]] = []
+
+        def probe(config: list[int], asked: list[frozenset[int]] = asked) -> dd.Probed[int]:
+            asked.append(frozenset(config))
+            return dd.Probed(oracle(frozenset(config)), frozenset(config))
+
+        search = dd.isolate if isolating else dd.minimize
+        hinted = {} if ahead is None else {"ahead": ahead}
+        answer = search(items, probe, split=split_evenly, **hinted)
+        runs.append((asked, answer))
+        if ahead is not None:
+            assert [told[0] for told in ahead.told] == asked
+    assert runs[0] == runs[1]

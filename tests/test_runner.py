@@ -17,6 +17,7 @@ from ddchange import errors, git
 from ddchange.model import Outcome
 from ddchange.trial.runner import (
     OUTPUT_LIMIT,
+    SCRATCH_VARIABLE,
     TAIL_CHARS,
     Execution,
     Expectation,
@@ -24,6 +25,7 @@ from ddchange.trial.runner import (
     classify,
     run,
     run_candidate,
+    sharing,
 )
 
 ANY_FAILURE = Expectation()
@@ -335,6 +337,45 @@ def test_a_daemon_that_left_the_process_group_is_killed_after_the_test(tmp_path:
     assert verdict.outcome is Outcome.FAIL
     pid = int(_wait_for_file(tmp_path / "pid"))
     assert _gone_soon(pid)
+
+
+def test_side_by_side_a_test_takes_only_its_own_orphans(tmp_path: Path) -> None:
+    """-j N: two tests at once, in two scratch trees. The second leaves a daemon while the
+    first runs; the first leaves one too and ends: its own daemon goes (it carries the first
+    tree's mark), the second test and its daemon stay until the second test ends."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    daemon = "(setsid sh -c 'echo $$ > daemon; exec sleep 100' &) ;"
+    verdicts: list[Verdict] = []
+
+    def slow() -> None:
+        script = "while [ ! -e go ]; do sleep 0.02; done; " + daemon + " sleep 1.5; exit 0"
+        env = {**os.environ, SCRATCH_VARIABLE: str(second)}
+        ran = run_candidate(
+            second, ["sh", "-c", script], build=None, timeout=20, expect=ANY_FAILURE, env=env
+        )
+        verdicts.append(ran)
+
+    # The first test starts before the second's daemon exists, and ends after it does.
+    script = (
+        f"{daemon} touch '{second}/go'; "
+        f"while [ ! -e '{second}/daemon' ]; do sleep 0.02; done; sleep 0.2; exit 1"
+    )
+    env = {**os.environ, SCRATCH_VARIABLE: str(first)}
+    with sharing():
+        other = threading.Thread(target=slow)
+        other.start()
+        mine = run_candidate(
+            first, ["sh", "-c", script], build=None, timeout=20, expect=ANY_FAILURE, env=env
+        )
+        assert mine.outcome is Outcome.FAIL
+        assert _gone_soon(int(_wait_for_file(first / "daemon")))
+        theirs = int(_wait_for_file(second / "daemon"))
+        assert _running(theirs), "the other test's daemon is the other test's"
+        other.join()
+    assert [v.outcome for v in verdicts] == [Outcome.PASS], "the other test ran to its end"
+    assert _gone_soon(theirs)
 
 
 def test_processes_that_were_ours_before_the_test_are_left_alone(tmp_path: Path) -> None:

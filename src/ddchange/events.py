@@ -48,8 +48,9 @@ class Events:
         phase = self.trials.phase
         number = self.trials.tests_run + 1
         left = self.tests_left(phase)
+        commit, alongside = _commit(phase, config), self.trials.running()
         self.listener(
-            Running(phase, len(config), number, time.monotonic(), _commit(phase, config), left)
+            Running(phase, len(config), number, time.monotonic(), commit, left, alongside)
         )
 
     def tests_left(self, phase: str) -> int:

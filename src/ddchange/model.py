@@ -99,6 +99,10 @@ class Request:
     # as in GOOD (ignore); neither is searched.
     keep: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    # Builds and tests at once, each in a scratch tree of its own (-j N). The answer and the
+    # journal's records are the same for every N; only the time and the runs made ahead and
+    # never asked for (`Result.unused`) differ.
+    jobs: int = 1
 
 
 @dataclass(frozen=True)
@@ -132,6 +136,7 @@ class Running:
     started: float  # time.monotonic() when it started
     commit: str = ""
     left: int = 0  # an estimate of the real tests still to run, this one included
+    alongside: int = 0  # other tests going at the same time (-j N)
 
 
 @dataclass(frozen=True)
@@ -218,3 +223,6 @@ class Result:
     # patch), and of those left as in GOOD; never searched
     kept: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()
+    # -j N: builds and tests made ahead in parallel that the search never asked for; not in
+    # `tests_run` and not records (no outcome of theirs backs anything)
+    unused: int = 0

@@ -21,6 +21,7 @@ evidence, never as a confident answer.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
@@ -46,7 +47,7 @@ from ddchange.runs import describe, journal_path, run_key
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.dd import Probed, bisect
 from ddchange.search.hierarchical import Found, Search
-from ddchange.trial import runner, worktree
+from ddchange.trial import ahead, runner, worktree
 from ddchange.trial.journal import Journal
 from ddchange.trial.trials import Trials
 from ddchange.trial.worktree import Scratch, scratch_worktree
@@ -79,10 +80,18 @@ def run(request: Request, listener: Listener | None = None) -> Result:
     revisions = resolve(repo, request.good, request.bad)
     limited = read_diff(repo, request, revisions)
     diff = limited.diff
-    with Journal(journal_path(repo)) as journal, scratch_worktree(repo, revisions.good) as scratch:
+    with (
+        Journal(journal_path(repo)) as journal,
+        scratch_worktree(repo, revisions.good) as scratch,
+        contextlib.ExitStack() as parallel,
+    ):
         session = _Session(
             request, revisions, limited, scratch, journal, listener or (lambda _: None)
         )
+        if request.jobs > 1:
+            trees = parallel.enter_context(ahead.trees(repo, scratch, request.jobs))
+            runs = ahead.running(trees, session.trials.run_ahead)
+            session.trials.ahead = parallel.enter_context(runs)
         outcome = session.search() if session.preflight() else session.flaky()
         paths = [*content.touched_paths(diff), *limited.kept]  # the answer needs what is kept
         patch = scratch.patch(revisions.good, sorted(set(paths)))
@@ -185,6 +194,8 @@ class _Session:
             self.cache,
             self.trials.missing,
             lambda level, step: self.events.step(level, step),
+            width=request.jobs,
+            offer=self.trials.offer,
         )
         self.searcher.best = self.everything
         self.found: Found | None = None
@@ -203,10 +214,16 @@ class _Session:
         ends the run and a flaky test must not pass for it. BAD's exit code becomes *the*
         failure."""
         self._self_check()
-        for phase, config, wanted in (
+        sides = (
             ("good", frozenset[str](), Outcome.PASS),
             ("bad", self.everything, Outcome.FAIL),
-        ):
+        )
+        self.trials.offer(
+            run
+            for phase, config, _ in sides
+            for run in self.trials.owed(config, phase, PREFLIGHT_RUNS)
+        )
+        for phase, config, wanted in sides:
             self.trials.phase = phase
             agreed, runs = self.trials.preflight(config, PREFLIGHT_RUNS)
             if agreed is not wanted and {r.outcome for r in runs} == {agreed}:
@@ -227,6 +244,7 @@ class _Session:
             if self.request.confirm:
                 self.confirmation = self._confirm(self.found)
         except KeyboardInterrupt:
+            self.trials.stop_ahead()
             outcome = "interrupted"
         else:
             backed = self.trials.backs(self.found, isolate=self.request.isolate)
@@ -271,6 +289,7 @@ class _Session:
             [] if found is None else trials.claims(found.checks),
             self.limited.kept,
             self.limited.ignored,
+            trials.unused(),
         )
 
     # -- the search ---------------------------------------------------------------------------
@@ -347,6 +366,7 @@ class _Session:
         in all: a flaky test shows here as runs of one configuration that disagree."""
         self.trials.phase = "confirm"
         rest = found.passing if self.request.isolate else self.everything - found.answer
+        self.trials.offer([found.answer, rest])
         answer, rest_outcome = self.trials.confirm(found.answer), self.trials.confirm(rest)
         passes = self.trials.steady([frozenset(), rest, *found.checks], CONFIRM_PASSES)
         return Confirmation(answer, rest_outcome, passes)
@@ -382,7 +402,9 @@ class _Session:
             raise errors.MaterializationMismatch(tuple(mismatched))
 
     def _show(self, config: frozenset[str]) -> None:
-        """Leave `config` in the worktree, so that the patch is taken from it."""
+        """Leave `config` in the worktree, so that the patch is taken from it (no run ahead
+        may be going there any more)."""
+        self.trials.stop_ahead()
         self.scratch.apply(content.materialize(self.diff, config))
 
     def _recorded(self, record: TestRecord) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import shutil
 import signal
@@ -41,6 +42,15 @@ _repository_option = click.option(
     default=Path("."),
     help="Run as if started in PATH (as git -C does).",
 )
+
+
+def _jobs(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    """-j N: a count from 1, or "auto" for the cores this process may use."""
+    if value == "auto":
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    if not value.isdigit() or int(value) < 1:
+        raise click.BadParameter(f"{value!r} is not a count from 1, nor auto", ctx, param)
+    return int(value)
 
 
 def _common_options(command: Any) -> Any:
@@ -192,6 +202,15 @@ def help_(ctx: click.Context, command: str | None) -> None:
     help="Never apply the changes there, they stay as in GOOD (repeatable): not searched.",
 )
 @click.option(
+    "-j",
+    "--jobs",
+    callback=_jobs,
+    default="1",
+    metavar="N|auto",
+    help="Build and test up to N configurations at once, each in a scratch tree of its own "
+    "(auto: one per usable core). The answer and the journal are the same for every N.",
+)
+@click.option(
     "--clean",
     is_flag=True,
     help="Remove untracked and ignored files (git clean -fdx) before each test, for builds that "
@@ -214,6 +233,7 @@ def run(
     keep: tuple[str, ...],
     ignore: tuple[str, ...],
     clean: bool,
+    jobs: int,
     repo: Path,
     patch_file: Path | None,
     json_file: Path | None,
@@ -244,6 +264,7 @@ def run(
         clean=clean,
         keep=keep,
         ignore=ignore,
+        jobs=jobs,
     )
     files = outputs.Outputs(patch_file, json_file, html_file)
     outputs.validate(request, files)

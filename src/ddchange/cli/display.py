@@ -1,6 +1,7 @@
 """The progress display: it observes the run and decides nothing.
 
-On a terminal, a status line shows the test in flight and how long it has run, the tests run,
+On a terminal, a status line shows the test in flight and how long it has run (and how many
+more run beside it, with -j N), the tests run,
 answered from the cache, implied by monotony and unresolved, and about how many tests are left
 (an estimate, and said to be one); a line for each finished test scrolls above it. Elsewhere (a
 pipe, a CI log) there is one plain line per finished test, with the same counts.
@@ -58,8 +59,9 @@ class Tally:
             return self.counts()
         test = self.running
         what = f"commit {test.commit[:7]}" if test.commit else f"{test.size} changes"
+        more = f", {test.alongside} more running" if test.alongside else ""
         return (
-            f"test {test.number} running {now - test.started:.0f}s ({test.phase}: {what}) · "
+            f"test {test.number} running {now - test.started:.0f}s ({test.phase}: {what}){more} · "
             + self.counts()
         )
 

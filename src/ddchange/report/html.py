@@ -172,6 +172,12 @@ def _tests(result: Result) -> str:
 
 
 def _times(result: Result) -> str:
+    jobs = result.request.jobs
+    if jobs > 1:  # the builds and tests overlap
+        return (
+            f"{result.wall_time:.1f} s, up to {jobs} tests at once, "
+            f"{plural(result.unused, 'more test')} run ahead and not needed"
+        )
     return (
         f"{result.wall_time:.1f} s, {result.command_time:.1f} s of it in the build and test "
         "commands"

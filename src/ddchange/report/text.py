@@ -92,8 +92,16 @@ def _cost(result: Result) -> str:
         if learned or disproved
         else ""
     )
+    jobs = result.request.jobs
+    # With -j N the builds and tests overlap: their time does not add up to a part of the wall.
+    times = (
+        f"{overhead:.1f}s of it ddchange's own"
+        if jobs == 1
+        else f"up to {jobs} tests at once, and {plural(result.unused, 'more test')} run ahead "
+        "that the search did not need"
+    )
     return (
         f"{plural(result.tests_run, 'test')} run, {resumed}{stats.cache_hits} answered from "
         f"the cache, {stats.implied} implied by monotony; {result.wall_time:.1f}s in all, "
-        f"{overhead:.1f}s of it ddchange's own.{resolution}"
+        f"{times}.{resolution}"
     )

@@ -22,7 +22,9 @@ Invariants the callers rely on:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+import collections
+import itertools
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -127,6 +129,16 @@ class Probed(Generic[T]):
 
 
 Probe = Callable[[list[T]], Probed[T]]
+# Told the candidates that would be probed from now on, in order, before each probe: a caller may
+# start them early (ddchange's -j N). It takes as many as it wants from the iterator (none
+# costs nothing), and only hints: it never answers for a probe.
+Ahead = Callable[[Iterator[list[T]]], None]
+
+
+def _nothing_ahead(_upcoming: Iterator[list[T]]) -> None:
+    """The default: nothing is started early."""
+
+
 # The atoms of a configuration: the pieces, in order, that may not be split further at the
 # current level (single items for textbook ddmin; files, functions, hunks for ddchange).
 Atoms = Callable[[list[T]], list[list[T]]]
@@ -142,7 +154,12 @@ def _pieces(atoms: list[list[T]], n: int, split: Split[list[T]]) -> list[list[T]
 
 
 def minimize(
-    items: Sequence[T], probe: Probe[T], *, atoms: Atoms[T] = singletons, split: Split[list[T]]
+    items: Sequence[T],
+    probe: Probe[T],
+    *,
+    atoms: Atoms[T] = singletons,
+    split: Split[list[T]],
+    ahead: Ahead[T] = _nothing_ahead,
 ) -> list[T]:
     """ddmin (TSE 2002) over the atoms of `items`, which must fail.
 
@@ -153,6 +170,10 @@ def minimize(
     atoms was probed and did not fail. Two refinements never change that: complements are
     skipped when n == 2 (they equal the two subsets), and after a reduction to a complement
     the next round starts at the part where it happened (The Debugging Book).
+
+    Before each probe, `ahead` is told the candidates of the round from that one on, in the
+    order they would be probed, then what the rounds after a reduction to each of them would
+    probe first (`_speculated`); a caller may start them early. It decides nothing.
     """
     current, n, start = list(items), 2, 0
     while True:
@@ -160,44 +181,69 @@ def minimize(
         if len(pieces) < 2:
             return current
         parts = _pieces(pieces, n, split)
-        reduced = _first_failing([part for _, part in _rotated(parts, start)], current, probe)
-        if reduced is not None:
-            current, n, start = reduced, 2, 0
-            continue
+        rotated = _rotated(parts, start)
+        # Subsets first, then (for n > 2) complements; each with the n and start it leads to.
+        round_ = [(part, 2, 0) for _, part in rotated]
         if len(parts) > 2:
-            complements = [(i, _without(current, part)) for i, part in _rotated(parts, start)]
-            for index, complement in complements:
-                reduced = _first_failing([complement], current, probe)
-                if reduced is not None:
-                    current, n, start = reduced, max(len(parts) - 1, 2), index
-                    break
-            if reduced is not None:
-                continue
+            round_ += [(_without(current, part), max(len(parts) - 1, 2), i) for i, part in rotated]
+        candidates = [candidate for candidate, _, _ in round_]
+
+        def hint(upcoming: Iterator[list[T]]) -> None:
+            ahead(_speculated(list(upcoming), atoms, split))
+
+        reduced = _first_failing(candidates, current, probe, hint)
+        if reduced is not None:
+            index, current = reduced
+            n, start = round_[index][1:]
+            continue
         if len(parts) >= len(pieces):
             return current  # every single atom was removed once, and nothing failed
         n, start = min(2 * len(parts), len(pieces)), 0
 
 
-def _first_failing(candidates: list[list[T]], current: list[T], probe: Probe[T]) -> list[T] | None:
-    """The configuration really seen to fail for the first candidate that fails; it must be a
-    proper subset of `current`, else it teaches nothing."""
+def _speculated(
+    candidates: list[list[T]], atoms: Atoms[T], split: Split[list[T]]
+) -> Iterator[list[T]]:
+    """`candidates`, then, breadth first, the halves of each (what the next round probes
+    first if that candidate fails), the halves of those, and so on: the likely course of the
+    search, to start early. Generated as far as the taker reads."""
+    queue = collections.deque(candidates)
+    while queue:
+        candidate = queue.popleft()
+        yield candidate
+        pieces = atoms(candidate)
+        if len(pieces) >= 2:
+            queue.extend(_pieces(pieces, 2, split))
+
+
+def _first_failing(
+    candidates: list[list[T]], current: list[T], probe: Probe[T], ahead: Ahead[T]
+) -> tuple[int, list[T]] | None:
+    """The first candidate that fails, and the configuration really seen to fail for it; that
+    must be a proper subset of `current`, else it teaches nothing."""
     within = frozenset(current)
-    for candidate in candidates:
+    for index, candidate in enumerate(candidates):
+        ahead(itertools.islice(candidates, index, None))
         found = probe(candidate)
         if found.outcome is Outcome.FAIL and found.config < within:
-            return _in_order(current, list(found.config))
+            return index, _in_order(current, list(found.config))
     return None
 
 
 def isolate(
-    items: Sequence[T], probe: Probe[T], *, atoms: Atoms[T] = singletons, split: Split[list[T]]
+    items: Sequence[T],
+    probe: Probe[T],
+    *,
+    atoms: Atoms[T] = singletons,
+    split: Split[list[T]],
+    ahead: Ahead[T] = _nothing_ahead,
 ) -> Isolation[T]:
     """dd (TSE 2002): a passing and a failing subset of `items` with a 1-minimal difference.
 
     The empty configuration must pass and `items` fail. Like `minimize`, every move goes to a
     configuration a probe really tested: FAIL moves the failing side down to it, PASS the
     passing side up, and only when it stays between the two (passing ⊆ it ⊂ failing, or
-    passing ⊂ it ⊆ failing).
+    passing ⊂ it ⊆ failing). `ahead` is told what would be probed next, as in `minimize`.
     """
     passing: list[T] = []
     failing = list(items)
@@ -207,7 +253,7 @@ def isolate(
         if len(delta) <= 1:
             return Isolation(passing, failing)  # one atom between them: 1-minimal
         parts = _pieces(delta, n, split)
-        moved = _isolation_step(passing, failing, parts, n, probe)
+        moved = _isolation_step(passing, failing, parts, n, probe, ahead)
         if moved is not None:
             passing, failing, n = moved
         elif len(parts) < len(delta):
@@ -217,7 +263,12 @@ def isolate(
 
 
 def _isolation_step(
-    passing: list[T], failing: list[T], parts: list[list[T]], n: int, probe: Probe[T]
+    passing: list[T],
+    failing: list[T],
+    parts: list[list[T]],
+    n: int,
+    probe: Probe[T],
+    ahead: Ahead[T],
 ) -> tuple[list[T], list[T], int] | None:
     """Apply the first of dd's four rules that holds for some part (in the TSE order).
 
@@ -233,16 +284,17 @@ def _isolation_step(
         (grown, Outcome.PASS, shrink),  # increase to subset
         (shrunk, Outcome.FAIL, shrink),  # reduce to complement
     )
-    for candidates, wanted, n_next in rules:
-        for config in candidates:
-            found = probe(config)
-            if found.outcome is not wanted:
-                continue
-            seen = _in_order(failing, list(found.config))
-            if wanted is Outcome.FAIL and low <= found.config < high:
-                return passing, seen, n_next
-            if wanted is Outcome.PASS and low < found.config < high:
-                return seen, failing, n_next
+    asked = [(config, wanted, n_next) for configs, wanted, n_next in rules for config in configs]
+    for index, (config, wanted, n_next) in enumerate(asked):
+        ahead(later for later, _, _ in itertools.islice(asked, index, None))
+        found = probe(config)
+        if found.outcome is not wanted:
+            continue
+        seen = _in_order(failing, list(found.config))
+        if wanted is Outcome.FAIL and low <= found.config < high:
+            return passing, seen, n_next
+        if wanted is Outcome.PASS and low < found.config < high:
+            return seen, failing, n_next
     return None
 
 

@@ -28,7 +28,8 @@ Invariants, and where they are kept:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ddchange.diff.hunks import Diff, Hunk
@@ -44,6 +45,9 @@ Test = Callable[[Config], Outcome]
 # The names a real run of this configuration said were missing (see grouping.missing_names).
 Missing = Callable[[Config], frozenset[str]]
 Listener = Callable[[str, Step[str]], None]
+# Told, before a test, which configurations the search expects to test from there on, in order (see
+# `Search.width`): a caller may start them early. A hint only: outcomes come from `test`.
+Offer = Callable[[list[Config]], None]
 
 # Plain candidates the hint must have kept from breaking, more than it misled, before it is
 # trusted without a plain try: two builds that failed without the hint, per one that did not.
@@ -91,6 +95,10 @@ class Search:
     missing: Missing = lambda _config: frozenset()
     listener: Listener | None = None
     stats: Stats = field(default_factory=Stats)
+    # How many tests may run at once (-j N): before each probe, up to this many configurations
+    # the search expects to test next are offered (`offer`); 1 offers none.
+    width: int = 1
+    offer: Offer = lambda _configs: None
     finest: str = "line"  # the level the answer is 1-minimal at
     level: str = "file"
     current: Config = frozenset()  # the failing configuration the running level reduces
@@ -126,7 +134,11 @@ class Search:
         self.enter(level)
         self.current = failing
         found = dd.minimize(
-            self._ordered(failing), self._probe, atoms=self._atoms, split=split_evenly
+            self._ordered(failing),
+            self._probe,
+            atoms=self._atoms,
+            split=split_evenly,
+            ahead=lambda upcoming: self._ahead(frozenset(c) for c in upcoming),
         )
         return frozenset(found)
 
@@ -144,7 +156,11 @@ class Search:
             return Probed(found.outcome, found.config - passing)
 
         pair = dd.isolate(
-            self._ordered(failing - passing), probe, atoms=self._atoms, split=split_evenly
+            self._ordered(failing - passing),
+            probe,
+            atoms=self._atoms,
+            split=split_evenly,
+            ahead=lambda upcoming: self._ahead(passing | frozenset(c) for c in upcoming),
         )
         return passing | frozenset(pair.passing), passing | frozenset(pair.failing)
 
@@ -161,8 +177,9 @@ class Search:
             if level == "commit":
                 atoms = atoms[-1:]  # prefixes of history: one commit shorter must not fail
             removed = False
-            for atom in atoms:
+            for index, atom in enumerate(atoms):
                 rest = failing - frozenset(atom)
+                self._exactly_ahead(failing - frozenset(a) for a in atoms[index:])
                 if self._exact(rest) is Outcome.FAIL:
                     self._misled(rest)
                     failing, removed = rest, True
@@ -178,9 +195,14 @@ class Search:
         while True:
             atoms = self._atoms(self._ordered(failing - passing))
             moved = False
-            for atom in map(frozenset, atoms):
+            for index, atom in enumerate(map(frozenset, atoms)):
                 if not atom <= failing - passing:
                     continue
+                self._exactly_ahead(
+                    config
+                    for later in map(frozenset, atoms[index:])
+                    for config in (passing | later, failing - later)
+                )
                 if self._exact(passing | atom) is Outcome.PASS:
                     self._misled(passing | atom)
                     passing, moved = passing | atom, True
@@ -201,6 +223,26 @@ class Search:
         if self.hierarchy.unlearn(config):
             self._unlearned += 1
             self._hint.misled = True
+
+    def _ahead(self, candidates: Iterator[Config]) -> None:
+        """Offer what the next probes of `candidates` would test first: the interior where it
+        differs (the plain candidate too when the hint is in doubt), unless the cache knows."""
+        if self.width < 2 or self.level == "commit":
+            return
+        upcoming: list[Config] = []
+        for plain in candidates:
+            closed = self.hierarchy.interior(plain)
+            tried = [closed] if closed == plain or not self._hint.doubted() else [closed, plain]
+            upcoming += [config for config in tried if self.cache.lookup(config) is None]
+            if len(upcoming) >= self.width:
+                break
+        self.offer(upcoming)
+
+    def _exactly_ahead(self, configs: Iterable[Config]) -> None:
+        """Offer the first of `configs` that have no record yet (the check's tests)."""
+        if self.width >= 2:
+            unknown = (config for config in configs if self.cache.exact(config) is None)
+            self.offer(list(itertools.islice(unknown, self.width)))
 
     def _exact(self, config: Config) -> Outcome:
         """The real outcome of exactly `config`: a record, or a run; never an implication."""

@@ -12,7 +12,9 @@ Key ideas:
   is left of its group is killed.
 - A daemon that leaves the group (`setsid`, a double fork) is caught too: on Linux we are a child
   subreaper (`prctl(PR_SET_CHILD_SUBREAPER)`), so every orphan of the test becomes our child, and
-  every child that was not ours before the command started is killed after it ends.
+  every child that was not ours before the command started is killed after it ends. While
+  commands run side by side (`-j N`, `sharing`), only the orphans that carry this command's
+  scratch tree in their environment (`SCRATCH_VARIABLE`, set by the trial layer) are its own.
 - The child never inherits variables that point git at the user's repository (`git.environment`
   says which): a test that runs git must see the scratch tree it runs in, never the user's
   checkout. Its other GIT_* settings are the user's and stay.
@@ -35,8 +37,9 @@ import shlex
 import signal
 import subprocess
 import tempfile
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -77,6 +80,17 @@ _FAULTS = {
 # A file system with less than this free after a failed run is full (build outputs stay).
 _FULL_BELOW_BYTES = 1 << 20
 _PR_SET_CHILD_SUBREAPER = 36
+# Set in the environment of every build and test to the scratch tree's path (the trial layer
+# sets it): whatever they start, even a daemon that left the directory and its process group,
+# can be found by it.
+SCRATCH_VARIABLE = "DDCHANGE_SCRATCH"
+
+# The commands running now, by pid, with the scratch tree each was given; a pid is added as it
+# starts and removed once its group is gone. `_LOCK` also covers `_kill_adopted`, so that it
+# never takes a command that another thread has just started for an orphan.
+_LIVE: dict[int, str] = {}
+_LOCK = threading.Lock()
+_SHARING = [0]  # how many pools run commands side by side now (see `sharing`)
 
 
 @dataclass(frozen=True)
@@ -148,17 +162,20 @@ def run(
     _become_subreaper()
     ours = _children()
     started = time.monotonic()
+    environment = git.environment(env, keep_settings=True)
     with tempfile.TemporaryFile() as out:
         try:
-            process = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                env=git.environment(env, keep_settings=True),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+            with _LOCK:
+                process = subprocess.Popen(
+                    argv,
+                    cwd=cwd,
+                    env=environment,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+                _LIVE[process.pid] = environment.get(SCRATCH_VARIABLE, "")
         except OSError as exc:
             if exc.filename != argv[0]:
                 raise  # not the user's program: a missing cwd is our bug
@@ -168,7 +185,9 @@ def run(
         try:
             exit_code, timed_out = _supervise(process, timeout)
         finally:
-            _kill_adopted(ours)
+            with _LOCK:
+                scratch = _LIVE.pop(process.pid)
+                _kill_adopted(ours, scratch)
         duration = time.monotonic() - started
         output = _read_end(out, OUTPUT_LIMIT)
     return Execution(display, exit_code, timed_out, duration, timeout, output)
@@ -342,12 +361,41 @@ def _children() -> set[int]:
     return found
 
 
-def _kill_adopted(ours: set[int]) -> None:
+@contextlib.contextmanager
+def sharing() -> Iterator[None]:
+    """Commands run side by side in this block (`-j N`), and git beside them: an orphan is
+    taken as a command's only when its environment names that command's scratch tree."""
+    _SHARING[0] += 1
+    try:
+        yield
+    finally:
+        _SHARING[0] -= 1
+
+
+def stop_all() -> None:
+    """Stop every command running now, as Ctrl-C stops one: SIGTERM to each group, one grace
+    for all of them, then SIGKILL. Their threads see them end and return."""
+    with _LOCK:
+        live = list(_LIVE)
+    for pid in live:
+        _kill_group(pid, signal.SIGTERM)
+    deadline = time.monotonic() + KILL_GRACE_SECONDS
+    while time.monotonic() < deadline and any(pid in _LIVE for pid in live):
+        time.sleep(0.02)
+    for pid in live:
+        if pid in _LIVE:
+            _kill_group(pid, signal.SIGKILL)
+
+
+def _kill_adopted(ours: set[int], scratch: str) -> None:
     """Kill, with their process groups, the children that were not `ours` before a command ran:
     orphans of the command that we adopted as subreaper. Their own children become ours as they
-    die, so this goes on until none is left."""
+    die, so this goes on until none is left. While commands share us (`sharing`), the other
+    commands and git are our children too: only orphans marked with `scratch` are taken."""
     for _round in range(1000):
-        adopted = _children() - ours
+        adopted = _children() - ours - set(_LIVE)
+        if _SHARING[0]:
+            adopted = {pid for pid in adopted if _marked(pid, scratch)}
         if not adopted:
             return
         for pid in adopted:
@@ -357,6 +405,17 @@ def _kill_adopted(ours: set[int]) -> None:
                 os.kill(pid, signal.SIGKILL)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+
+
+def _marked(pid: int, scratch: str) -> bool:
+    """Whether process `pid` runs for the scratch tree `scratch` (its environment says so)."""
+    if not scratch:
+        return False
+    try:
+        environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return f"{SCRATCH_VARIABLE}={scratch}".encode() in environment
 
 
 def _read_end(out: IO[bytes], limit: int) -> str:

@@ -6,6 +6,11 @@ Everything that ddchange states about a configuration ("fails", "passes without 
 is read back from these records (`claim`), and whether they back a search's answer (`backs`) is
 decided here too, never inferred beside them.
 
+Runs in parallel (`-j N`, `ahead`): configurations the search will ask about next may run
+ahead in other scratch trees, but a run becomes a record only when it is asked for, in the
+order it is asked for; so the records, and every decision taken from them, are the same for
+every N.
+
 Flakiness: the outcome of a configuration is the one all its recorded runs agree on (its
 earlier runs in resumed attempts included); when they disagree it is UNRESOLVED, and the
 disagreement is kept as evidence for the report.
@@ -26,9 +31,11 @@ from ddchange.diff.hunks import Diff, FileState
 from ddchange.hierarchy import grouping
 from ddchange.model import Claim, Disagreement, Outcome, TestRecord
 from ddchange.search.hierarchical import Found
-from ddchange.trial import runner
+from ddchange.trial import ahead, runner
+from ddchange.trial.ahead import Ahead
 from ddchange.trial.journal import Journal
-from ddchange.trial.worktree import SCRATCH_VARIABLE, Scratch
+from ddchange.trial.runner import SCRATCH_VARIABLE
+from ddchange.trial.worktree import Scratch
 
 States = Mapping[str, FileState | None]
 
@@ -62,6 +69,28 @@ class Trials:
     # --keep's files as in BAD and --ignore's as in GOOD, put over every configuration, so the
     # search never changes them (not even a commit's tree).
     pinned: dict[str, FileState | None] = field(default_factory=dict)
+    # With -j N: the runs ahead, over N scratch trees (the first is `scratch`); None: one
+    # tree, every run made when asked.
+    ahead: Ahead | None = None
+
+    def offer(self, upcoming: Iterable[frozenset[str]]) -> None:
+        """Configurations the caller will ask about next, in that order: with -j N, free
+        trees start running them now."""
+        if self.ahead is not None:
+            self.ahead.offer(list(upcoming))
+
+    def running(self) -> int:
+        """How many builds and tests are going now, besides the one the caller waits for."""
+        return 0 if self.ahead is None else max(self.ahead.running() - 1, 0)
+
+    def unused(self) -> int:
+        """Runs made ahead that no one asked for (not records: see the module docstring)."""
+        return 0 if self.ahead is None else self.ahead.unused
+
+    def stop_ahead(self) -> None:
+        """End the runs ahead, so that `scratch` is the caller's alone again."""
+        if self.ahead is not None:
+            self.ahead.stop()
 
     def resume(self, request: str) -> dict[frozenset[str], Outcome]:
         """Take over the records of earlier attempts of this run; their agreed outcomes."""
@@ -74,7 +103,9 @@ class Trials:
         return {config: self._agreed(records) for config, records in self._by_config().items()}
 
     def adopt_failure(self, exit_code: int | None) -> None:
-        """BAD's exit code becomes *the* failure: another exit code is a different failure."""
+        """BAD's exit code becomes *the* failure: another exit code is a different failure.
+        Runs ahead were judged by the old rule: they go."""
+        self.stop_ahead()
         self.expect = runner.Expectation(exit_code, self.expect.pattern)
 
     def run(self, config: frozenset[str], states: States | None = None) -> Outcome:
@@ -88,44 +119,54 @@ class Trials:
 
     def once(self, config: frozenset[str], states: States | None = None) -> runner.Verdict:
         """Materialize `config` (or write `states`) in the scratch tree, build and test it, and
-        record the run: the one way an outcome comes into being."""
-        try:
-            written = content.materialize(self.diff, config) if states is None else states
-            self._write(written)
-        except hunks.Conflict as conflict:
-            verdict = runner.Verdict(Outcome.UNRESOLVED, f"does not apply: {conflict}", None, None)
+        record the run: the one way an outcome comes into being. With -j N (and no
+        `states`), the run is the one made ahead, or one made now in a free tree."""
+        self.on_start(config)
+        if self.ahead is not None and states is None:
+            verdict = self.ahead.take(config)
         else:
-            self.on_start(config)
-            verdict = self._build_and_test()
+            self.stop_ahead()  # a commit's tree: written where no run ahead may be going
+            verdict = self._try(self.scratch, config, states)
         self._record(config, verdict)
         return verdict
 
-    def _build_and_test(self) -> runner.Verdict:
-        if not self.where.is_dir():
-            where = self.where.relative_to(self.scratch.path).as_posix()
-            reason = f"no directory {where}/ here, where the test runs (where you ran ddchange)"
+    def _try(self, tree: Scratch, config: frozenset[str], states: States | None) -> runner.Verdict:
+        """`config` (or `states`) written in `tree`, built and tested there; not recorded."""
+        try:
+            written = content.materialize(self.diff, config) if states is None else states
+            self._write(tree, written)
+        except hunks.Conflict as conflict:
+            return runner.Verdict(Outcome.UNRESOLVED, f"does not apply: {conflict}", None, None)
+        where = ahead.relative(self.where, self.scratch, tree)
+        if not where.is_dir():
+            shown = where.relative_to(tree.path).as_posix()
+            reason = f"no directory {shown}/ here, where the test runs (where you ran ddchange)"
             return runner.Verdict(Outcome.UNRESOLVED, reason, None, None)
         return runner.run_candidate(
-            self.where,
+            where,
             self.command,
             build=self.build,
             timeout=self.timeout,
             expect=self.expect,
-            env={**os.environ, SCRATCH_VARIABLE: os.fspath(self.scratch.path)},
+            env={**os.environ, SCRATCH_VARIABLE: os.fspath(tree.path)},
         )
 
-    def _write(self, states: States) -> None:
-        """Put `states` in the scratch tree; a failure to do so (a full disk, a test that
-        deleted the tree's .git) is the machine's, and stops the run (nothing is recorded)."""
+    def run_ahead(self, tree: Scratch, config: frozenset[str]) -> runner.Verdict:
+        """A run of `config` in `tree`, for `ahead.Ahead` (in its thread; not recorded)."""
+        return self._try(tree, config, None)
+
+    def _write(self, tree: Scratch, states: States) -> None:
+        """Put `states` in `tree`; a failure to do so (a full disk, a test that deleted the
+        tree's .git) is the machine's, and stops the run (nothing is recorded)."""
         try:
             if self.clean:
-                git.remove_untracked(self.scratch.path)
-            self.scratch.apply({**self.strays, **states, **self.pinned})
+                git.remove_untracked(tree.path)
+            tree.apply({**self.strays, **states, **self.pinned})
         except (OSError, errors.GitFailed) as failure:
             said = failure.strerror if isinstance(failure, OSError) else failure.stderr
             detail = (said or str(failure)).strip().splitlines()[-1:]
             raise errors.EnvironmentFault(
-                f"the configuration could not be written ({''.join(detail)})", self.scratch.path
+                f"the configuration could not be written ({''.join(detail)})", tree.path
             ) from None
 
     def preflight(self, config: frozenset[str], runs: int) -> tuple[Outcome, list[TestRecord]]:
@@ -137,8 +178,14 @@ class Trials:
             return [r for r in self.log if r.config == config and r.phase == self.phase]
 
         while len(mine()) < runs:
+            self.offer(self.owed(config, self.phase, runs))
             self.once(config)
         return self._agreed(mine()), mine()
+
+    def owed(self, config: frozenset[str], phase: str, runs: int) -> list[frozenset[str]]:
+        """`config` as many times as it lacks records in `phase` to have `runs` of them."""
+        have = sum(r.config == config and r.phase == phase for r in self.log)
+        return [config] * max(runs - have, 0)
 
     def confirm(self, config: frozenset[str]) -> Outcome:
         """`config` run again in the "confirm" phase, once per run: a resumed run whose records
@@ -155,7 +202,11 @@ class Trials:
         steady = [c for c in dict.fromkeys(configs) if self._passed(c)]
         turns = itertools.cycle(steady)
         while steady and self._runs(steady) < runs:
-            if self.run(next(turns)) is not Outcome.PASS:
+            config = next(turns)
+            start = steady.index(config)
+            later = itertools.islice(itertools.cycle(steady), start, None)
+            self.offer(itertools.islice(later, runs - self._runs(steady)))
+            if self.run(config) is not Outcome.PASS:
                 return 0
         return self._runs(steady)
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from ddchange import git
 from ddchange.diff.hunks import FileState
 from ddchange.trial import files
+from ddchange.trial.runner import SCRATCH_VARIABLE
 from ddchange.trial.watch import Watch
 
 _MANY_PATHS = 2000  # more paths than this touched: git compares the whole tree instead
@@ -224,9 +225,6 @@ class Scratch:
 # .git; the alternates file in its .git says whose objects it borrows, which repository it
 # serves.
 _PREFIX = "ddchange-scratch-"
-# Set in the environment of every build and test to the scratch tree's path: whatever they
-# start, even a daemon that left the directory and its process group, can be found by it.
-SCRATCH_VARIABLE = "DDCHANGE_SCRATCH"
 
 
 @contextmanager

@@ -1,0 +1,162 @@
+"""Runs ahead: with `-j N`, up to N configurations built and tested at once, in N scratch trees.
+
+Owns the pool of scratch trees and threads, and nothing about outcomes. The search says which
+configurations it will ask about next (`offer`); free trees start on them. When the search
+really asks (`take`), the run is taken from here, waited for if it is still going, or started
+then. Only a run that is taken becomes a record (trials.py records it then, in the order the
+search asks), so the search sees the same outcomes in the same order for every N, and the
+journal holds the same sequence of decisions. A run ahead that is never asked for is no
+outcome: it is counted (`unused`), not recorded, and no claim rests on it.
+
+Invariants:
+- Each tree is used by one thread at a time: a tree is busy while its run is going, and the
+  caller uses none of them meanwhile (the first tree is the run's own scratch tree, which the
+  caller takes back only after `stop`).
+- `stop` ends every run going (SIGTERM, a grace, SIGKILL, as Ctrl-C does) and forgets every
+  run not taken; it is how a change of the ground rules (BAD's failure adopted, a commit's
+  tree written), Ctrl-C and the end of the search leave the trees to the caller.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent import futures
+from dataclasses import dataclass
+from pathlib import Path
+
+from ddchange import git
+from ddchange.trial import runner
+from ddchange.trial.worktree import Scratch, scratch_worktree
+
+Config = frozenset[str]
+# A run of one configuration in one tree: written there, built and tested.
+Run = Callable[[Scratch, Config], runner.Verdict]
+
+# Runs ahead kept, finished and not taken, per tree: older ones are dropped (and counted as
+# unused), so a long search does not hold every output it never asked for.
+_KEPT_PER_TREE = 4
+
+
+class Stopped(Exception):
+    """A run ahead that `stop` ended before it began."""
+
+
+@dataclass
+class _Job:
+    config: Config
+    tree: Scratch
+    future: futures.Future[runner.Verdict]
+
+
+class Ahead:
+    """Runs of configurations in `trees`, one thread each; see the module docstring."""
+
+    def __init__(self, trees: Sequence[Scratch], run: Run) -> None:
+        self.trees = list(trees)
+        self._run = run
+        self._pool = futures.ThreadPoolExecutor(len(self.trees), "ddchange-run")
+        self._jobs: list[_Job] = []  # not taken, in the order they started
+        self._stopping = threading.Event()
+        self.unused = 0  # runs made ahead that no one asked for
+
+    @property
+    def width(self) -> int:
+        return len(self.trees)
+
+    def running(self) -> int:
+        """How many runs are going now."""
+        return sum(not job.future.done() for job in self._jobs)
+
+    def offer(self, upcoming: Sequence[Config]) -> list[Config]:
+        """Start runs of the first of `upcoming` (in order; a configuration listed twice is
+        run twice) that no run here holds yet, as long as trees are free; the ones started."""
+        held = collections.Counter(job.config for job in self._jobs)
+        free, started = self._free(), []
+        for config in upcoming:
+            if held[config]:
+                held[config] -= 1
+            elif not free:
+                break
+            else:
+                self._start(config, free.pop(0))
+                started.append(config)
+        return started
+
+    def take(self, config: Config) -> runner.Verdict:
+        """The verdict of a run of `config`: the first one held here, or a new one, waited for.
+        Raises what the run raised (a full disk, a test that asks to stop everything)."""
+        job = next((job for job in self._jobs if job.config == config), None)
+        if job is None:
+            free = self._free()
+            while not free:
+                futures.wait([j.future for j in self._jobs], return_when=futures.FIRST_COMPLETED)
+                free = self._free()
+            job = self._start(config, free[0])
+        self._jobs.remove(job)
+        return job.future.result()
+
+    def stop(self) -> None:
+        """End every run going and forget every run not taken (see the module docstring)."""
+        self._stopping.set()
+        try:
+            while not all(job.future.done() for job in self._jobs):
+                runner.stop_all()
+                futures.wait([job.future for job in self._jobs], timeout=0.1)
+        finally:
+            self.unused += sum(_finished(job) for job in self._jobs)
+            self._jobs.clear()
+            self._stopping.clear()
+
+    def close(self) -> None:
+        self.stop()
+        self._pool.shutdown(wait=True)
+
+    def _free(self) -> list[Scratch]:
+        busy = {job.tree.path for job in self._jobs if not job.future.done()}
+        return [tree for tree in self.trees if tree.path not in busy]
+
+    def _start(self, config: Config, tree: Scratch) -> _Job:
+        job = _Job(config, tree, self._pool.submit(self._guarded, tree, config))
+        self._jobs.append(job)
+        done = [j for j in self._jobs if j.future.done()]
+        for old in done[: max(len(done) - _KEPT_PER_TREE * self.width, 0)]:
+            self._jobs.remove(old)
+            self.unused += _finished(old)
+        return job
+
+    def _guarded(self, tree: Scratch, config: Config) -> runner.Verdict:
+        if self._stopping.is_set():
+            raise Stopped
+        return self._run(tree, config)
+
+
+def _finished(job: _Job) -> bool:
+    """Whether `job` ran to an end of its own: a verdict, not a stop."""
+    return job.future.done() and not job.future.cancelled() and job.future.exception() is None
+
+
+@contextlib.contextmanager
+def trees(repo: git.Repo, first: Scratch, count: int) -> Iterator[list[Scratch]]:
+    """`first` and `count - 1` more scratch trees of the same GOOD, removed on exit."""
+    with contextlib.ExitStack() as stack:
+        more = [stack.enter_context(scratch_worktree(repo, first.good)) for _ in range(count - 1)]
+        yield [first, *more]
+
+
+def relative(where: Path, tree: Scratch, to: Scratch) -> Path:
+    """`where`, a directory in `tree`, at the same place in `to`."""
+    return to.path / where.relative_to(tree.path)
+
+
+@contextlib.contextmanager
+def running(trees: Sequence[Scratch], run: Run) -> Iterator[Ahead]:
+    """An `Ahead` over `trees`, stopped and shut down on exit, whatever ends the block."""
+    ahead = Ahead(trees, run)
+    with runner.sharing():
+        try:
+            yield ahead
+        finally:
+            ahead.close()

@@ -1,0 +1,159 @@
+"""-j N, end to end: the same answer and the same records for every N, tests that really run
+side by side, and Ctrl-C that stops all of them.
+
+The records are compared without their durations (the only field a run's timing sets): phase,
+configuration, outcome, reason and exit code, in order. That is the journal's sequence of
+decisions, and every claim of the report is read from it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from endtoend import ddchange, found, two_commits
+from gitsandbox import checkout_state
+
+from ddchange import model, samples, session
+
+SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
+
+
+def _decisions(result: model.Result) -> list[tuple[object, ...]]:
+    return [(r.phase, sorted(r.config), r.outcome, r.reason, r.exit_code) for r in result.log]
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("c-make", {}),  # make, incremental builds in each tree
+        ("py-rename", {"isolate": True}),
+        ("merge", {"strategy": "auto"}),  # bisection, then the search
+        ("two-files", {"dependencies": False}),
+    ],
+)
+def test_every_n_gives_the_same_answer_and_the_same_records(
+    sample_repo: SampleRepo, name: str, options: dict[str, object]
+) -> None:
+    seen = {}
+    for jobs in (1, 3):
+        repo, scenario = sample_repo(name)  # the same commits, a journal of its own
+        request = dataclasses.replace(samples.request(scenario, repo), jobs=jobs, **options)
+        result = session.run(request)
+        assert result.outcome == "found"
+        culprits = [h.id for h in result.culprits]
+        seen[jobs] = (culprits, _decisions(result), result.tests_run, result.stats.tests_run)
+        if jobs == 1:
+            assert result.unused == 0
+    assert seen[3] == seen[1]
+
+
+def _overlap(log: Path) -> int:
+    """The most tests that were running at once, from their "begin"/"end" lines."""
+    now = most = 0
+    for line in log.read_text().split():
+        now += 1 if line == "begin" else -1
+        most = max(most, now)
+    return most
+
+
+SLOW = (
+    'echo begin >> "$STARTS"; sleep 0.3\n'
+    'grep -q BROKEN a.txt; failed=$?\necho end >> "$STARTS"\n'
+    "[ $failed = 0 ] && exit 1; exit 0\n"
+)
+
+
+def test_tests_run_side_by_side_and_the_report_counts_the_runs_ahead(tmp_path: Path) -> None:
+    files = {f"f{n}.txt": f"line {n}\n" for n in range(12)}
+    bad = {**{k: v + "more\n" for k, v in files.items()}, "a.txt": "BROKEN\n"}
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n", **files}, bad, SLOW)
+    log = tmp_path / "starts"
+    run = ddchange(
+        repo.path, "good..bad", "-j", "3", "--", "sh", "test.sh", env={"STARTS": str(log)}
+    )
+    assert found(run) == [("a.txt", "text")]
+    assert _overlap(log) == 3, "three tests ran at once (the pre-flight has four to run)"
+    report = run.report
+    assert report["jobs"] == 3
+    begun = log.read_text().split().count("begin")
+    assert begun == report["tests_run"] + report["tests_ahead_unused"] + _stopped(log)
+    assert "up to 3 tests at once" in run.stdout
+
+
+def _stopped(log: Path) -> int:
+    """Runs ahead that were stopped before their end (begun, never ended): no outcome."""
+    words = log.read_text().split()
+    return words.count("begin") - words.count("end")
+
+
+def test_a_bad_count_of_jobs_is_one_line(tmp_path: Path) -> None:
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, "exit 0\n")
+    run = ddchange(repo.path, "good..bad", "-j", "0", "--", "sh", "test.sh")
+    assert run.returncode == 2
+    assert "'0' is not a count from 1, nor auto" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+
+
+HANGS = (
+    'if [ -e "$GO" ]; then echo $$ >> "$PIDS"; sleep 30 & wait; fi\n'
+    "grep -q BROKEN a.txt && exit 1; exit 0\n"
+)
+
+
+def test_ctrl_c_stops_every_test_in_flight_and_leaves_nothing(tmp_path: Path) -> None:
+    """The pre-flight runs fast; then every test hangs, three at once, until Ctrl-C: all
+    three are stopped, no scratch tree is left, and the repository is as it was."""
+    files = {f"f{n}.txt": f"line {n}\n" for n in range(40)}
+    bad = {**{k: v + "more\n" for k, v in files.items()}, "a.txt": "BROKEN\n"}
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n", **files}, bad, HANGS)
+    before = checkout_state(repo.path)
+    pids, go, temporary = tmp_path / "pids", tmp_path / "go", tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**os.environ, "PIDS": str(pids), "GO": str(go), "TMPDIR": str(temporary)}
+    command = [sys.executable, "-m", "ddchange", "good..bad", "-j", "3", "--", "sh", "test.sh"]
+    process = subprocess.Popen(
+        command, cwd=repo.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stderr is not None
+    seen = 0
+    while seen < 4:  # the pre-flight: each side twice
+        line = process.stderr.readline()
+        assert line, "ddchange ended early"
+        seen += line.startswith("test")
+    go.touch()
+    deadline = time.monotonic() + 60
+    while _count(pids) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) == 3, "three tests were in flight"
+    assert not any(_alive(pid) for pid in started)
+    assert list(temporary.iterdir()) == [], "no scratch tree is left"
+    assert checkout_state(repo.path) == before
+    assert out.startswith("ddchange: interrupted.")
+
+
+def _count(pids: Path) -> int:
+    return len(pids.read_text().split()) if pids.exists() else 0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return (
+        Path(f"/proc/{pid}").exists()
+        and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+    )
