@@ -366,9 +366,10 @@ class _Session:
         in all: a flaky test shows here as runs of one configuration that disagree."""
         self.trials.phase = "confirm"
         rest = found.passing if self.request.isolate else self.everything - found.answer
-        self.trials.offer([found.answer, rest])
+        steady = [frozenset[str](), rest, *found.checks]
+        self.trials.offer([found.answer, rest, *self.trials.turns(steady, CONFIRM_PASSES)])
         answer, rest_outcome = self.trials.confirm(found.answer), self.trials.confirm(rest)
-        passes = self.trials.steady([frozenset(), rest, *found.checks], CONFIRM_PASSES)
+        passes = self.trials.steady(steady, CONFIRM_PASSES)
         return Confirmation(answer, rest_outcome, passes)
 
     # -- what the records say -----------------------------------------------------------------

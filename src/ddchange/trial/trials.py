@@ -38,6 +38,7 @@ from ddchange.trial.runner import SCRATCH_VARIABLE
 from ddchange.trial.worktree import Scratch
 
 States = Mapping[str, FileState | None]
+Config = frozenset[str]
 
 
 @dataclass
@@ -200,15 +201,22 @@ class Trials:
         does not pass: a test that fails at random shows here as a disagreement. The number of
         their runs, all passes; 0 when one did not pass."""
         steady = [c for c in dict.fromkeys(configs) if self._passed(c)]
-        turns = itertools.cycle(steady)
-        while steady and self._runs(steady) < runs:
-            config = next(turns)
-            start = steady.index(config)
-            later = itertools.islice(itertools.cycle(steady), start, None)
-            self.offer(itertools.islice(later, runs - self._runs(steady)))
-            if self.run(config) is not Outcome.PASS:
+        turn = 0
+        while turns := self.turns(steady, runs, turn):
+            self.offer(turns)
+            if self.run(turns[0]) is not Outcome.PASS:
                 return 0
+            turn += 1
         return self._runs(steady)
+
+    def turns(self, configs: Iterable[frozenset[str]], runs: int, turn: int = 0) -> list[Config]:
+        """The runs `steady` still owes from its `turn`-th on, in order: those of `configs`
+        that passed, in turn, until they hold `runs` runs in all."""
+        steady = [c for c in dict.fromkeys(configs) if self._passed(c)]
+        owed = runs - self._runs(steady)
+        if not steady or owed <= 0:
+            return []
+        return list(itertools.islice(itertools.cycle(steady), turn, turn + owed))
 
     def _passed(self, config: frozenset[str]) -> bool:
         claim = self.claim(config)

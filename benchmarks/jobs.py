@@ -1,0 +1,124 @@
+"""Parallel runs: `-j 1` against `-j 2` and `-j 4`, on tests that sleep 0.5 s and use little CPU.
+
+    .venv/bin/python benchmarks/jobs.py [--jobs 1,2,4]   # rewrites its section of RESULTS.md
+
+Each case is built fresh for every N (the same commits each time) and searched once, in this
+process, with the default options (pre-flight, search, the check, the confirmation and the
+flaky-test check). "same records as -j 1" compares the journal's records without their
+durations: phase, configuration, outcome, reason and exit code, in order, and the answer.
+"tests run" are the records (the runs the search and the checks asked for); "run ahead, not
+needed" are the runs started early that no one asked for (no records). "wall" is the whole
+run, and "× -j 1" its ratio to the `-j 1` run of the same case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import platform
+import tempfile
+from pathlib import Path
+
+from hostile import Case, build
+from results import write_section
+
+from ddchange import model, samples, session
+
+HEADING = "## Parallel runs (`benchmarks/jobs.py`)"
+SLEEP = 0.5
+SAMPLES = ("wrong-line", "two-files", "py-rename")
+
+
+def many_files(count: int) -> Case:
+    """`count` files, every one changed in BAD; the test fails on the change to one of them."""
+    good = {f"d{n % 8}/f{n}.txt": f"file {n}\nline 2\n" for n in range(count)}
+    bad: dict[str, str | None] = {p: t.replace("line 2", "line two") for p, t in good.items()}
+    culprit = f"d{count // 3 % 8}/f{count // 3}.txt"
+    test = f"sleep {SLEEP}\ngrep -q 'line two' {culprit} && exit 1; exit 0\n"
+    return Case(f"{count} files, all changed", good, bad, test, [(culprit, "text")])
+
+
+def _decisions(result: model.Result) -> list[tuple[object, ...]]:
+    records = [(r.phase, sorted(r.config), r.outcome, r.reason, r.exit_code) for r in result.log]
+    return [*records, sorted(h.id for h in result.culprits)]
+
+
+def _slowed(test: tuple[str, ...]) -> tuple[str, ...]:
+    return ("sh", "-c", f'sleep {SLEEP}; exec "$@"', "sh", *test)
+
+
+def search(name: str, workdir: Path, jobs: int) -> model.Result:
+    """One run of case `name` with -j `jobs`, in a repository of its own under `workdir`."""
+    repo = workdir / f"{name}-j{jobs}"
+    if name in SAMPLES:
+        scenario = samples.load(name)
+        samples.build_repo(scenario, repo)
+        request = samples.request(scenario, repo)
+        request = dataclasses.replace(request, test=_slowed(request.test), timeout=None)
+    else:
+        build(many_files(64), repo)
+        request = model.Request(repo=repo, good="HEAD~1", bad="HEAD", test=("sh", "test.sh"))
+    return session.run(dataclasses.replace(request, jobs=jobs))
+
+
+def table(columns: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--jobs", default="1,2,4")
+    args = parser.parse_args()
+    counts = [int(n) for n in args.jobs.split(",")]
+    rows, ratios = [], {n: [] for n in counts}
+    with tempfile.TemporaryDirectory(prefix="ddchange-jobs-") as tmp:
+        for name in ("64 files", *SAMPLES):
+            first: model.Result | None = None
+            for jobs in counts:
+                result = search(name, Path(tmp), jobs)
+                first = first or result
+                same = _decisions(result) == _decisions(first)
+                ratio = result.wall_time / first.wall_time
+                ratios[jobs].append(ratio)
+                rows.append([
+                    name, str(len(result.diff.hunks)), str(jobs), str(len(result.culprits)),
+                    result.outcome, "yes" if same else "NO", str(result.tests_run),
+                    str(result.unused), f"{result.wall_time:.1f}", f"{ratio:.2f}×",
+                ])  # fmt: skip
+                print(" | ".join(rows[-1]), flush=True)
+    summary = [
+        f"- -j {n}: wall time {min(ratios[n]):.2f}× to {max(ratios[n]):.2f}× of -j 1"
+        for n in counts[1:]
+    ]
+    body = (
+        f"One run on {platform.machine()}, Python {platform.python_version()}, "
+        f"{platform.system()}, {os.cpu_count()} cores: `benchmarks/jobs.py --jobs {args.jobs}`. "
+        f"Every test sleeps {SLEEP} s first (the samples' own tests run after the sleep). See "
+        "the script's docstring for the columns.\n\n"
+        + table(
+            [
+                "case",
+                "hunks",
+                "-j",
+                "answer",
+                "outcome",
+                "same records as -j 1",
+                "tests run",
+                "run ahead, not needed",
+                "wall s",
+                "× -j 1",
+            ],
+            rows,
+        )  # fmt: skip
+        + "\n"
+        + "\n".join(summary)
+        + "\n"
+    )
+    print(body)
+    write_section(HEADING, body)
+
+
+if __name__ == "__main__":
+    main()
