@@ -89,8 +89,7 @@ def run(request: Request, listener: Listener | None = None) -> Result:
             request, revisions, limited, scratch, journal, listener or (lambda _: None)
         )
         if request.jobs > 1:
-            trees = parallel.enter_context(ahead.trees(repo, scratch, request.jobs))
-            runs = ahead.running(trees, session.trials.run_ahead)
+            runs = ahead.local(repo, scratch, request.jobs, session.trials.run_ahead)
             session.trials.ahead = parallel.enter_context(runs)
         outcome = session.search() if session.preflight() else session.flaky()
         paths = [*content.touched_paths(diff), *limited.kept]  # the answer needs what is kept

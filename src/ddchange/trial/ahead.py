@@ -1,6 +1,8 @@
-"""Runs ahead: with `-j N`, up to N configurations built and tested at once, in N scratch trees.
+"""Runs ahead: with `-j N`, up to N configurations built and tested at once, in N places.
 
-Owns the pool of scratch trees and threads, and nothing about outcomes. The search says which
+Owns the pool of places and threads, and nothing about outcomes. A place is a slot, 0 to N-1:
+a scratch tree of this machine (`local`), or one worker thread of a Dask cluster
+(`trial/cluster.py`); `Run` says how a configuration is run in it. The search says which
 configurations it will ask about next (`offer`); free trees start on them. When the search
 really asks (`take`), the run is taken from here, waited for if it is still going, or started
 then. Only a run that is taken becomes a record (trials.py records it then, in the order the
@@ -9,12 +11,13 @@ journal holds the same sequence of decisions. A run ahead that is never asked fo
 outcome: it is counted (`unused`), not recorded, and no claim rests on it.
 
 Invariants:
-- Each tree is used by one thread at a time: a tree is busy while its run is going, and the
-  caller uses none of them meanwhile (the first tree is the run's own scratch tree, which the
+- Each slot is used by one thread at a time: a slot is busy while its run is going, and the
+  caller uses none of them meanwhile (locally, slot 0 is the run's own scratch tree, which the
   caller takes back only after `stop`).
-- `stop` ends every run going (SIGTERM, a grace, SIGKILL, as Ctrl-C does) and forgets every
-  run not taken; it is how a change of the ground rules (BAD's failure adopted, a commit's
-  tree written), Ctrl-C and the end of the search leave the trees to the caller.
+- `stop` ends every run going (the `Stop` given: locally SIGTERM, a grace, SIGKILL, as Ctrl-C
+  does) and forgets every run not taken; it is how a change of the ground rules (BAD's
+  failure adopted, a commit's tree written), Ctrl-C and the end of the search leave the slots
+  to the caller.
 """
 
 from __future__ import annotations
@@ -25,19 +28,20 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent import futures
 from dataclasses import dataclass
-from pathlib import Path
 
 from ddchange import git
 from ddchange.trial import runner
 from ddchange.trial.worktree import Scratch, scratch_worktree
 
 Config = frozenset[str]
-# A run of one configuration in one tree: written there, built and tested.
-Run = Callable[[Scratch, Config], runner.Verdict]
+# A run of one configuration in one slot: written there, built and tested.
+Run = Callable[[int, Config], runner.Verdict]
+# Ends every run going now, wherever it runs.
+Stop = Callable[[], None]
 
-# Runs ahead kept, finished and not taken, per tree: older ones are dropped (and counted as
+# Runs ahead kept, finished and not taken, per slot: older ones are dropped (and counted as
 # unused), so a long search does not hold every output it never asked for.
-_KEPT_PER_TREE = 4
+_KEPT_PER_SLOT = 4
 
 
 class Stopped(Exception):
@@ -47,24 +51,20 @@ class Stopped(Exception):
 @dataclass
 class _Job:
     config: Config
-    tree: Scratch
+    slot: int
     future: futures.Future[runner.Verdict]
 
 
 class Ahead:
-    """Runs of configurations in `trees`, one thread each; see the module docstring."""
+    """Runs of configurations in `width` slots, one thread each; see the module docstring."""
 
-    def __init__(self, trees: Sequence[Scratch], run: Run) -> None:
-        self.trees = list(trees)
-        self._run = run
-        self._pool = futures.ThreadPoolExecutor(len(self.trees), "ddchange-run")
+    def __init__(self, width: int, run: Run, stop: Stop = runner.stop_all) -> None:
+        self.width = width
+        self._run, self._stop = run, stop
+        self._pool = futures.ThreadPoolExecutor(width, "ddchange-run")
         self._jobs: list[_Job] = []  # not taken, in the order they started
         self._stopping = threading.Event()
         self.unused = 0  # runs made ahead that no one asked for
-
-    @property
-    def width(self) -> int:
-        return len(self.trees)
 
     def running(self) -> int:
         """How many runs are going now."""
@@ -72,7 +72,7 @@ class Ahead:
 
     def offer(self, upcoming: Sequence[Config]) -> list[Config]:
         """Start runs of the first of `upcoming` (in order; a configuration listed twice is
-        run twice) that no run here holds yet, as long as trees are free; the ones started."""
+        run twice) that no run here holds yet, as long as slots are free; the ones started."""
         held = collections.Counter(job.config for job in self._jobs)
         free, started = self._free(), []
         for config in upcoming:
@@ -103,7 +103,7 @@ class Ahead:
         self._stopping.set()
         try:
             while not all(job.future.done() for job in self._jobs):
-                runner.stop_all()
+                self._stop()
                 futures.wait([job.future for job in self._jobs], timeout=0.1)
         finally:
             self.unused += sum(_finished(job) for job in self._jobs)
@@ -114,23 +114,23 @@ class Ahead:
         self.stop()
         self._pool.shutdown(wait=True)
 
-    def _free(self) -> list[Scratch]:
-        busy = {job.tree.path for job in self._jobs if not job.future.done()}
-        return [tree for tree in self.trees if tree.path not in busy]
+    def _free(self) -> list[int]:
+        busy = {job.slot for job in self._jobs if not job.future.done()}
+        return [slot for slot in range(self.width) if slot not in busy]
 
-    def _start(self, config: Config, tree: Scratch) -> _Job:
-        job = _Job(config, tree, self._pool.submit(self._guarded, tree, config))
+    def _start(self, config: Config, slot: int) -> _Job:
+        job = _Job(config, slot, self._pool.submit(self._guarded, slot, config))
         self._jobs.append(job)
         done = [j for j in self._jobs if j.future.done()]
-        for old in done[: max(len(done) - _KEPT_PER_TREE * self.width, 0)]:
+        for old in done[: max(len(done) - _KEPT_PER_SLOT * self.width, 0)]:
             self._jobs.remove(old)
             self.unused += _finished(old)
         return job
 
-    def _guarded(self, tree: Scratch, config: Config) -> runner.Verdict:
+    def _guarded(self, slot: int, config: Config) -> runner.Verdict:
         if self._stopping.is_set():
             raise Stopped
-        return self._run(tree, config)
+        return self._run(slot, config)
 
 
 def _finished(job: _Job) -> bool:
@@ -139,22 +139,23 @@ def _finished(job: _Job) -> bool:
 
 
 @contextlib.contextmanager
-def trees(repo: git.Repo, first: Scratch, count: int) -> Iterator[list[Scratch]]:
-    """`first` and `count - 1` more scratch trees of the same GOOD, removed on exit."""
+def local(
+    repo: git.Repo, first: Scratch, count: int, run: Callable[[Scratch, Config], runner.Verdict]
+) -> Iterator[Ahead]:
+    """`count` slots on this machine: `first` and `count - 1` more scratch trees of the same
+    GOOD (removed on exit), `run` in each; stopped and shut down on exit, whatever ends the
+    block."""
     with contextlib.ExitStack() as stack:
         more = [stack.enter_context(scratch_worktree(repo, first.good)) for _ in range(count - 1)]
-        yield [first, *more]
-
-
-def relative(where: Path, tree: Scratch, to: Scratch) -> Path:
-    """`where`, a directory in `tree`, at the same place in `to`."""
-    return to.path / where.relative_to(tree.path)
+        trees = [first, *more]
+        with running(Ahead(count, lambda slot, config: run(trees[slot], config))) as ahead:
+            yield ahead
 
 
 @contextlib.contextmanager
-def running(trees: Sequence[Scratch], run: Run) -> Iterator[Ahead]:
-    """An `Ahead` over `trees`, stopped and shut down on exit, whatever ends the block."""
-    ahead = Ahead(trees, run)
+def running(ahead: Ahead) -> Iterator[Ahead]:
+    """`ahead`, with commands shared among threads (`runner.sharing`), stopped and shut down
+    on exit, whatever ends the block."""
     with runner.sharing():
         try:
             yield ahead

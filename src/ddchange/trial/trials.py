@@ -19,22 +19,20 @@ disagreement is kept as evidence for the report.
 from __future__ import annotations
 
 import itertools
-import os
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ddchange import errors, git
-from ddchange.diff import content, hunks, read
+from ddchange import git
+from ddchange.diff import content, read
 from ddchange.diff.hunks import Diff, FileState
 from ddchange.hierarchy import grouping
 from ddchange.model import Claim, Disagreement, Outcome, TestRecord
 from ddchange.search.hierarchical import Found
-from ddchange.trial import ahead, runner
+from ddchange.trial import attempt, runner
 from ddchange.trial.ahead import Ahead
 from ddchange.trial.journal import Journal
-from ddchange.trial.runner import SCRATCH_VARIABLE
 from ddchange.trial.worktree import Scratch
 
 States = Mapping[str, FileState | None]
@@ -131,44 +129,28 @@ class Trials:
         self._record(config, verdict)
         return verdict
 
+    def recipe(self) -> attempt.Recipe:
+        """How a configuration is run now (the expectation and strays change during a run)."""
+        subdirectory = self.where.relative_to(self.scratch.path).as_posix()
+        return attempt.Recipe(
+            self.diff,
+            self.command,
+            "" if subdirectory == "." else subdirectory,
+            self.build,
+            self.timeout,
+            self.expect,
+            self.clean,
+            self.pinned,
+            self.strays,
+        )
+
     def _try(self, tree: Scratch, config: frozenset[str], states: States | None) -> runner.Verdict:
         """`config` (or `states`) written in `tree`, built and tested there; not recorded."""
-        try:
-            written = content.materialize(self.diff, config) if states is None else states
-            self._write(tree, written)
-        except hunks.Conflict as conflict:
-            return runner.Verdict(Outcome.UNRESOLVED, f"does not apply: {conflict}", None, None)
-        where = ahead.relative(self.where, self.scratch, tree)
-        if not where.is_dir():
-            shown = where.relative_to(tree.path).as_posix()
-            reason = f"no directory {shown}/ here, where the test runs (where you ran ddchange)"
-            return runner.Verdict(Outcome.UNRESOLVED, reason, None, None)
-        return runner.run_candidate(
-            where,
-            self.command,
-            build=self.build,
-            timeout=self.timeout,
-            expect=self.expect,
-            env={**os.environ, SCRATCH_VARIABLE: os.fspath(tree.path)},
-        )
+        return attempt.attempt(self.recipe(), tree, config, states)
 
     def run_ahead(self, tree: Scratch, config: frozenset[str]) -> runner.Verdict:
         """A run of `config` in `tree`, for `ahead.Ahead` (in its thread; not recorded)."""
         return self._try(tree, config, None)
-
-    def _write(self, tree: Scratch, states: States) -> None:
-        """Put `states` in `tree`; a failure to do so (a full disk, a test that deleted the
-        tree's .git) is the machine's, and stops the run (nothing is recorded)."""
-        try:
-            if self.clean:
-                git.remove_untracked(tree.path)
-            tree.apply({**self.strays, **states, **self.pinned})
-        except (OSError, errors.GitFailed) as failure:
-            said = failure.strerror if isinstance(failure, OSError) else failure.stderr
-            detail = (said or str(failure)).strip().splitlines()[-1:]
-            raise errors.EnvironmentFault(
-                f"the configuration could not be written ({''.join(detail)})", tree.path
-            ) from None
 
     def preflight(self, config: frozenset[str], runs: int) -> tuple[Outcome, list[TestRecord]]:
         """At least `runs` records of `config` in this phase, by running it as often as that

@@ -1,0 +1,79 @@
+"""One attempt: a configuration written in a scratch tree, built and tested there; not recorded.
+
+Owns what a run of a configuration needs besides the tree (`Recipe`: the diff, the commands,
+the expectation, the pinned and stray files, where the test runs) and the attempt itself, so
+that the trial layer runs it in its own trees and a Dask worker (cluster.py) in its clone,
+the same way. Recording the verdict is trials.py's alone.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ddchange import errors, git
+from ddchange.diff import content, hunks
+from ddchange.diff.hunks import Diff, FileState
+from ddchange.model import Outcome
+from ddchange.trial import runner
+from ddchange.trial.runner import SCRATCH_VARIABLE
+from ddchange.trial.worktree import Scratch
+
+States = Mapping[str, FileState | None]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How any configuration of `diff` is run, in whichever tree."""
+
+    diff: Diff
+    command: tuple[str, ...]
+    subdirectory: str  # where the test runs, relative to the tree ("" : its top)
+    build: str | None = None
+    timeout: float | None = None
+    expect: runner.Expectation = field(default_factory=runner.Expectation)
+    clean: bool = False  # git clean -fdx before each test
+    # Put over every configuration: --keep/--ignore's files, and paths a commit's tree wrote.
+    pinned: Mapping[str, FileState | None] = field(default_factory=dict)
+    strays: Mapping[str, FileState | None] = field(default_factory=dict)
+
+
+def attempt(
+    recipe: Recipe, tree: Scratch, config: frozenset[str], states: States | None = None
+) -> runner.Verdict:
+    """`config` (or `states`) written in `tree`, built and tested there. Raises what the
+    runner raises, and EnvironmentFault when the configuration cannot be written."""
+    try:
+        written = content.materialize(recipe.diff, config) if states is None else states
+        _write(recipe, tree, written)
+    except hunks.Conflict as conflict:
+        return runner.Verdict(Outcome.UNRESOLVED, f"does not apply: {conflict}", None, None)
+    where = tree.path / recipe.subdirectory
+    if not where.is_dir():
+        shown = recipe.subdirectory.rstrip("/")
+        reason = f"no directory {shown}/ here, where the test runs (where you ran ddchange)"
+        return runner.Verdict(Outcome.UNRESOLVED, reason, None, None)
+    return runner.run_candidate(
+        where,
+        recipe.command,
+        build=recipe.build,
+        timeout=recipe.timeout,
+        expect=recipe.expect,
+        env={**os.environ, SCRATCH_VARIABLE: os.fspath(tree.path)},
+    )
+
+
+def _write(recipe: Recipe, tree: Scratch, states: States) -> None:
+    """Put `states` in `tree`; a failure to do so (a full disk, a test that deleted the
+    tree's .git) is the machine's, and stops the run (nothing is recorded)."""
+    try:
+        if recipe.clean:
+            git.remove_untracked(tree.path)
+        tree.apply({**recipe.strays, **states, **recipe.pinned})
+    except (OSError, errors.GitFailed) as failure:
+        said = failure.strerror if isinstance(failure, OSError) else failure.stderr
+        detail = (said or str(failure)).strip().splitlines()[-1:]
+        raise errors.EnvironmentFault(
+            f"the configuration could not be written ({''.join(detail)})", tree.path
+        ) from None
