@@ -9,16 +9,17 @@ decisions, and every claim of the report is read from it.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from endtoend import ddchange, found, two_commits
+from endtoend import Run, ddchange, found, two_commits
 from gitsandbox import checkout_state
 
 from ddchange import model, samples, session
@@ -157,3 +158,91 @@ def _alive(pid: int) -> bool:
         Path(f"/proc/{pid}").exists()
         and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
     )
+
+
+# -- a Dask cluster ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """A LocalCluster of 2 worker processes (with nannies) on loopback, whose temporary
+    directory is one of its own: its address, and that directory."""
+    distributed = pytest.importorskip("distributed")
+    temporary = tmp_path_factory.mktemp("workers-tmp")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("TMPDIR", str(temporary))  # the worker processes inherit it
+        with distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            worker_dashboard_address=None,
+        ) as local:
+            yield local.scheduler_address, temporary
+
+
+def _on(address: str, repo: Path, scenario: samples.Scenario, *options: str) -> Run:
+    return ddchange(
+        repo, f"{scenario.good}..{scenario.bad}", *options, "--scheduler", address, "--",
+        *scenario.test,
+    )  # fmt: skip
+
+
+def test_a_dask_cluster_gives_the_same_answer_and_records_as_local_runs(
+    sample_repo: SampleRepo, cluster: tuple[str, Path]
+) -> None:
+    address, temporary = cluster
+    seen = []
+    for where in ("-j 2", "dask"):
+        repo, scenario = sample_repo("two-files")
+        if where == "dask":
+            run = _on(address, repo, scenario)
+        else:
+            run = ddchange(
+                repo, f"{scenario.good}..{scenario.bad}", "-j", "2", "--", *scenario.test
+            )
+        assert run.returncode == 0, run.stderr
+        log = ddchange(repo, command=["log"]).stdout
+        records = [json.loads(line[5:]) for line in log.splitlines() if line.startswith("test ")]
+        for record in records:
+            del record["duration"]
+        seen.append((run.culprits, records, run.report["jobs"]))
+    assert seen[0] == seen[1]
+    assert list(temporary.glob("ddchange-*")) == [], "the workers removed their clones"
+
+
+def test_a_worker_lost_in_a_test_is_no_outcome(
+    sample_repo: SampleRepo, cluster: tuple[str, Path], tmp_path: Path
+) -> None:
+    """The first test kills the worker that runs it (its parent): Dask runs it again on the
+    other worker, and the run ends as a local one does, with no record of the lost run."""
+    address, _ = cluster
+    repo, scenario = sample_repo("wrong-line")
+    flag = tmp_path / "killed"
+    killer = f'[ -e {flag} ] || {{ touch {flag}; kill -9 $PPID; sleep 2; }}; exec "$@"'
+    lost = dataclasses.replace(scenario, test=("sh", "-c", killer, "sh", *scenario.test))
+    run = _on(address, repo, lost)
+    assert flag.exists(), "a worker was killed"
+    assert found(run) == ddchange_local(sample_repo, "wrong-line")
+    assert all(r["outcome"] != "unresolved" for r in _records(repo))
+
+
+def ddchange_local(sample_repo: SampleRepo, name: str) -> list[tuple[str, str]]:
+    repo, scenario = sample_repo(name)
+    return found(ddchange(repo, f"{scenario.good}..{scenario.bad}", "--", *scenario.test))
+
+
+def _records(repo: Path) -> list[dict[str, object]]:
+    log = ddchange(repo, command=["log"]).stdout
+    return [json.loads(line[5:]) for line in log.splitlines() if line.startswith("test ")]
+
+
+def test_no_scheduler_there_is_one_line(tmp_path: Path) -> None:
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, "exit 0\n")
+    run = ddchange(
+        repo.path, "good..bad", "--scheduler", "tcp://127.0.0.1:9", "--", "sh", "test.sh"
+    )
+    assert run.returncode == 1
+    assert run.stderr.startswith("ddchange: no Dask cluster to use at tcp://127.0.0.1:9 (")
+    assert len(run.stderr.strip().splitlines()) == 1

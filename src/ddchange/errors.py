@@ -170,6 +170,19 @@ class EnvironmentFault(DDChangeError):
 
 
 @dataclass
+class DaskMissing(DDChangeError):
+    """--scheduler without Dask's `distributed` installed."""
+
+
+@dataclass
+class SchedulerUnreachable(DDChangeError):
+    """--scheduler ADDRESS: no Dask scheduler answered there, or it has no workers."""
+
+    address: str
+    reason: str
+
+
+@dataclass
 class RunInProgress(DDChangeError):
     """`ddchange reset` while other ddchange processes still work in the repository."""
 

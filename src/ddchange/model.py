@@ -103,6 +103,10 @@ class Request:
     # journal's records are the same for every N; only the time and the runs made ahead and
     # never asked for (`Result.unused`) differ.
     jobs: int = 1
+    # A Dask scheduler's address: the tests run on its workers (trial/cluster.py), which clone
+    # `worker_clone` when given, else get a bundle of GOOD.
+    scheduler: str | None = None
+    worker_clone: str | None = None
 
 
 @dataclass(frozen=True)
@@ -226,3 +230,4 @@ class Result:
     # -j N: builds and tests made ahead in parallel that the search never asked for; not in
     # `tests_run` and not records (no outcome of theirs backs anything)
     unused: int = 0
+    width: int = 1  # tests that could run at once (-j N, or a Dask cluster's threads)

@@ -47,7 +47,7 @@ from ddchange.runs import describe, journal_path, run_key
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.dd import Probed, bisect
 from ddchange.search.hierarchical import Found, Search
-from ddchange.trial import ahead, runner, worktree
+from ddchange.trial import ahead, cluster, runner, worktree
 from ddchange.trial.journal import Journal
 from ddchange.trial.trials import Trials
 from ddchange.trial.worktree import Scratch, scratch_worktree
@@ -88,9 +88,7 @@ def run(request: Request, listener: Listener | None = None) -> Result:
         session = _Session(
             request, revisions, limited, scratch, journal, listener or (lambda _: None)
         )
-        if request.jobs > 1:
-            runs = ahead.local(repo, scratch, request.jobs, session.trials.run_ahead)
-            session.trials.ahead = parallel.enter_context(runs)
+        session.parallel(parallel, repo)
         outcome = session.search() if session.preflight() else session.flaky()
         paths = [*content.touched_paths(diff), *limited.kept]  # the answer needs what is kept
         patch = scratch.patch(revisions.good, sorted(set(paths)))
@@ -206,6 +204,25 @@ class _Session:
 
     # -- phases -----------------------------------------------------------------------------
 
+    def parallel(self, stack: contextlib.ExitStack, repo: git.Repo) -> None:
+        """With -j N or --scheduler, the slots that run tests ahead, closed with `stack`."""
+        request, trials = self.request, self.trials
+        if request.scheduler:
+            runs = cluster.remote(
+                request.scheduler,
+                self.scratch,
+                trials.recipe(),
+                lambda: trials.expect,
+                request.jobs,
+                request.worker_clone or "",
+            )
+        elif request.jobs > 1:
+            runs = ahead.local(repo, self.scratch, request.jobs, trials.run_ahead)
+        else:
+            return
+        trials.ahead = stack.enter_context(runs)
+        self.searcher.width = trials.ahead.width
+
     def preflight(self) -> bool:
         """Whether GOOD passes and BAD fails, each in PREFLIGHT_RUNS runs (earlier attempts'
         included); False if runs of one side disagree (a flaky test: no search). A side that
@@ -289,6 +306,7 @@ class _Session:
             self.limited.kept,
             self.limited.ignored,
             trials.unused(),
+            self.searcher.width,
         )
 
     # -- the search ---------------------------------------------------------------------------

@@ -211,6 +211,18 @@ def help_(ctx: click.Context, command: str | None) -> None:
     "(auto: one per usable core). The answer and the journal are the same for every N.",
 )
 @click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Run the tests on the workers of the Dask cluster at ADDRESS (tcp://HOST:PORT; needs "
+    "ddchange[dask] here and on the workers), as many at once as it has threads (or -j N).",
+)
+@click.option(
+    "--worker-clone",
+    metavar="URL",
+    help="With --scheduler: the workers clone URL (it must hold GOOD) instead of receiving "
+    "a bundle of GOOD from here.",
+)
+@click.option(
     "--clean",
     is_flag=True,
     help="Remove untracked and ignored files (git clean -fdx) before each test, for builds that "
@@ -234,6 +246,8 @@ def run(
     ignore: tuple[str, ...],
     clean: bool,
     jobs: int,
+    scheduler: str | None,
+    worker_clone: str | None,
     repo: Path,
     patch_file: Path | None,
     json_file: Path | None,
@@ -265,6 +279,8 @@ def run(
         keep=keep,
         ignore=ignore,
         jobs=jobs,
+        scheduler=scheduler,
+        worker_clone=worker_clone,
     )
     files = outputs.Outputs(patch_file, json_file, html_file)
     outputs.validate(request, files)

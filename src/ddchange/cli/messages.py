@@ -140,6 +140,18 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
                 "as a failure.",
                 1,
             )
+        case errors.DaskMissing():
+            return (
+                "--scheduler needs Dask's distributed package; install it with "
+                "`pip install 'ddchange[dask]'`, or run on this machine with -j N.",
+                2,
+            )
+        case errors.SchedulerUnreachable(address, reason):
+            return (
+                f"no Dask cluster to use at {address} ({reason}); start `dask scheduler` and "
+                "`dask worker ADDRESS` there (see the README), or run on this machine with -j N.",
+                1,
+            )
         case errors.EnvironmentFault(problem, path):
             return (
                 f"stopped: {problem}, in {path}; nothing was recorded for that run. Fix it "

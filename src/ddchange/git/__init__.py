@@ -37,8 +37,12 @@ from ddchange.git.repository import (
     resolve_commit,
 )
 from ddchange.git.scratch import (
+    CheckoutSetup,
     borrowed_objects,
+    bundle,
     checkout_forms,
+    checkout_setup,
+    clone_elsewhere,
     clone_scratch,
     common_dir,
     converted_paths,
@@ -52,6 +56,7 @@ from ddchange.git.scratch import (
 
 __all__ = [
     "REDIRECTS",
+    "CheckoutSetup",
     "CommitInfo",
     "RawEntry",
     "Repo",
@@ -59,9 +64,12 @@ __all__ = [
     "TreeEntry",
     "blame",
     "borrowed_objects",
+    "bundle",
     "changed_matching",
     "changed_paths",
     "checkout_forms",
+    "checkout_setup",
+    "clone_elsewhere",
     "clone_scratch",
     "commit",
     "commit_infos",

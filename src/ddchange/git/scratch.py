@@ -7,9 +7,9 @@ and every throwaway index and object directory, stays out of the user's reposito
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,13 +42,46 @@ def clone_scratch(repo: Repo, path: Path, sha: str) -> None:
     source = common_dir(repo)
     run(path, "clone", "--quiet", "--shared", "--no-checkout", "--template=", "--",
         os.fspath(source), os.fspath(path))  # fmt: skip
+    _settle(path, checkout_setup(repo), sha)
+
+
+@dataclass(frozen=True)
+class CheckoutSetup:
+    """What decides how a checkout writes files, taken from the user's repository to a clone
+    elsewhere: the settings of `_CHECKOUT_SETTINGS`, and $GIT_DIR/info/attributes."""
+
+    settings: tuple[tuple[str, str], ...]
+    attributes: bytes | None
+
+
+def checkout_setup(repo: Repo) -> CheckoutSetup:
+    attributes = common_dir(repo) / "info" / "attributes"
+    return CheckoutSetup(
+        tuple(_checkout_settings(repo)), attributes.read_bytes() if attributes.is_file() else None
+    )
+
+
+def bundle(worktree: Path, dest: Path) -> None:
+    """A git bundle at `dest` of the commit checked out in `worktree`, with every tag: what a
+    clone elsewhere needs to check it out (`clone_elsewhere`)."""
+    run(worktree, "bundle", "create", "--quiet", os.fspath(dest), "HEAD", "--tags")
+
+
+def clone_elsewhere(source: str, path: Path, setup: CheckoutSetup, sha: str) -> None:
+    """A repository of its own at the empty directory `path`, cloned from `source` (a bundle,
+    or a URL), with `sha` checked out, detached, as `clone_scratch` makes one (its remote
+    removed, the checkout settings of `setup`)."""
+    run(path, "clone", "--quiet", "--no-checkout", "--template=", "--", source, os.fspath(path))
+    _settle(path, setup, sha)
+
+
+def _settle(path: Path, setup: CheckoutSetup, sha: str) -> None:
     run(path, "remote", "remove", "origin")
-    for name, value in _checkout_settings(repo):
+    for name, value in setup.settings:
         run(path, "config", "--add", name, value)
-    attributes = source / "info" / "attributes"
-    if attributes.is_file():
+    if setup.attributes is not None:
         (path / ".git" / "info").mkdir(exist_ok=True)
-        shutil.copyfile(attributes, path / ".git" / "info" / "attributes")
+        (path / ".git" / "info" / "attributes").write_bytes(setup.attributes)
     run(path, "checkout", "--quiet", "--detach", sha)
 
 

@@ -101,7 +101,7 @@ def render(result: Result) -> str:
         "hunks_total": len(result.diff.hunks),
         "wall_time": round(result.wall_time, 3),
         "command_time": round(result.command_time, 3),
-        "jobs": request.jobs,
+        "jobs": result.width,
         "tests_ahead_unused": result.unused,
         "confirmation": None
         if confirmation is None

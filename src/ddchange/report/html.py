@@ -172,7 +172,7 @@ def _tests(result: Result) -> str:
 
 
 def _times(result: Result) -> str:
-    jobs = result.request.jobs
+    jobs = result.width
     if jobs > 1:  # the builds and tests overlap
         return (
             f"{result.wall_time:.1f} s, up to {jobs} tests at once, "

@@ -92,7 +92,7 @@ def _cost(result: Result) -> str:
         if learned or disproved
         else ""
     )
-    jobs = result.request.jobs
+    jobs = result.width
     # With -j N the builds and tests overlap: their time does not add up to a part of the wall.
     times = (
         f"{overhead:.1f}s of it ddchange's own"

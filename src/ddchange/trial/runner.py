@@ -39,7 +39,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -372,11 +372,12 @@ def sharing() -> Iterator[None]:
         _SHARING[0] -= 1
 
 
-def stop_all() -> None:
-    """Stop every command running now, as Ctrl-C stops one: SIGTERM to each group, one grace
-    for all of them, then SIGKILL. Their threads see them end and return."""
+def stop_all(within: Collection[str] | None = None) -> None:
+    """Stop every command running now (`within`: only those run for these scratch trees), as
+    Ctrl-C stops one: SIGTERM to each group, one grace for all of them, then SIGKILL. Their
+    threads see them end and return."""
     with _LOCK:
-        live = list(_LIVE)
+        live = [pid for pid, tree in _LIVE.items() if within is None or tree in within]
     for pid in live:
         _kill_group(pid, signal.SIGTERM)
     deadline = time.monotonic() + KILL_GRACE_SECONDS

@@ -235,7 +235,7 @@ def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
     If the process dies without its `finally` (SIGKILL, a power cut), the next run's
     `remove_stale` sees from the directory's name that its owner is gone, and removes it.
     """
-    path = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-")).resolve()
+    path = scratch_directory()
     try:
         git.clone_scratch(repo, path, good_sha)
         watch = Watch(path)
@@ -244,7 +244,7 @@ def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
         finally:
             watch.close()
     finally:
-        _dispose(path)
+        dispose(path)
 
 
 def owners(repo: git.Repo) -> dict[Path, int]:
@@ -269,7 +269,7 @@ def remove_stale(repo: git.Repo) -> list[Path]:
     stale = [path for path, pid in owners(repo).items() if not _alive(pid)]
     for path in stale:
         _kill_processes_in(path)
-        _dispose(path)
+        dispose(path)
     return stale
 
 
@@ -320,7 +320,12 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _dispose(path: Path) -> None:
+def scratch_directory() -> Path:
+    """A new empty directory for a scratch tree, named as ours and this process's."""
+    return Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-")).resolve()
+
+
+def dispose(path: Path) -> None:
     """Delete the scratch tree, also where a build left directories without write permission.
     Ctrl-C and SIGTERM wait until it is gone: a tree half removed is no use to anyone."""
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})

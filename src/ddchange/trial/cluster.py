@@ -1,0 +1,196 @@
+"""Runs on a Dask cluster (`--scheduler tcp://HOST:PORT`): each worker thread is a slot.
+
+Owns what goes to the workers and what comes back; `ahead.py` decides what runs when, and a
+run becomes a record only in trials.py, as for local runs, so the answer and the journal are
+the same as with `-j N` on one machine.
+
+- The repository goes once: a git bundle of GOOD with its tags, made in the scratch
+  repository, inside the `Shipment` that is scattered to every worker with the recipe (the
+  diff, the commands, the pinned files). With `source`, the workers clone that URL or path
+  instead, and no bundle is made.
+- Each worker thread keeps a clone of its own at GOOD (`_tree`), made on its first run, in the
+  worker's temporary directory, and removed when the run ends (`forget`) or the worker exits.
+- Per configuration, only its unit ids and the expected failure go; the verdict comes back with
+  the end of the output (runner.OUTPUT_LIMIT), as a local run keeps it.
+- A worker lost during a run: Dask runs the task again on another worker; when it gives up
+  (`KilledWorker`), or the scheduler is gone, the run stops with an EnvironmentFault: nothing
+  is recorded, and the same command resumes. Never an outcome.
+- Ctrl-C stops the commands of this run on every worker (`runner.stop_all` there).
+
+The functions run on the workers (`_run_here`, `_stop_here`, `forget`) are module-level, so
+that a worker with ddchange installed imports them by name.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import dataclasses
+import os
+import tempfile
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ddchange import errors, git
+from ddchange.trial import runner
+from ddchange.trial.ahead import Ahead, running
+from ddchange.trial.attempt import Recipe, attempt
+from ddchange.trial.watch import Watch
+from ddchange.trial.worktree import Scratch, dispose, scratch_directory
+
+Config = frozenset[str]
+
+
+@dataclass(frozen=True)
+class Shipment:
+    """What every worker gets once."""
+
+    key: str  # this run's, unique: a worker's trees are kept per run
+    good: str
+    setup: git.CheckoutSetup
+    recipe: Recipe
+    bundle: bytes = b""  # GOOD and its tags, when `source` is not given
+    source: str = ""  # a URL or path each worker clones instead
+
+
+@contextlib.contextmanager
+def remote(
+    address: str,
+    scratch: Scratch,
+    recipe: Recipe,
+    expectation: Callable[[], runner.Expectation],
+    width: int,
+    source: str = "",
+) -> Iterator[Ahead]:
+    """An `Ahead` whose slots are the threads of the Dask cluster at `address` (at most
+    `width` of them when it is above 1), and the cluster cleaned of this run's trees on exit.
+    `expectation` is the failure expected now (BAD's exit code, once the pre-flight has it).
+    """
+    try:
+        import distributed
+    except ImportError:
+        raise errors.DaskMissing() from None
+    dask: Any = distributed  # untyped
+    try:
+        client = dask.Client(address, timeout=10, set_as_default=False)
+    except (OSError, TimeoutError) as failure:
+        raise errors.SchedulerUnreachable(address, str(failure)) from None
+    key = uuid.uuid4().hex
+    try:
+        shipment = Shipment(
+            key, scratch.good, git.checkout_setup(scratch.repo), recipe, _bundle(scratch, source),
+            source,
+        )  # fmt: skip
+        [shipped] = client.scatter([shipment], broadcast=True, hash=False)
+        threads = sum(client.nthreads().values())
+        slots = min(width, threads) if width > 1 else threads
+        if slots < 1:
+            raise errors.SchedulerUnreachable(address, "the cluster has no workers")
+
+        def run(_slot: int, config: Config) -> runner.Verdict:
+            submitted = client.submit(_run_here, shipped, config, expectation(), pure=False)
+            return _result(submitted, address)
+
+        def stop() -> None:
+            with contextlib.suppress(Exception):  # a cluster already gone has nothing to stop
+                client.run(_stop_here, key)
+
+        with running(Ahead(slots, run, stop)) as ahead:
+            yield ahead
+    finally:
+        with contextlib.suppress(Exception):
+            client.run(forget, key)
+        client.close()
+
+
+def _bundle(scratch: Scratch, source: str) -> bytes:
+    if source:
+        return b""
+    with tempfile.TemporaryDirectory(prefix="ddchange-bundle-") as where:
+        path = Path(where) / "good.bundle"
+        git.bundle(scratch.path, path)
+        return path.read_bytes()
+
+
+def _result(future: Any, address: str) -> runner.Verdict:
+    """The verdict of a remote run; a lost worker or scheduler is no outcome."""
+    import distributed
+
+    try:
+        verdict: runner.Verdict = future.result()
+    except distributed.KilledWorker as lost:
+        raise errors.EnvironmentFault(
+            f"the Dask cluster lost the workers that ran a test ({lost})", Path(address)
+        ) from None
+    except (OSError, TimeoutError) as failure:
+        raise errors.EnvironmentFault(
+            f"the Dask scheduler is gone ({failure})", Path(address)
+        ) from None
+    return verdict
+
+
+# -- on the workers ---------------------------------------------------------------------------
+
+_TREES: dict[tuple[str, int], Scratch] = {}  # (shipment key, thread) → that thread's clone
+_BUNDLES: dict[str, Path] = {}  # shipment key → the bundle, written once per worker
+_LOCK = threading.Lock()
+
+
+def _run_here(shipment: Shipment, config: Config, expect: runner.Expectation) -> runner.Verdict:
+    """On a worker: `config` written in this thread's clone, built and tested."""
+    recipe = dataclasses.replace(shipment.recipe, expect=expect)
+    with runner.sharing():  # the worker's other threads run commands beside this one
+        return attempt(recipe, _tree(shipment), config)
+
+
+def _tree(shipment: Shipment) -> Scratch:
+    """This thread's clone for `shipment`, made on its first run."""
+    key = (shipment.key, threading.get_ident())
+    if key not in _TREES:
+        path = scratch_directory()
+        try:
+            git.clone_elsewhere(_source(shipment), path, shipment.setup, shipment.good)
+        except BaseException:
+            dispose(path)
+            raise
+        _TREES[key] = Scratch(git.open_repo(path), path, shipment.good, watch=Watch(path))
+    return _TREES[key]
+
+
+def _source(shipment: Shipment) -> str:
+    if shipment.source:
+        return shipment.source
+    with _LOCK:
+        if shipment.key not in _BUNDLES:
+            descriptor, name = tempfile.mkstemp(prefix="ddchange-bundle-", suffix=".bundle")
+            with os.fdopen(descriptor, "wb") as out:
+                out.write(shipment.bundle)
+            _BUNDLES[shipment.key] = Path(name)
+        return os.fspath(_BUNDLES[shipment.key])
+
+
+def _stop_here(key: str) -> None:
+    """On a worker: stop the commands running for run `key`."""
+    runner.stop_all({os.fspath(tree.path) for (run, _), tree in list(_TREES.items()) if run == key})
+
+
+@atexit.register
+def _forget_all() -> None:
+    for key in {run for run, _ in list(_TREES)} | set(_BUNDLES):
+        forget(key)
+
+
+def forget(key: str) -> None:
+    """On a worker: remove run `key`'s clones and bundle."""
+    for found in [k for k in _TREES if k[0] == key]:
+        tree = _TREES.pop(found)
+        if tree.watch is not None:
+            tree.watch.close()
+        dispose(tree.path)
+    bundle = _BUNDLES.pop(key, None)
+    if bundle is not None:
+        bundle.unlink(missing_ok=True)
