@@ -9,6 +9,9 @@ durations: phase, configuration, outcome, reason and exit code, in order, and th
 "tests run" are the records (the runs the search and the checks asked for); "run ahead, not
 needed" are the runs started early that no one asked for (no records). "wall" is the whole
 run, and "× -j 1" its ratio to the `-j 1` run of the same case.
+
+Then each case once more on a Dask LocalCluster of 2 worker processes (1 thread each) on
+loopback, through `--scheduler`, against its `-j 2` run: the same answer and records?
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import platform
 import tempfile
 from pathlib import Path
 
+import distributed
 from hostile import Case, build
 from results import write_section
 
@@ -48,9 +52,10 @@ def _slowed(test: tuple[str, ...]) -> tuple[str, ...]:
     return ("sh", "-c", f'sleep {SLEEP}; exec "$@"', "sh", *test)
 
 
-def search(name: str, workdir: Path, jobs: int) -> model.Result:
-    """One run of case `name` with -j `jobs`, in a repository of its own under `workdir`."""
-    repo = workdir / f"{name}-j{jobs}"
+def search(name: str, workdir: Path, jobs: int, scheduler: str | None = None) -> model.Result:
+    """One run of case `name` with -j `jobs` (or on the Dask cluster at `scheduler`), in a
+    repository of its own under `workdir`."""
+    repo = workdir / f"{name}-j{jobs}{'-dask' if scheduler else ''}"
     if name in SAMPLES:
         scenario = samples.load(name)
         samples.build_repo(scenario, repo)
@@ -59,7 +64,7 @@ def search(name: str, workdir: Path, jobs: int) -> model.Result:
     else:
         build(many_files(64), repo)
         request = model.Request(repo=repo, good="HEAD~1", bad="HEAD", test=("sh", "test.sh"))
-    return session.run(dataclasses.replace(request, jobs=jobs))
+    return session.run(dataclasses.replace(request, jobs=jobs, scheduler=scheduler))
 
 
 def table(columns: list[str], rows: list[list[str]]) -> str:
@@ -72,12 +77,15 @@ def main() -> None:
     parser.add_argument("--jobs", default="1,2,4")
     args = parser.parse_args()
     counts = [int(n) for n in args.jobs.split(",")]
-    rows, ratios = [], {n: [] for n in counts}
+    rows, ratios, dask_rows = [], {n: [] for n in counts}, []
+    two: dict[str, model.Result] = {}
     with tempfile.TemporaryDirectory(prefix="ddchange-jobs-") as tmp:
         for name in ("64 files", *SAMPLES):
             first: model.Result | None = None
             for jobs in counts:
                 result = search(name, Path(tmp), jobs)
+                if jobs == 2:
+                    two[name] = result
                 first = first or result
                 same = _decisions(result) == _decisions(first)
                 ratio = result.wall_time / first.wall_time
@@ -88,6 +96,19 @@ def main() -> None:
                     str(result.unused), f"{result.wall_time:.1f}", f"{ratio:.2f}×",
                 ])  # fmt: skip
                 print(" | ".join(rows[-1]), flush=True)
+        with distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster:  # fmt: skip
+            for name, local in two.items():
+                result = search(name, Path(tmp), 1, cluster.scheduler_address)
+                same = _decisions(result) == _decisions(local)
+                dask_rows.append([
+                    name, str(len(result.culprits)), result.outcome, "yes" if same else "NO",
+                    str(result.tests_run), str(result.unused), f"{result.wall_time:.1f}",
+                    f"{local.wall_time:.1f}",
+                ])  # fmt: skip
+                print(" | ".join(dask_rows[-1]), flush=True)
     summary = [
         f"- -j {n}: wall time {min(ratios[n]):.2f}× to {max(ratios[n]):.2f}× of -j 1"
         for n in counts[1:]
@@ -114,7 +135,20 @@ def main() -> None:
         )  # fmt: skip
         + "\n"
         + "\n".join(summary)
-        + "\n"
+        + "\n\nA Dask LocalCluster of 2 worker processes against `-j 2`:\n\n"
+        + table(
+            [
+                "case",
+                "answer",
+                "outcome",
+                "same records as -j 2",
+                "tests run",
+                "run ahead, not needed",
+                "wall s",
+                "-j 2 wall s",
+            ],
+            dask_rows,
+        )  # fmt: skip
     )
     print(body)
     write_section(HEADING, body)

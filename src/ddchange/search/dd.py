@@ -22,7 +22,6 @@ Invariants the callers rely on:
 
 from __future__ import annotations
 
-import collections
 import itertools
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
@@ -160,6 +159,7 @@ def minimize(
     atoms: Atoms[T] = singletons,
     split: Split[list[T]],
     ahead: Ahead[T] = _nothing_ahead,
+    expand: Atoms[T] | None = None,
 ) -> list[T]:
     """ddmin (TSE 2002) over the atoms of `items`, which must fail.
 
@@ -173,7 +173,9 @@ def minimize(
 
     Before each probe, `ahead` is told the candidates of the round from that one on, in the
     order they would be probed, then what the rounds after a reduction to each of them would
-    probe first (`_speculated`); a caller may start them early. It decides nothing.
+    probe first (`_speculated`; halves of the candidate's `expand`, default its atoms: a caller
+    that goes on at a finer level afterwards may give those); a caller may start them early.
+    It decides nothing.
     """
     current, n, start = list(items), 2, 0
     while True:
@@ -189,7 +191,7 @@ def minimize(
         candidates = [candidate for candidate, _, _ in round_]
 
         def hint(upcoming: Iterator[list[T]]) -> None:
-            ahead(_speculated(list(upcoming), atoms, split))
+            ahead(_speculated(list(upcoming), expand or atoms, split))
 
         reduced = _first_failing(candidates, current, probe, hint)
         if reduced is not None:
@@ -204,16 +206,15 @@ def minimize(
 def _speculated(
     candidates: list[list[T]], atoms: Atoms[T], split: Split[list[T]]
 ) -> Iterator[list[T]]:
-    """`candidates`, then, breadth first, the halves of each (what the next round probes
-    first if that candidate fails), the halves of those, and so on: the likely course of the
-    search, to start early. Generated as far as the taker reads."""
-    queue = collections.deque(candidates)
-    while queue:
-        candidate = queue.popleft()
-        yield candidate
-        pieces = atoms(candidate)
-        if len(pieces) >= 2:
-            queue.extend(_pieces(pieces, 2, split))
+    """`candidates`, then the halves of each by `atoms` (what the next round probes if that
+    candidate fails): first halves of all first, since the next round probes a first half
+    first, then second halves; then the halves of those, and so on. The likely course of the
+    search, to start early, generated as far as the taker reads."""
+    generation = candidates
+    while generation:
+        yield from generation
+        halves = [_pieces(pieces, 2, split) for c in generation if len(pieces := atoms(c)) >= 2]
+        generation = [half[0] for half in halves] + [half[1] for half in halves]
 
 
 def _first_failing(

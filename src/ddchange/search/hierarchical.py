@@ -104,6 +104,7 @@ class Search:
     current: Config = frozenset()  # the failing configuration the running level reduces
     best: Config = frozenset()  # the smallest configuration seen to fail
     best_passing: Config = frozenset()  # isolate: the largest seen to pass inside `best`
+    _levels: tuple[str, ...] = ()  # the levels the running search goes down
     _hint: _Hint = field(default_factory=_Hint)
     _unlearned: int = 0
 
@@ -115,7 +116,7 @@ class Search:
 
     def minimize(self, start: Config, levels: Sequence[str]) -> Found:
         """ddmin down `levels` from `start` (seen to fail), then the check by real outcomes."""
-        self.best, self.finest = start, levels[-1]
+        self.best, self.finest, self._levels = start, levels[-1], tuple(levels)
         failing = start
         for level in levels:
             failing = self._ddmin(level, failing)
@@ -139,6 +140,7 @@ class Search:
             atoms=self._atoms,
             split=split_evenly,
             ahead=lambda upcoming: self._ahead(frozenset(c) for c in upcoming),
+            expand=self._finer,
         )
         return frozenset(found)
 
@@ -237,6 +239,20 @@ class Search:
             if len(upcoming) >= self.width:
                 break
         self.offer(upcoming)
+
+    def _finer(self, config: list[str]) -> list[list[str]]:
+        """The atoms of `config` at the running level, or, when it is one atom, at the levels
+        below, where the search goes on with it: what runs ahead splits (see dd._speculated)."""
+        atoms = self._atoms(config)
+        below = (
+            self._levels[self._levels.index(self.level) + 1 :] if self.level in self._levels else ()
+        )
+        units = [self._units[unit] for unit in config]
+        for level in below:
+            if len(atoms) > 1:
+                break
+            atoms = [list(group.members) for group in self.hierarchy.groups(level, units)]
+        return atoms
 
     def _exactly_ahead(self, configs: Iterable[Config]) -> None:
         """Offer the first of `configs` that have no record yet (the check's tests)."""
