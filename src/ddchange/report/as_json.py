@@ -4,11 +4,13 @@ test log, for tools."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ddchange.diff.hunks import Hunk
-from ddchange.git import CommitInfo
 from ddchange.model import Claim, Result, TestRecord
+
+if TYPE_CHECKING:  # types only: `ddchange log` renders records without loading the diff's code
+    from ddchange.diff.hunks import Hunk
+    from ddchange.git import CommitInfo
 
 
 def _commit(info: CommitInfo) -> dict[str, Any]:

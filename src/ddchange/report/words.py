@@ -6,10 +6,13 @@ Every fact in these sentences is read from the `Result`'s claims (recorded runs)
 from __future__ import annotations
 
 import shlex
+from typing import TYPE_CHECKING
 
-from ddchange.diff.hunks import Hunk
-from ddchange.git import CommitInfo
 from ddchange.model import Confirmation, Outcome, Result
+
+if TYPE_CHECKING:  # types only: `ddchange log` words records without loading the diff's code
+    from ddchange.diff.hunks import Hunk
+    from ddchange.git import CommitInfo
 
 
 def plural(count: int, word: str) -> str:
