@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import statistics
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent import futures
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ddchange import git
 from ddchange.trial import runner
@@ -43,6 +45,11 @@ Stop = Callable[[], None]
 # unused), so a long search does not hold every output it never asked for.
 _KEPT_PER_SLOT = 4
 
+# How long runs usually take here: the median of the last _LENGTHS_KEPT. A run within
+# _NEARLY of that (a share of it) is about to end: see Ahead._settled.
+_LENGTHS_KEPT = 16
+_NEARLY = 0.1
+
 
 class Stopped(Exception):
     """A run ahead that `stop` ended before it began."""
@@ -53,6 +60,7 @@ class _Job:
     config: Config
     slot: int
     future: futures.Future[runner.Verdict]
+    started: float = field(default_factory=time.monotonic)
 
 
 class Ahead:
@@ -65,24 +73,43 @@ class Ahead:
         self._jobs: list[_Job] = []  # not taken, in the order they started
         self._stopping = threading.Event()
         self.unused = 0  # runs made ahead that no one asked for
+        self._lengths: collections.deque[float] = collections.deque(maxlen=_LENGTHS_KEPT)
 
     def running(self) -> int:
         """How many runs are going now."""
         return sum(not job.future.done() for job in self._jobs)
 
-    def offer(self, upcoming: Sequence[Config]) -> list[Config]:
+    def offer(self, upcoming: Sequence[Config], spare: Sequence[Config] = ()) -> list[Config]:
         """Start runs of the first of `upcoming` (in order; a configuration listed twice is
-        run twice) that no run here holds yet, as long as slots are free; the ones started."""
+        run twice) that no run here holds yet, as long as slots are free; the ones started.
+
+        Nothing starts while the first of `upcoming` has a run here that has ended or is
+        about to (`_settled`): its taker has that outcome at once and offers again knowing
+        more, so a run started now would likely be the stale one that holds a slot the next
+        offer wants. `spare` are runs asked for later, in no hurry: they start the same way in
+        the slots still free, only when this offer starts the first of `upcoming` itself, so
+        that they end when the run its taker waits for does, and hold up no later offer."""
+        if upcoming and self._settled(upcoming[0]):
+            return []
         held = collections.Counter(job.config for job in self._jobs)
-        free, started = self._free(), []
+        free, started = self._free(), list[Config]()
         for config in upcoming:
             if held[config]:
                 held[config] -= 1
             elif not free:
-                break
+                return started
             else:
                 self._start(config, free.pop(0))
                 started.append(config)
+        if upcoming and started[:1] == [upcoming[0]]:
+            for config in spare:
+                if held[config]:
+                    held[config] -= 1
+                elif not free:
+                    break
+                else:
+                    self._start(config, free.pop(0))
+                    started.append(config)
         return started
 
     def take(self, config: Config) -> runner.Verdict:
@@ -114,6 +141,18 @@ class Ahead:
         self.stop()
         self._pool.shutdown(wait=True)
 
+    def _settled(self, config: Config) -> bool:
+        """Whether the run `take` would give for `config` has ended, or has gone on for nearly
+        as long as the usual run here (the median of the last ones): runs started together
+        end together."""
+        job = next((job for job in self._jobs if job.config == config), None)
+        if job is None or job.future.done():
+            return job is not None
+        if not self._lengths:
+            return False
+        usual = statistics.median(self._lengths)
+        return time.monotonic() - job.started >= (1 - _NEARLY) * usual
+
     def _free(self) -> list[int]:
         busy = {job.slot for job in self._jobs if not job.future.done()}
         return [slot for slot in range(self.width) if slot not in busy]
@@ -130,7 +169,10 @@ class Ahead:
     def _guarded(self, slot: int, config: Config) -> runner.Verdict:
         if self._stopping.is_set():
             raise Stopped
-        return self._run(slot, config)
+        started = time.monotonic()
+        verdict = self._run(slot, config)
+        self._lengths.append(time.monotonic() - started)
+        return verdict
 
 
 def _finished(job: _Job) -> bool:

@@ -71,12 +71,16 @@ class Trials:
     # With -j N: the runs ahead, over N scratch trees (the first is `scratch`); None: one
     # tree, every run made when asked.
     ahead: Ahead | None = None
+    # A configuration asked for again until it holds this many records (GOOD, by the flaky-test
+    # check at the end): slots that an offer leaves idle run it meanwhile.
+    spare: tuple[Config, int] | None = None
 
     def offer(self, upcoming: Iterable[frozenset[str]]) -> None:
         """Configurations the caller will ask about next, in that order: with -j N, free
-        trees start running them now."""
+        trees start running them now, and trees still free the runs `spare` lacks."""
         if self.ahead is not None:
-            self.ahead.offer(list(upcoming))
+            config, runs = self.spare or (frozenset(), 0)
+            self.ahead.offer(list(upcoming), [config] * (runs - self._runs([config])))
 
     def running(self) -> int:
         """How many builds and tests are going now, besides the one the caller waits for."""
