@@ -206,9 +206,10 @@ def line_starts(data: bytes) -> array[int]:
 
     Lines end after each b"\\n" only, as in git's diff (bytes.splitlines would also end them at
     b"\\r"); a last line without one is a line of its own. Read about a megabyte of lines at a
-    time, so a 50 MB file never exists as a million line objects at once.
+    time, so a 50 MB file never exists as a million line objects at once; four bytes an
+    offset where they suffice (below 4 GiB).
     """
-    starts = array("Q", [0])
+    starts = array("I" if len(data) < 1 << 32 else "Q", [0])
     reader = io.BytesIO(data)  # shares the buffer of `data`, no copy
     while lines := reader.readlines(1 << 20):
         starts.extend(accumulate(map(len, lines), initial=starts.pop()))
