@@ -271,7 +271,7 @@ class Oracle:
                 if state is None:
                     files.pop(path, None)
                 else:
-                    files[path] = state.content
+                    files[path] = bytes(state.content)
         return files
 
     def errors(self, files: Mapping[str, bytes]) -> list[str]:

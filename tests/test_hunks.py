@@ -14,8 +14,16 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ddchange import git
-from ddchange.diff import content, linechanges, parse, read
-from ddchange.diff.hunks import Conflict, Diff, FileDiff, FileState, Hunk, InconsistentDiff
+from ddchange.diff import content, hunks, linechanges, parse, read
+from ddchange.diff.hunks import (
+    Conflict,
+    Diff,
+    FileDiff,
+    FileState,
+    Hunk,
+    InconsistentDiff,
+    Spliced,
+)
 
 
 @pytest.fixture(scope="module")
@@ -224,8 +232,35 @@ def test_an_edit_of_a_renamed_file_alone_stays_at_the_old_path(diff: Diff) -> No
     assert states["edited-new.txt"] is None
     old = states["edited-old.txt"]
     assert old is not None
-    assert b"edited line five\n" in old.content
-    assert b"edited line 15\n" in old.content
+    assert b"edited line five\n" in bytes(old.content)
+    assert b"edited line 15\n" in bytes(old.content)
+
+
+def test_a_configuration_of_a_text_file_is_slices_of_its_blobs(diff: Diff) -> None:
+    """No copy of the file is made until it is written: a 50 MB file costs its two blobs."""
+    first, _second = _units(diff, "edited-new.txt", "text")
+    file = _file(diff, "edited-new.txt")
+    state = content.materialize(diff, _ids(first))["edited-old.txt"]
+    assert state is not None
+    assert isinstance(state.content, Spliced)
+    blobs = [blob for blob, _, _ in state.content.parts]
+    assert any(blob is file.new_content for blob in blobs)
+    assert all(blob is file.old_content or blob is file.new_content for blob in blobs)
+
+
+def test_spliced_bytes_are_equal_by_value_whatever_their_pieces() -> None:
+    blob = bytes(range(256)) * 12_000  # 3 MB: compared a megabyte at a time, across pieces
+    cut = Spliced([(blob, 0, 5), (blob, 5, 1_500_001), (blob, 1_500_001, len(blob))])
+    whole = Spliced([(blob, 0, len(blob))])
+    assert cut == blob == whole
+    assert bytes(cut) == blob
+    assert len(cut) == len(blob)
+    changed = blob[:2_000_000] + b"?" + blob[2_000_001:]
+    assert cut != changed
+    assert Spliced([(changed, 0, len(changed))]) != cut
+    assert cut != blob[:-1]
+    assert cut != Spliced([(blob, 0, 5)])
+    assert b"".join(hunks.pieces(cut)) == b"".join(hunks.chunks(cut)) == blob
 
 
 def test_mode_and_content_of_a_file_are_separate(diff: Diff) -> None:

@@ -1,7 +1,7 @@
 """From a chosen set of change units back to file states: what every touched path must hold.
 
 Owns materialization: `materialize` turns any subset of unit ids into the state of each path
-(byte-exact, from the blobs, see parse.py), `apply_hunks` splices text units into the old
+(byte-exact, slices of the blobs, see parse.py), `apply_hunks` splices text units into the old
 content, and `differences` checks the whole diff against BAD's tree. Pure: no git, no files.
 """
 
@@ -17,7 +17,9 @@ from ddchange.diff.hunks import (
     FileState,
     Hunk,
     Kind,
+    Spliced,
     line_starts,
+    pieces,
     retyped,
 )
 
@@ -78,7 +80,7 @@ def _file_states(file: FileDiff, units: list[Hunk]) -> dict[str, FileState | Non
     return {file.origin: None if moved else state, file.path: state if moved else None}
 
 
-def _content(file: FileDiff, units: list[Hunk], kinds: set[Kind]) -> bytes:
+def _content(file: FileDiff, units: list[Hunk], kinds: set[Kind]) -> bytes | Spliced:
     old, new = file.old_content or b"", file.new_content or b""
     if "content" in kinds:
         return new
@@ -101,24 +103,23 @@ def apply_hunks(old: bytes, new: bytes, hunks: Sequence[Hunk]) -> bytes:
     Context lines are equal on both sides, so replacing them too is harmless, and a hunk's new
     lines are right whichever other hunks are applied: hunks never overlap in `old`.
     """
-    return _splice(old, new, line_starts(old), line_starts(new), hunks)
+    return bytes(_splice(old, new, line_starts(old), line_starts(new), hunks))
 
 
 def _splice(
     old: bytes, new: bytes, old_at: array[int], new_at: array[int], hunks: Sequence[Hunk]
-) -> bytes:
-    # Slices of memoryviews: the bytes are copied once, into the result.
-    old_view, new_view = memoryview(old), memoryview(new)
-    pieces: list[memoryview] = []
+) -> Spliced:
+    # Slices, not copies: the bytes are copied only where they are written.
+    parts = []
     done = 0
     for hunk in hunks:
         start = _first_index(hunk.old_start, hunk.old_lines)
         first_new = _first_index(hunk.new_start, hunk.new_lines)
-        pieces.append(old_view[done : old_at[start]])
-        pieces.append(new_view[new_at[first_new] : new_at[first_new + hunk.new_lines]])
+        parts.append((old, done, old_at[start]))
+        parts.append((new, new_at[first_new], new_at[first_new + hunk.new_lines]))
         done = old_at[start + hunk.old_lines]
-    pieces.append(old_view[done:])
-    return b"".join(pieces)
+    parts.append((old, done, len(old)))
+    return Spliced(parts)
 
 
 def _first_index(start: int, length: int) -> int:
@@ -141,11 +142,11 @@ def differences(
     diff: Diff,
     chosen: Collection[str],
     expected: Mapping[str, Fingerprint | None],
-    object_name: Callable[[bytes], str],
+    object_name: Callable[[Sequence[bytes | memoryview]], str],
 ) -> list[str]:
     """The paths whose state under `chosen` differs from `expected` (absent there = None),
-    compared by mode and git object name (`object_name` of the content): one file's content
-    at a time is held, never the whole diff's, and a huge file costs its size once.
+    compared by mode and git object name (`object_name` of the content's pieces): no content
+    is joined, so a huge file costs no copy of itself.
 
     The self-check before a search: with every unit chosen, the states must be BAD's.
     """
@@ -155,7 +156,7 @@ def differences(
     for file in diff.files:
         units = [diff.by_id[unit] for unit in file.units if unit in picked]
         for path, state in _file_states(file, units).items():
-            mark = None if state is None else (state.mode, object_name(state.content))
+            mark = None if state is None else (state.mode, object_name(pieces(state.content)))
             if seen.get(path) is not None and mark is not None and mark != seen[path]:
                 clashes.add(path)  # two file changes put different files here (see _merged)
             if seen.get(path) is None:

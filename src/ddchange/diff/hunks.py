@@ -4,7 +4,8 @@ Owns the model: a `Diff` is one `FileDiff` per changed path, each with its chang
 (`Hunk`): git's own text hunks, plus one whole-file unit for each change that is not about lines
 (an added or deleted file, a rename, a mode change, a binary, symlink or type change).
 `parse.py` builds a `Diff` from git's output; `content.py` turns any subset of unit ids back
-into file states; `linechanges.py` cuts hunks into line changes.
+into file states (`FileState`, whose content may be `Spliced` from slices of the blobs);
+`linechanges.py` cuts hunks into line changes.
 
 Hunk ids are f"{file}.{n}": the n-th unit of the file-th changed file, both counted from 0 in
 git's diff order (a file's whole-file units first, then its text hunks from top to bottom). The
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import io
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
@@ -132,12 +133,72 @@ class Diff:
         return {hunk.id: hunk for hunk in self.hunks}
 
 
+class Spliced:
+    """Bytes kept as the slices of other bytes they are made of, in order: a text file with
+    some of its hunks applied is slices of GOOD's blob and of BAD's (`content.materialize`).
+    Written, hashed and compared a piece at a time, so that a configuration of a 50 MB file
+    costs no third copy of it. Equal to bytes, or to a Spliced, of the same value."""
+
+    __slots__ = ("parts", "size")
+
+    def __init__(self, parts: Iterable[tuple[bytes, int, int]]) -> None:
+        self.parts = tuple((blob, start, end) for blob, start, end in parts if start < end)
+        self.size = sum(end - start for _, start, end in self.parts)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __bytes__(self) -> bytes:
+        return b"".join(pieces(self))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Spliced) and self.parts == other.parts:
+            return True  # the same slices of the same blobs: nothing to read
+        if not isinstance(other, bytes | Spliced):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            mine == theirs for mine, theirs in zip(chunks(self), chunks(other), strict=True)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # equal to bytes, so no hash of its own
+
+    def __repr__(self) -> str:
+        return f"Spliced(<{self.size} bytes in {len(self.parts)} pieces>)"
+
+
 @dataclass(frozen=True)
 class FileState:
     """What a path must hold: its bytes (a symlink's target) and its git mode."""
 
-    content: bytes
+    content: bytes | Spliced
     mode: int  # 0o100644, 0o100755 or 0o120000
+
+
+_CHUNK = 1 << 20
+
+
+def pieces(content: bytes | Spliced) -> tuple[bytes | memoryview, ...]:
+    """`content` as consecutive buffers, none of them a copy: what is written and hashed."""
+    if isinstance(content, bytes):
+        return (content,)
+    return tuple(memoryview(blob)[start:end] for blob, start, end in content.parts)
+
+
+def chunks(content: bytes | Spliced) -> Iterator[bytes]:
+    """`content` as consecutive bytes of a megabyte each (the last one shorter, none when
+    empty): what is compared, a chunk at a time. Bytes compare fast; memoryviews do not."""
+    gathered = bytearray()
+    for piece in pieces(content):
+        view = memoryview(piece)
+        while view:
+            room = _CHUNK - len(gathered)
+            gathered += view[:room]
+            view = view[room:]
+            if len(gathered) == _CHUNK:
+                yield bytes(gathered)
+                gathered.clear()
+    if gathered:
+        yield bytes(gathered)
 
 
 def line_starts(data: bytes) -> array[int]:
@@ -145,9 +206,10 @@ def line_starts(data: bytes) -> array[int]:
 
     Lines end after each b"\\n" only, as in git's diff (bytes.splitlines would also end them at
     b"\\r"); a last line without one is a line of its own. Read about a megabyte of lines at a
-    time, so a 50 MB file never exists as a million line objects at once.
+    time, so a 50 MB file never exists as a million line objects at once; four bytes an
+    offset where they suffice (below 4 GiB).
     """
-    starts = array("Q", [0])
+    starts = array("I" if len(data) < 1 << 32 else "Q", [0])
     reader = io.BytesIO(data)  # shares the buffer of `data`, no copy
     while lines := reader.readlines(1 << 20):
         starts.extend(accumulate(map(len, lines), initial=starts.pop()))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,18 +190,20 @@ def _read_batch(out: IO[bytes], wanted: list[str]) -> dict[str, bytes]:
     return blobs
 
 
-def object_namer(repo: Repo) -> Callable[[bytes], str]:
-    """How git names a blob of given content in this repository (`git hash-object`): SHA-1,
-    or SHA-256 where the repository says so (extensions.objectFormat)."""
+def object_namer(repo: Repo) -> Callable[[Sequence[bytes | memoryview]], str]:
+    """How git names a blob in this repository (`git hash-object`), given its content as
+    consecutive pieces (never joined): SHA-1, or SHA-256 where the repository says so
+    (extensions.objectFormat)."""
     try:
         kind = in_repo(repo, "config", "extensions.objectFormat").decode().strip()
     except errors.GitFailed:
         kind = "sha1"  # not set
 
-    def name(content: bytes) -> str:
+    def name(pieces: Sequence[bytes | memoryview]) -> str:
         digest = hashlib.new(kind or "sha1")
-        digest.update(b"blob %d\0" % len(content))
-        digest.update(content)
+        digest.update(b"blob %d\0" % sum(map(len, pieces)))
+        for piece in pieces:
+            digest.update(piece)
         return digest.hexdigest()
 
     return name

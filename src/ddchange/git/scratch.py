@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -184,10 +184,12 @@ def _config(cwd: Path, name: str) -> str:
     return run(cwd, "config", "--default", "", "--get", name).decode("utf-8", "replace").strip()
 
 
-def checkout_forms(worktree: Path, contents: Mapping[str, bytes]) -> dict[str, bytes]:
-    """What a checkout in `worktree` writes at each path for the given blob contents: git's own
-    line-end conversion, smudge filters and encodings, by `checkout-index` into a scratch
-    directory.
+def checkout_forms(
+    worktree: Path, contents: Mapping[str, Sequence[bytes | memoryview]]
+) -> dict[str, bytes]:
+    """What a checkout in `worktree` writes at each path for the given blob contents (each as
+    consecutive pieces): git's own line-end conversion, smudge filters and encodings, by
+    `checkout-index` into a scratch directory.
 
     The contents become blobs in a throwaway object directory and index, with the repository's
     objects only as an alternate (see `tree_patch`): nothing is added to the repository. Not
@@ -197,9 +199,10 @@ def checkout_forms(worktree: Path, contents: Mapping[str, bytes]) -> dict[str, b
     with tempfile.TemporaryDirectory(prefix="ddchange-convert-") as tmp:
         env = _throwaway_index_env(Path(tmp), objects)
         sources = []
-        for number, content in enumerate(contents.values()):
+        for number, pieces in enumerate(contents.values()):
             source = Path(tmp, f"{number}.blob")
-            source.write_bytes(content)
+            with source.open("wb") as file:
+                file.writelines(pieces)
             sources.append(os.fsencode(source) + b"\n")
         hashed = run(
             worktree, "hash-object", "-w", "--no-filters", "--stdin-paths",

@@ -14,7 +14,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from ddchange.diff.hunks import FileState
+from ddchange.diff.hunks import FileState, chunks, pieces
 
 SYMLINK = 0o120000
 EXECUTABLE = 0o100755
@@ -59,17 +59,20 @@ def make_parents(full: Path, root: Path) -> None:
 
 
 def holds(full: Path, state: FileState) -> bool:
-    """Whether `full` already is `state`: same kind (file or symlink), executable bit, bytes."""
+    """Whether `full` already is `state`: same kind (file or symlink), executable bit, bytes.
+    A file is read a chunk at a time, never held whole beside the state's content."""
     info = full.lstat()
     if state.mode == SYMLINK:
         return stat.S_ISLNK(info.st_mode) and os.readlink(os.fsencode(full)) == state.content
     executable = bool(info.st_mode & stat.S_IXUSR)  # the bit git itself looks at
-    return (
+    if not (
         stat.S_ISREG(info.st_mode)
         and executable == (state.mode == EXECUTABLE)
         and info.st_size == len(state.content)
-        and full.read_bytes() == state.content
-    )
+    ):
+        return False
+    with full.open("rb") as file:
+        return all(file.read(len(chunk)) == chunk for chunk in chunks(state.content))
 
 
 def overwrote(full: Path, state: FileState) -> bool:
@@ -91,19 +94,19 @@ def overwrote(full: Path, state: FileState) -> bool:
     except OSError:
         return False
     with open(descriptor, "wb") as file:
-        file.write(state.content)
+        file.writelines(pieces(state.content))
     return True
 
 
 def create(full: Path, state: FileState) -> None:
     if state.mode == SYMLINK:
-        os.symlink(state.content, os.fsencode(full))
+        os.symlink(bytes(state.content), os.fsencode(full))
         return
     # The same permissions git's checkout gives: 0o777 or 0o666, less the umask.
     permissions = 0o777 if state.mode == EXECUTABLE else 0o666
     descriptor = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL, permissions)
     with open(descriptor, "wb") as file:
-        file.write(state.content)
+        file.writelines(pieces(state.content))
 
 
 def delete(full: Path) -> None:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ddchange import git
-from ddchange.diff.hunks import FileState
+from ddchange.diff.hunks import FileState, pieces
 from ddchange.trial import files
 from ddchange.trial.runner import SCRATCH_VARIABLE
 from ddchange.trial.watch import Watch
@@ -153,7 +153,7 @@ class Scratch:
         if unknown:
             converted = git.converted_paths(self.path, unknown)
             self._converts.update((path, path in converted) for path in unknown)
-        blobs = {path: state.content for path, state in regular.items() if self._converts[path]}
+        blobs = {p: pieces(state.content) for p, state in regular.items() if self._converts[p]}
         if not blobs:
             return states
         forms = git.checkout_forms(self.path, blobs)
