@@ -220,12 +220,33 @@ def test_a_worker_lost_in_a_test_is_no_outcome(
     address, _ = cluster
     repo, scenario = sample_repo("wrong-line")
     flag = tmp_path / "killed"
-    killer = f'[ -e {flag} ] || {{ touch {flag}; kill -9 $PPID; sleep 2; }}; exec "$@"'
+    # mkdir is atomic: of the tests that start together, only one kills its worker
+    killer = f'mkdir {flag} 2>/dev/null && {{ kill -9 $PPID; sleep 2; }}; exec "$@"'
     lost = dataclasses.replace(scenario, test=("sh", "-c", killer, "sh", *scenario.test))
     run = _on(address, repo, lost)
     assert flag.exists(), "a worker was killed"
     assert found(run) == ddchange_local(sample_repo, "wrong-line")
     assert all(r["outcome"] != "unresolved" for r in _records(repo))
+
+
+def test_every_worker_lost_stops_the_run_with_one_line_and_nothing_recorded(
+    sample_repo: SampleRepo, cluster: tuple[str, Path], tmp_path: Path
+) -> None:
+    """The pre-flight's first tests kill both workers (their nannies start new ones): the
+    repository sent to them is gone, so the run stops, records nothing, and says to resume."""
+    address, _ = cluster
+    repo, scenario = sample_repo("wrong-line")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    killer = f'mkdir {marks}/$PPID 2>/dev/null && {{ kill -9 $PPID; sleep 2; }}; exec "$@"'
+    lost = dataclasses.replace(scenario, test=("sh", "-c", killer, "sh", *scenario.test))
+    run = _on(address, repo, lost)
+    assert len(list(marks.iterdir())) >= 2, "both workers were killed"
+    assert run.returncode == 1, run.stderr
+    assert run.stderr.startswith("ddchange: stopped: it "), run.stderr
+    assert f"(the Dask cluster at {address})" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert _records(repo) == [], run.stderr
 
 
 def ddchange_local(sample_repo: SampleRepo, name: str) -> list[tuple[str, str]]:

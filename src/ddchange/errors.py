@@ -183,6 +183,15 @@ class SchedulerUnreachable(DDChangeError):
 
 
 @dataclass
+class ClusterLost(DDChangeError):
+    """--scheduler: the Dask cluster lost a test (its workers, or the scheduler, are gone).
+    Like an EnvironmentFault, no outcome is recorded for it, and the same command resumes."""
+
+    address: str
+    problem: str
+
+
+@dataclass
 class RunInProgress(DDChangeError):
     """`ddchange reset` while other ddchange processes still work in the repository."""
 

@@ -152,6 +152,13 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
                 "`dask worker ADDRESS` there (see the README), or run on this machine with -j N.",
                 1,
             )
+        case errors.ClusterLost(address, problem):
+            return (
+                f"stopped: {problem} (the Dask cluster at {address}); nothing was recorded for "
+                "that test. Check the workers (their logs, `dask worker ...` on each machine), "
+                "then run the same command again: it resumes.",
+                1,
+            )
         case errors.EnvironmentFault(problem, path):
             return (
                 f"stopped: {problem}, in {path}; nothing was recorded for that run. Fix it "

@@ -13,8 +13,9 @@ the same as with `-j N` on one machine.
 - Per configuration, only its unit ids and the expected failure go; the verdict comes back with
   the end of the output (runner.OUTPUT_LIMIT), as a local run keeps it.
 - A worker lost during a run: Dask runs the task again on another worker; when it gives up
-  (`KilledWorker`), or the scheduler is gone, the run stops with an EnvironmentFault: nothing
-  is recorded, and the same command resumes. Never an outcome.
+  (`KilledWorker`), when every worker that held the shipment is lost (the task is cancelled),
+  or when the scheduler is gone, the run stops (`errors.ClusterLost`): nothing is recorded,
+  and the same command resumes. Never an outcome.
 - Ctrl-C stops the commands of this run on every worker (`runner.stop_all` there).
 
 The functions run on the workers (`_run_here`, `_stop_here`, `forget`) are module-level, so
@@ -31,6 +32,7 @@ import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import CancelledError
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,19 +119,21 @@ def _bundle(scratch: Scratch, source: str) -> bytes:
 
 
 def _result(future: Any, address: str) -> runner.Verdict:
-    """The verdict of a remote run; a lost worker or scheduler is no outcome."""
+    """The verdict of a remote run; a lost worker or scheduler is no outcome. A run is never
+    cancelled from here (`stop` ends its commands, and it returns), so a cancelled one is one
+    the cluster dropped: every worker that held the shipment was lost."""
     import distributed
 
     try:
         verdict: runner.Verdict = future.result()
     except distributed.KilledWorker as lost:
-        raise errors.EnvironmentFault(
-            f"the Dask cluster lost the workers that ran a test ({lost})", Path(address)
+        raise errors.ClusterLost(address, f"it lost the workers that ran a test ({lost})") from None
+    except CancelledError:
+        raise errors.ClusterLost(
+            address, "it dropped a test: every worker that held this run's repository was lost"
         ) from None
     except (OSError, TimeoutError) as failure:
-        raise errors.EnvironmentFault(
-            f"the Dask scheduler is gone ({failure})", Path(address)
-        ) from None
+        raise errors.ClusterLost(address, f"the scheduler is gone ({failure})") from None
     return verdict
 
 
