@@ -2,8 +2,9 @@
 
     .venv/bin/python benchmarks/hostile.py     # updates its section of benchmarks/RESULTS.md
 
-Each case is built fresh in a temporary directory and searched once by the real command (a
-subprocess, so that its peak memory is its own: `wait4`'s ru_maxrss). "ddchange s/test" is
+Each case is built fresh in a temporary directory and searched once by the real command, in a
+process of its own (`measured`): "peak MB" is that process's (VmHWM), "git peak MB" the largest
+of the commands it ran (git's, in these cases). "ddchange s/test" is
 ddchange's own time per real test: wall time minus the time inside the test command, divided by
 the tests run, so it includes the one-off costs (reading the diff, the scratch checkout, the
 final patch). tests/test_hostile.py runs smaller versions of the same cases for their answers.
@@ -37,7 +38,24 @@ COLUMNS = (
     "test s",
     "ddchange s/test",
     "peak MB",
+    "git peak MB",
 )
+
+# A process's own peak is VmHWM (Linux), not ru_maxrss: that one also counts what the parent
+# held when it forked the process (here, the case this script built), which exec keeps.
+OWN_PEAK = """
+import pathlib
+status = pathlib.Path("/proc/self/status").read_text().splitlines()
+own_peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
+"""
+
+MEASURED = f"""
+import json, resource, sys
+from ddchange import cli
+code = cli.main(sys.argv[1:])
+{OWN_PEAK}
+print(json.dumps([code, own_peak, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024]))
+"""
 
 
 @dataclass(frozen=True)
@@ -125,18 +143,11 @@ def measure(case: Case, workdir: Path) -> list[str]:
     repo = workdir / "repo"
     build(case, repo)
     report = workdir / "report.json"
-    command = [sys.executable, "-m", "ddchange", "HEAD~1..HEAD", "-q", "--json", str(report)]
     started = time.monotonic()
-    process = subprocess.Popen(
-        [*command, "--", "sh", "test.sh"],
-        cwd=repo,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    own_peak, commands_peak = measured(
+        repo, ["HEAD~1..HEAD", "-q", "--json", str(report), "--", "sh", "test.sh"]
     )
-    _, status, usage = os.wait4(process.pid, 0)
     wall = time.monotonic() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{case.name}: ddchange failed; rerun it in {repo}")
     result = json.loads(report.read_text())
     answer = [(c["path"], c["kind"]) for c in result["culprits"]]
     tests = result["tests_run"]
@@ -149,8 +160,22 @@ def measure(case: Case, workdir: Path) -> list[str]:
         f"{wall:.2f}",
         f"{result['command_time']:.2f}",
         f"{own:.3f}",
-        f"{usage.ru_maxrss / 1024:.0f}",  # Linux reports kilobytes
+        f"{own_peak:.0f}",
+        f"{commands_peak:.0f}",
     ]
+
+
+def measured(repo: Path, args: list[str]) -> tuple[float, float]:
+    """Run `ddchange ARGS` in `repo`, in a process of its own that must end with 0: the peak MB
+    of that process, and of the largest command it ran."""
+    done = subprocess.run([sys.executable, "-c", MEASURED, *args], cwd=repo,
+                          capture_output=True, text=True)  # fmt: skip
+    if done.returncode != 0 or not done.stdout:
+        raise SystemExit(f"ddchange failed in {repo}: {done.stderr.strip()}")
+    code, own, commands = json.loads(done.stdout.splitlines()[-1])
+    if code:
+        raise SystemExit(f"ddchange ended with {code} in {repo}; rerun it there")
+    return own, commands
 
 
 def table(rows: list[list[str]]) -> str:
@@ -170,8 +195,8 @@ def main() -> None:
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
         f"{platform.system()}, {os.cpu_count()} cores. `test s` is the time inside the test "
         "command; `ddchange s/test` is the rest of the wall time per test run (one-off costs "
-        "included); `peak MB` is the maximum resident set of the ddchange process.\n\n"
-        + table(rows)
+        "included); `peak MB` is the peak resident set of the ddchange process (VmHWM), `git "
+        "peak MB` that of the largest command it ran.\n\n" + table(rows)
     )
     write_section(HEADING, body)
 

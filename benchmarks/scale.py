@@ -37,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hostile import Case, big_edit, build, many_hunks
+from hostile import OWN_PEAK, Case, big_edit, build, many_hunks, measured
 from results import write_section
 
 from ddchange import model, samples, session
@@ -101,22 +101,6 @@ def baseline_per_test(repo: Path, tests: int) -> float:
     return statistics.median(own) * 1000
 
 
-# A process's own peak is VmHWM (Linux), not ru_maxrss: that one also counts what the parent
-# held when it forked the process (here, the case this script built), which exec keeps.
-OWN_PEAK = """
-import pathlib
-status = pathlib.Path("/proc/self/status").read_text().splitlines()
-own_peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
-"""
-
-WHOLE_RUN = f"""
-import json, resource
-from ddchange import cli
-code = cli.main(["HEAD~1..HEAD", "-q", "--", "sh", "test.sh"])
-{OWN_PEAK}
-print(json.dumps([code, own_peak, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024]))
-"""
-
 PLAIN_DIFF = """
 import resource, subprocess
 subprocess.run(["git", "diff", "HEAD~1", "HEAD"], stdout=subprocess.DEVNULL, check=True)
@@ -154,11 +138,7 @@ def whole_run_peaks(repo: Path) -> tuple[float, float, float]:
     """The peak MB of a whole `ddchange` run on `repo`, in a process of its own: of that
     process (ddchange's own work), and of the largest command it ran (git's, here); and beside
     them the peak of a plain `git diff HEAD~1 HEAD` there, started from a small process."""
-    done = subprocess.run([sys.executable, "-c", WHOLE_RUN], cwd=repo, capture_output=True,
-                          text=True, check=True)  # fmt: skip
-    code, own, commands = json.loads(done.stdout.splitlines()[-1])
-    if code:
-        raise SystemExit(f"the run in {repo} ended with {code}")
+    own, commands = measured(repo, ["HEAD~1..HEAD", "-q", "--", "sh", "test.sh"])
     plain = subprocess.run([sys.executable, "-c", PLAIN_DIFF], cwd=repo, capture_output=True,
                            text=True, check=True)  # fmt: skip
     return own, commands, float(plain.stdout)
