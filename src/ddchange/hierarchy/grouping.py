@@ -84,7 +84,9 @@ class Hierarchy:
         """`needs`, when given, replaces the analysis of names (tests, known ground truth);
         `commits` numbers each unit's commit in history order, for the "commit" level."""
         self.commits = commits or {}
-        self._scope = {unit.id: _scope(diff.files[unit.file], unit) for unit in diff.hunks}
+        self._diff = diff
+        self._units = {unit.id: unit for unit in diff.hunks}
+        self._scopes: dict[str, str] = {}  # worked out on first use (see `scope`)
         self._names = _Names(diff) if dependencies and needs is None else None
         self.needs: dict[str, set[str]] = {}
         self._needed_by: dict[str, set[str]] = {}
@@ -95,8 +97,13 @@ class Hierarchy:
         self.learned = 0  # configurations whose interior a failed build changed
 
     def scope(self, unit: str) -> str:
-        """The function or class around a unit ("function parse", or git's header line)."""
-        return self._scope[unit]
+        """The function or class around a unit ("function parse", or git's header line).
+        Worked out when first asked: the function level only splits the files the search kept,
+        and the report names the culprits' alone, so most files are never parsed for it."""
+        if unit not in self._scopes:
+            hunk = self._units[unit]
+            self._scopes[unit] = _scope(self._diff.files[hunk.file], hunk)
+        return self._scopes[unit]
 
     def groups(self, level: str, units: Sequence[Hunk]) -> list[Group]:
         """`units` partitioned into the groups of `level`, in diff order."""
@@ -104,7 +111,7 @@ class Hierarchy:
             "commit": lambda u: (self.commits.get(u.id, 0), f"commit {self.commits.get(u.id, 0)}"),
             "directory": lambda u: (os.path.dirname(u.path), os.path.dirname(u.path) or "."),
             "file": lambda u: (u.file, u.path),
-            "function": lambda u: ((u.file, self._scope[u.id]), _label(u, self._scope[u.id])),
+            "function": lambda u: ((u.file, self.scope(u.id)), _label(u, self.scope(u.id))),
             "hunk": lambda u: (u.hunk, f"{u.path}:{u.new_start}"),
             "line": lambda u: (u.id, f"{u.path}:{u.new_start}"),
         }[level]
