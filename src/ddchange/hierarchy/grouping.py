@@ -71,7 +71,7 @@ def levels_for(granularity: str, diff: Diff, *, history: bool = False) -> list[s
 
 
 class Hierarchy:
-    """Scopes and dependencies of the units of one diff, computed once per search."""
+    """Scopes and dependencies of the units of one diff, each worked out once, when first needed."""
 
     def __init__(
         self,
