@@ -1,7 +1,8 @@
 """Scale: ddchange's own time per test as the repository grows, big diffs, and startup.
 
     .venv/bin/python benchmarks/scale.py [--sizes 100,5000,50000] [--baseline-tests 3]
-    # rewrites its section of benchmarks/RESULTS.md
+    .venv/bin/python benchmarks/scale.py --real-only [--real-runs 3]   # only the real diff
+    # rewrites its sections of benchmarks/RESULTS.md (--real-only: the real diff's alone)
 
 - Own time per test: a repository of N files (100 per directory), BAD changes 10 of them, one
   of which the test (`sh test.sh`, a grep) fails on. ddchange runs in this process, and its own
@@ -21,6 +22,13 @@
   ddchange ends (its short summary and the command that resumes printed) and its lines.
 - Startup: the median wall time of `ddchange --help` and of `ddchange log` (in a small
   repository) over 15 runs each.
+- A real diff (a section of its own): anyio 3.7.1 -> 4.0.0, the two sdists from PyPI (pinned,
+  sha256 checked; real_cases.py) committed as `good` and `bad`, 521 hunks in 83 files, 52 of
+  them Python. Tests of 0.2 s (`sleep 0.2`, then grep) fail on one line that BAD adds, or only
+  on two lines in two files. Each runs `ddchange good..bad -q` in a process of its own, from
+  a fresh journal, `--real-runs` times; the row is the run with the median bookkeeping: the
+  share of the process's wall time that is not inside the tests (the sum of the durations
+  its records hold). "changes" are the units searched (lines, at the default granularity).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import signal
 import statistics
 import subprocess
@@ -36,14 +45,38 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
+import real_cases
 from hostile import OWN_PEAK, Case, big_edit, build, many_hunks, measured
 from results import write_section
 
 from ddchange import model, samples, session
 
 HEADING = "## Scale (`benchmarks/scale.py`)"
+REAL_HEADING = "## Scale (`benchmarks/scale.py`): a real diff"
 CHANGED = 10  # files BAD changes; the test fails on the first
+REAL = real_cases.Case(
+    name="anyio-3.7.1-4.0.0",
+    directory=Path(__file__).resolve().parent,
+    package="anyio",
+    good="3.7.1",
+    bad="4.0.0",
+    good_sha256="44a3c9aba0f5defa43261a8b3efb97891f2bd7d804e0e1f56419befa1adfc780",
+    bad_sha256="f7ed51751b2c2add651e5747c891b47e26d2a21be5d32d9311dfe9692f3e5d7a",
+    source="https://pypi.org/project/anyio/4.0.0/",
+    requires=(),
+    build="",
+    culprit_files=(),
+    culprit_lines=(),
+)
+# (path, a line that BAD adds there and GOOD has nowhere)
+LIMITER = ("src/anyio/_core/_synchronization.py",
+           "return get_async_backend().create_capacity_limiter(total_tokens)")  # fmt: skip
+JUNCTION = ("src/anyio/_core/_fileio.py", "async def is_junction(self) -> bool:")
+REAL_TESTS = {"one line": [LIMITER], "two lines in two files": [LIMITER, JUNCTION]}
+COLUMNS_REAL = ["test fails on", "hunks", "files", "changes", "tests", "wall s", "tests' own s",
+                "bookkeeping", "answer"]  # fmt: skip
 
 
 def many_files(count: int) -> Case:
@@ -169,6 +202,59 @@ def slow_many_files(count: int) -> Case:
     return Case(f"{count} files, all changed", case.good, bad, test, case.answer)
 
 
+def real_test(culprits: list[tuple[str, str]]) -> str:
+    """A test of 0.2 s that fails (exit 1) when every one of `culprits` is there."""
+    checks = "".join(f"grep -qF {shlex.quote(line)} {path} || exit 0\n" for path, line in culprits)
+    return f"sleep 0.2\n{checks}exit 1\n"
+
+
+def real_run(repo: Path, test: Path) -> tuple[float, dict[str, Any]]:
+    """One `ddchange good..bad` in a process of its own, from a fresh journal: its wall time
+    and its JSON report."""
+    ddchange = [sys.executable, "-m", "ddchange"]
+    subprocess.run([*ddchange, "reset"], cwd=repo, capture_output=True, check=True)
+    report = test.with_suffix(".json")
+    started = time.monotonic()
+    subprocess.run([*ddchange, "good..bad", "-q", "--json", str(report), "--", "sh", str(test)],
+                   cwd=repo, capture_output=True, check=True)  # fmt: skip
+    return time.monotonic() - started, json.loads(report.read_text())
+
+
+def tests_own(report: dict[str, Any]) -> float:
+    """The seconds inside the build and test commands, by the records of the run."""
+    return sum(record["duration"] for record in report["log"])
+
+
+def own_share(run: tuple[float, dict[str, Any]]) -> float:
+    """The share of the wall time that is not inside the tests."""
+    wall, report = run
+    return (wall - tests_own(report)) / wall
+
+
+def real_rows(work: Path, runs: int) -> list[list[str]]:
+    """The real diff (see the docstring) searched with each of REAL_TESTS: a row each."""
+    work.mkdir()
+    repo = real_cases.make_repo(REAL, work)
+    patch = real_cases.git_bytes(repo, "diff", "-M", "good", "bad").splitlines()
+    names = real_cases.git_bytes(repo, "diff", "-M", "--name-only", "-z", "good", "bad")
+    hunks, files = sum(line.startswith(b"@@ ") for line in patch), names.count(b"\0")
+    rows = []
+    for name, culprits in REAL_TESTS.items():
+        test = work / f"{name.replace(' ', '-')}.sh"
+        test.write_text(real_test(culprits))
+        measured = sorted((real_run(repo, test) for _ in range(runs)), key=own_share)
+        wall, report = measured[len(measured) // 2]
+        found = sorted(culprit["path"] for culprit in report["culprits"])
+        right = found == sorted(path for path, _ in culprits)
+        rows.append([
+            name, str(hunks), str(files), str(report["hunks_total"]), str(report["tests_run"]),
+            f"{wall:.2f}", f"{tests_own(report):.2f}", f"{own_share((wall, report)):.1%}",
+            "right" if right else f"WRONG: {found}",
+        ])  # fmt: skip
+        print(" | ".join(rows[-1]), flush=True)
+    return rows
+
+
 def startup(args: list[str], cwd: Path, runs: int = 15) -> float:
     times = []
     for _ in range(runs):
@@ -183,19 +269,35 @@ def table(columns: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]) + "\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", default="100,5000,50000")
-    parser.add_argument("--baseline-tests", type=int, default=3)
-    args = parser.parse_args()
-    sizes = [int(size) for size in args.sizes.split(",")]
+def machine() -> str:
+    """Where the figures were measured."""
+    return (
+        f"{platform.machine()}, Python {platform.python_version()}, {platform.system()}, "
+        f"{os.cpu_count()} cores, the temporary directory on this machine's disk"
+    )
+
+
+def real_body(runs: int) -> str:
+    """The real diff's section."""
+    with tempfile.TemporaryDirectory(prefix="ddchange-scale-") as tmp:
+        rows = real_rows(Path(tmp) / "real", runs)
+    return (
+        f"On {machine()}: `benchmarks/scale.py --real-only --real-runs {runs}` (the run with "
+        f"the median bookkeeping of {runs}). {REAL.package} {REAL.good} → {REAL.bad} from PyPI; "
+        "see the script's docstring for what each figure is.\n\n" + table(COLUMNS_REAL, rows)
+    )
+
+
+def scale_body(sizes_given: str, baseline_tests: int) -> str:
+    """The main section: every figure but the real diff's."""
+    sizes = [int(size) for size in sizes_given.split(",")]
     per_test = []
     with tempfile.TemporaryDirectory(prefix="ddchange-scale-") as tmp:
         for size in sizes:
             repo = Path(tmp) / f"files-{size}"
             build(many_files(size), repo)
             own, tests, setup = own_per_test(repo)
-            base = baseline_per_test(repo, args.baseline_tests)
+            base = baseline_per_test(repo, baseline_tests)
             per_test.append([f"{size:,}", f"{setup:.2f}", str(tests), f"{own:.0f}",
                              f"{base:.0f}", f"{base / own:.0f}×"])  # fmt: skip
             print(" | ".join(per_test[-1]), flush=True)
@@ -210,11 +312,9 @@ def main() -> None:
         stop_seconds, stop_lines = interrupted(stopped)
         small = samples.build_repo(samples.load("two-files"), Path(tmp) / "small")
         help_ms, log_ms = startup(["--help"], small), startup(["log"], small)
-    body = (
-        f"One run on {platform.machine()}, Python {platform.python_version()}, "
-        f"{platform.system()}, {os.cpu_count()} cores, the temporary directory on this machine's "
-        f"disk: `benchmarks/scale.py --sizes {args.sizes} --baseline-tests "
-        f"{args.baseline_tests}`. See the script's docstring for what each figure is.\n\n"
+    return (
+        f"One run on {machine()}: `benchmarks/scale.py --sizes {sizes_given} --baseline-tests "
+        f"{baseline_tests}`. See the script's docstring for what each figure is.\n\n"
         + table(
             [
                 "files",
@@ -251,8 +351,22 @@ def main() -> None:
             ],
         )
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="100,5000,50000")
+    parser.add_argument("--baseline-tests", type=int, default=3)
+    parser.add_argument("--real-only", action="store_true", help="only the real diff's section")
+    parser.add_argument("--real-runs", type=int, default=3, help="runs of each real test")
+    args = parser.parse_args()
+    if not args.real_only:
+        body = scale_body(args.sizes, args.baseline_tests)
+        print(body)
+        write_section(HEADING, body)
+    body = real_body(args.real_runs)
     print(body)
-    write_section(HEADING, body)
+    write_section(REAL_HEADING, body)
 
 
 if __name__ == "__main__":

@@ -3,16 +3,17 @@ and the function level with and without tree-sitter."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from ddchange import git
+from ddchange import git, session
 from ddchange.diff import linechanges, read
 from ddchange.diff.hunks import Diff, FileDiff, Hunk, line_starts
-from ddchange.hierarchy import headers, syntax
-from ddchange.hierarchy.grouping import Hierarchy, missing_names
+from ddchange.hierarchy import grouping, headers, syntax
+from ddchange.hierarchy.grouping import Analysis, Hierarchy, missing_names
 from ddchange.model import Outcome
 from ddchange.search.hierarchical import minimize
 
@@ -154,6 +155,53 @@ def test_a_failed_build_teaches_a_missed_dependency(
     assert hierarchy.interior({call, definition}) == {call, definition}
     assert hierarchy.learned == 1
     assert not hierarchy.learn(frozenset({call, definition}), missing_names("all fine"))
+
+
+def _children() -> set[int]:
+    tasks = Path(f"/proc/{os.getpid()}/task").glob("*/children")
+    return {int(pid) for task in tasks for pid in task.read_text().split()}
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="children read from /proc")
+def test_the_analysis_made_aside_is_the_one_made_here(
+    make_repo: Callable[..., tuple[Path, list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The session has the analysis of names made by a child process while the pre-flight
+    runs: it hands over what the analysis here gives, also when the child dies without a word
+    (then it is made here), and no child outlives the block."""
+    repo, (good, bad) = make_repo(
+        tmp_path,
+        [
+            {"lib.py": "def old():\n    return 1\n", "app.py": "import lib\n\nlib.old()\n"},
+            {"lib.py": "def new():\n    return 1\n", "app.py": "import lib\n\nlib.new()\n"},
+        ],
+    )
+    diff = linechanges.split_lines(read.read_diff(git.open_repo(repo), good, bad))
+    here = vars(Analysis(diff))
+    assert here["added_defs"], "the example defines something"
+    before = _children()
+    with session._analysis_aside(diff, wanted=True) as analysis:
+        assert len(_children() - before) == 1
+        assert analysis is not None
+        assert vars(analysis()) == here
+    assert _children() == before
+    parent = os.getpid()
+
+    def dying(diff: Diff) -> Analysis:
+        if os.getpid() != parent:
+            os._exit(1)
+        return Analysis(diff)
+
+    monkeypatch.setattr(grouping, "Analysis", dying)
+    with session._analysis_aside(diff, wanted=True) as analysis:
+        assert analysis is not None
+        assert vars(analysis()) == here
+    assert _children() == before
+    with session._analysis_aside(diff, wanted=False) as analysis:
+        assert analysis is None
+        assert _children() == before
 
 
 def test_a_new_value_for_a_name_does_not_need_the_removal_of_its_uses(

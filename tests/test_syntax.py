@@ -373,7 +373,7 @@ def require_grammar(path: str) -> None:
         pytest.skip(f"no tree-sitter grammar for {path}: pip install -e '.[syntax]'")
 
 
-def found_scopes(sample: Sample) -> list[Scope]:
+def found_scopes(sample: Sample) -> tuple[Scope, ...]:
     require_grammar(sample.path)
     found = scopes(sample.path, sample.content)
     assert found is not None

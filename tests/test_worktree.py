@@ -280,8 +280,9 @@ def test_every_kind_of_change_round_trips_between_good_and_bad(tmp_path: Path) -
 def test_apply_rewrites_in_place_but_spares_hard_links_and_read_only_files(
     repo: Sandbox, tmp_path: Path
 ) -> None:
-    """A plain file is truncated and rewritten (same inode, cheap); a file with a second link
-    elsewhere, or one a build made read-only, is replaced, and the other link keeps its bytes."""
+    """A plain file is written over and cut to its new length, here shorter (same inode,
+    cheap); a file with a second link elsewhere, or one a build made read-only, is replaced,
+    and the other link keeps its bytes."""
     with scratch_worktree(_open(repo), repo.rev("HEAD")) as scratch:
         inode = (scratch.path / "edit.txt").stat().st_ino
         os.link(scratch.path / "keep.txt", tmp_path / "linked-copy")

@@ -1,7 +1,8 @@
 """One run of ddchange, from two revisions to an answer: the order of events, and nothing else.
 
 Owns the orchestration: clean up after runs that were killed, resolve the revisions, read the
-diff, open the scratch worktree and the journal, take over what earlier attempts of the same run
+diff (a child process analyses its names meanwhile, for the search's dependencies), open the
+scratch worktree and the journal, take over what earlier attempts of the same run
 already tested, check that GOOD passes and BAD fails (pre-flight), search by the strategy asked
 for (`search/`; with "auto", a bisection of the first-parent history first), confirm the
 answer by running it again, attribute it to commits, and assemble the `Result` from the trial
@@ -24,9 +25,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
+import pickle
 import re
 import shlex
+import signal
 import time
+from collections.abc import Callable, Iterator
 
 from ddchange import errors, git
 from ddchange.diff import content, hunks, limits, linechanges, provenance, read
@@ -81,18 +86,68 @@ def run(request: Request, listener: Listener | None = None) -> Result:
     limited = read_diff(repo, request, revisions)
     diff = limited.diff
     with (
+        _analysis_aside(diff, wanted=request.dependencies) as analysis,
         Journal(journal_path(repo)) as journal,
         scratch_worktree(repo, revisions.good) as scratch,
         contextlib.ExitStack() as parallel,
     ):
         session = _Session(
-            request, revisions, limited, scratch, journal, listener or (lambda _: None)
+            request, revisions, limited, scratch, journal, listener or (lambda _: None), analysis
         )
         session.parallel(parallel, repo)
         outcome = session.search() if session.preflight() else session.flaky()
         paths = [*content.touched_paths(diff), *limited.kept]  # the answer needs what is kept
         patch = scratch.patch(revisions.good, sorted(set(paths)))
     return session.result(outcome, patch, time.monotonic() - started)
+
+
+@contextlib.contextmanager
+def _analysis_aside(
+    diff: hunks.Diff, *, wanted: bool
+) -> Iterator[Callable[[], grouping.Analysis] | None]:
+    """The analysis of names (`grouping.Analysis`, when `wanted`), made meanwhile by a child
+    process: a fork has the diff already and a core of its own, so the analysis goes on while
+    the pre-flight's tests run, and the search, the first to need it, waits less or not at
+    all. The callable yielded hands it over, waiting for the child if need be; where the child
+    cannot deliver (no fork here, it failed, it was killed), the analysis is made here
+    instead, the same. No child outlives the block."""
+    if not wanted:
+        yield None
+        return
+    reading, writing = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:  # no process to spare
+        os.close(reading)
+        os.close(writing)
+        yield lambda: grouping.Analysis(diff)
+        return
+    if pid == 0:  # the child: the analysis, handed over, then out with none of our clean-ups
+        try:
+            os.close(reading)
+            with open(writing, "wb") as out:
+                pickle.dump(grouping.Analysis(diff), out, pickle.HIGHEST_PROTOCOL)
+        finally:
+            os._exit(0)
+    os.close(writing)
+
+    def hand_over() -> grouping.Analysis:
+        with open(reading, "rb", closefd=False) as source:
+            data = source.read()
+        try:
+            made: grouping.Analysis = pickle.loads(data)
+        except (pickle.UnpicklingError, EOFError):  # nothing or half of it came
+            return grouping.Analysis(diff)
+        return made
+
+    try:
+        yield hand_over
+    finally:
+        os.close(reading)  # a child still writing stops there
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)  # a child still at work (the pre-flight failed)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
 
 def resolve(repo: git.Repo, good: str, bad: str) -> Revisions:
@@ -142,6 +197,7 @@ class _Session:
         scratch: Scratch,
         journal: Journal,
         listener: Listener,
+        analysis: Callable[[], grouping.Analysis] | None,
     ) -> None:
         diff = limited.diff
         self.request, self.revisions, self.diff, self.scratch = request, revisions, diff, scratch
@@ -183,6 +239,7 @@ class _Session:
             diff,
             dependencies=request.dependencies,
             commits=provenance.positions(self.attribution, history),
+            analysis=analysis,
         )
         self.searcher = Search(
             diff,

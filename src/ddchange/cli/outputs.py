@@ -99,7 +99,7 @@ def _unwritable(path: Path) -> str | None:
 
 def finish(result: model.Result, outputs: Outputs) -> None:
     """Write the requested files, then exit with the code the result's outcome calls for."""
-    from ddchange.report import as_json, html
+    from ddchange.report import as_json
 
     if outputs.patch is not None:
         outputs.patch.write_bytes(result.patch)
@@ -109,6 +109,8 @@ def finish(result: model.Result, outputs: Outputs) -> None:
     if outputs.json is not None:
         outputs.json.write_text(as_json.render(result))
     if outputs.html is not None:
+        from ddchange.report import html  # jinja2 and the page's template: 60 ms to load
+
         outputs.html.write_text(html.render(result), encoding="utf-8")
         click.echo(f"report: {outputs.html} (open it in a browser)", err=True)
     codes = {"found": EXIT_FOUND, "flaky": EXIT_FLAKY, "interrupted": EXIT_INTERRUPTED}

@@ -71,7 +71,7 @@ def levels_for(granularity: str, diff: Diff, *, history: bool = False) -> list[s
 
 
 class Hierarchy:
-    """Scopes and dependencies of the units of one diff, computed once per search."""
+    """Scopes and dependencies of the units of one diff, each worked out once, when first needed."""
 
     def __init__(
         self,
@@ -80,23 +80,51 @@ class Hierarchy:
         dependencies: bool = True,
         needs: Mapping[str, Iterable[str]] | None = None,
         commits: Mapping[str, int] | None = None,
+        analysis: Callable[[], Analysis] | None = None,
     ) -> None:
-        """`needs`, when given, replaces the analysis of names (tests, known ground truth);
-        `commits` numbers each unit's commit in history order, for the "commit" level."""
+        """`needs`, when given, replaces the analysis of names (tests, known ground truth).
+        Otherwise that analysis, the costly part (every changed file parsed, its names
+        resolved), is made when the needs are first used: by `analysis` when given (the
+        session has it made meanwhile, during the pre-flight), else here. `commits` numbers
+        each unit's commit in history order, for the "commit" level."""
         self.commits = commits or {}
-        self._scope = {unit.id: _scope(diff.files[unit.file], unit) for unit in diff.hunks}
-        self._names = _Names(diff) if dependencies and needs is None else None
-        self.needs: dict[str, set[str]] = {}
+        self._diff = diff
+        self._units = {unit.id: unit for unit in diff.hunks}
+        self._scopes: dict[str, str] = {}  # worked out on first use (see `scope`)
+        self._names: Analysis | None = None
+        self._analysis: Callable[[], Analysis] | None = None  # until it is made (`_analysed`)
+        if dependencies and needs is None:
+            self._analysis = analysis or (lambda: Analysis(diff))
+        self._needs: dict[str, set[str]] = {}
         self._needed_by: dict[str, set[str]] = {}
-        found = needs if needs is not None else self._names.needs() if self._names else {}
-        for user, providers in found.items():
+        for user, providers in (needs or {}).items():
             for provider in providers:
                 self._need(user, provider)
         self.learned = 0  # configurations whose interior a failed build changed
 
+    @property
+    def needs(self) -> dict[str, set[str]]:
+        """What each unit needs: the units that must come with it (see the module docstring)."""
+        return self._analysed()
+
+    def _analysed(self) -> dict[str, set[str]]:
+        """The needs, with the analysis of names made first if it is not yet."""
+        if self._analysis is not None:
+            self._names = self._analysis()
+            self._analysis = None  # only once it is made: an interrupted wait tries again
+            for user, providers in self._names.needs().items():
+                for provider in providers:
+                    self._need(user, provider)
+        return self._needs
+
     def scope(self, unit: str) -> str:
-        """The function or class around a unit ("function parse", or git's header line)."""
-        return self._scope[unit]
+        """The function or class around a unit ("function parse", or git's header line).
+        Worked out when first asked: the function level only splits the files the search kept,
+        and the report names the culprits' alone, so most files are never parsed for it."""
+        if unit not in self._scopes:
+            hunk = self._units[unit]
+            self._scopes[unit] = _scope(self._diff.files[hunk.file], hunk)
+        return self._scopes[unit]
 
     def groups(self, level: str, units: Sequence[Hunk]) -> list[Group]:
         """`units` partitioned into the groups of `level`, in diff order."""
@@ -104,7 +132,7 @@ class Hierarchy:
             "commit": lambda u: (self.commits.get(u.id, 0), f"commit {self.commits.get(u.id, 0)}"),
             "directory": lambda u: (os.path.dirname(u.path), os.path.dirname(u.path) or "."),
             "file": lambda u: (u.file, u.path),
-            "function": lambda u: ((u.file, self._scope[u.id]), _label(u, self._scope[u.id])),
+            "function": lambda u: ((u.file, self.scope(u.id)), _label(u, self.scope(u.id))),
             "hunk": lambda u: (u.hunk, f"{u.path}:{u.new_start}"),
             "line": lambda u: (u.id, f"{u.path}:{u.new_start}"),
         }[level]
@@ -131,8 +159,8 @@ class Hierarchy:
 
     def interior(self, config: Iterable[str]) -> frozenset[str]:
         """The largest subset of `config` in which every unit has all it needs."""
-        kept = set(config)
-        dropped = [unit for unit in kept if not self.needs.get(unit, set()) <= kept]
+        kept, needs = set(config), self._analysed()
+        dropped = [unit for unit in kept if not needs.get(unit, set()) <= kept]
         while dropped:
             unit = dropped.pop()
             if unit not in kept:
@@ -145,6 +173,7 @@ class Hierarchy:
         """Add the needs that a failed build of `config` reveals by the names it said were
         `missing` (see `missing_names`). True if that changes `config`'s interior (worth a
         retry)."""
+        self._analysed()
         if self._names is None:
             return False
         for name in missing:
@@ -159,18 +188,18 @@ class Hierarchy:
         """Forget the needs that `config` violates: it was built and tested without them and
         gave PASS or FAIL, so they are not needed (a name matched in the wrong scope). True if
         any was forgotten."""
-        forgotten = False
+        forgotten, needs = False, self._analysed()
         for user in config:
-            missing = self.needs.get(user, set()) - config
+            missing = needs.get(user, set()) - config
             for provider in missing:
                 self._needed_by.get(provider, set()).discard(user)
             if missing:
-                self.needs[user] -= missing
+                needs[user] -= missing
                 forgotten = True
         return forgotten
 
     def _need(self, user: str, provider: str) -> None:
-        self.needs.setdefault(user, set()).add(provider)
+        self._needs.setdefault(user, set()).add(provider)
         self._needed_by.setdefault(provider, set()).add(user)
 
 
@@ -198,8 +227,9 @@ def _label(unit: Hunk, scope: str) -> str:
     return f"{unit.path}: {scope}" if scope else unit.path
 
 
-class _Names:
-    """Which units add or remove definitions and uses of which names."""
+class Analysis:
+    """The analysis of names: which units add or remove definitions and uses of which names.
+    Plain data, so that another process can make it (see `Hierarchy`)."""
 
     def __init__(self, diff: Diff) -> None:
         self.added_defs: dict[str, set[str]] = defaultdict(set)
@@ -301,7 +331,7 @@ class _Names:
 
 
 def _local(path: str, name: str) -> str:
-    """The key of `name` as bound in the file `path` only (see _Names._read)."""
+    """The key of `name` as bound in the file `path` only (see Analysis._read)."""
     return f"{path}\0{name}"
 
 

@@ -79,16 +79,13 @@ def has_grammar(path: str) -> bool:
     return _usable_language(path) is not None
 
 
-def scopes(path: str, content: bytes) -> list[Scope] | None:
+def scopes(path: str, content: bytes) -> tuple[Scope, ...] | None:
     """Every definition in the file, nested ones too, sorted by start line (outer first).
 
     None when no grammar is usable for this file: the caller falls back to git's hunk headers.
     """
     lang = _usable_language(path)
-    tree = None if lang is None else _parse(lang, content)
-    if lang is None or tree is None:
-        return None
-    return _tree_scopes(_GRAMMARS[lang], tree)
+    return None if lang is None else _tree_scopes(lang, content)
 
 
 def enclosing(found: Sequence[Scope], first: int, last: int) -> Scope | None:

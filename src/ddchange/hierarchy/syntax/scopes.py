@@ -5,12 +5,14 @@ receivers, Rust impl blocks, JavaScript functions bound to names).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
 from ddchange.hierarchy.syntax.base import Scope
 from ddchange.hierarchy.syntax.binding import _Grammar
 from ddchange.hierarchy.syntax.c import _c_declared
+from ddchange.hierarchy.syntax.grammars import _GRAMMARS, _parse
 from ddchange.hierarchy.syntax.tree import _field, _first_row, _last_row, _Node, _text
 
 # --- scopes from the tree ---------------------------------------------------------------------
@@ -22,7 +24,14 @@ _ScopeName = Callable[[_Node], "tuple[str, str] | None"]  # node -> (name, kind 
 _CLASS_LIKE = frozenset({"class", "struct", "union", "enum", "interface", "trait", "impl"})
 
 
-def _tree_scopes(grammar: _Grammar, root: _Node) -> list[Scope]:
+@functools.lru_cache(maxsize=16)
+def _tree_scopes(lang: str, content: bytes) -> tuple[Scope, ...] | None:
+    """Every definition in `content`, outer first; None when tree-sitter fails on it. Cached:
+    grouping asks about the same file hunk after hunk, and the walk visits every node."""
+    root = _parse(lang, content)
+    if root is None:
+        return None
+    grammar = _GRAMMARS[lang]
     found: list[Scope] = []
     stack: list[tuple[_Node, Scope | None]] = [(root, None)]
     while stack:
@@ -31,7 +40,7 @@ def _tree_scopes(grammar: _Grammar, root: _Node) -> list[Scope]:
         if scope is not None:
             found.append(scope)
         stack.extend((child, scope or outer) for child in node.named_children)
-    return sorted(found, key=lambda s: (s.start, -s.end))
+    return tuple(sorted(found, key=lambda s: (s.start, -s.end)))
 
 
 def _scope_of(grammar: _Grammar, node: _Node, outer: Scope | None) -> Scope | None:
