@@ -94,3 +94,19 @@ def test_spare_runs_start_only_beside_a_run_this_offer_starts(gates: Gates) -> N
         assert ahead.offer([B], [C, C, D]) == [B, D]  # the two runs of C held count
     finally:
         ahead.close()
+
+
+def test_a_run_that_stop_ends_is_not_counted_as_a_run_ahead(gates: Gates) -> None:
+    """`stop` ends the commands going; what such a run returns then is our doing (here the
+    gate it waits on opens, as a killed test exits), not a run ahead to count."""
+    ahead = Ahead(3, gates.run, gates.open_all)
+    try:
+        gates.gates[A].set()
+        assert ahead.offer([A, B]) == [A, B]
+        gates.began[B].wait()
+        while ahead.running() > 1:  # A has ended of its own
+            time.sleep(0.001)
+        ahead.stop()
+        assert ahead.unused == 1
+    finally:
+        ahead.close()

@@ -52,7 +52,8 @@ _NEARLY = 0.1
 
 
 class Stopped(Exception):
-    """A run ahead that `stop` ended before it began."""
+    """A run ahead that `stop` ended: before it began, or by stopping its command (then its
+    exit code is our doing, not a verdict)."""
 
 
 @dataclass
@@ -171,6 +172,8 @@ class Ahead:
             raise Stopped
         started = time.monotonic()
         verdict = self._run(slot, config)
+        if self._stopping.is_set():  # `stop` ended it: a killed run, not a verdict
+            raise Stopped
         self._lengths.append(time.monotonic() - started)
         return verdict
 
