@@ -10,6 +10,11 @@ durations: phase, configuration, outcome, reason and exit code, in order, and th
 needed" are the runs started early that no one asked for (no records). "wall" is the whole
 run, and "× -j 1" its ratio to the `-j 1` run of the same case.
 
+Then the same without the confirmation and the flaky-test check (`--no-confirm`): the search
+alone. Its tests are a chain in which each outcome picks the next test, so a run ahead is a
+guess (the likeliest next ones are run: a first half before a second, and so on); the check's
+runs are all known once the answer is, and go side by side.
+
 Then each case once more on a Dask LocalCluster of 2 worker processes (1 thread each) on
 loopback, through `--scheduler`, against its `-j 2` run: the same answer and records?
 """
@@ -52,10 +57,12 @@ def _slowed(test: tuple[str, ...]) -> tuple[str, ...]:
     return ("sh", "-c", f'sleep {SLEEP}; exec "$@"', "sh", *test)
 
 
-def search(name: str, workdir: Path, jobs: int, scheduler: str | None = None) -> model.Result:
+def search(
+    name: str, workdir: Path, jobs: int, scheduler: str | None = None, *, confirm: bool = True
+) -> model.Result:
     """One run of case `name` with -j `jobs` (or on the Dask cluster at `scheduler`), in a
-    repository of its own under `workdir`."""
-    repo = workdir / f"{name}-j{jobs}{'-dask' if scheduler else ''}"
+    repository of its own under `workdir`; `confirm` False: the search alone."""
+    repo = workdir / f"{name}-j{jobs}{'-dask' if scheduler else ''}{'' if confirm else '-alone'}"
     if name in SAMPLES:
         scenario = samples.load(name)
         samples.build_repo(scenario, repo)
@@ -64,7 +71,43 @@ def search(name: str, workdir: Path, jobs: int, scheduler: str | None = None) ->
     else:
         build(many_files(64), repo)
         request = model.Request(repo=repo, good="HEAD~1", bad="HEAD", test=("sh", "test.sh"))
-    return session.run(dataclasses.replace(request, jobs=jobs, scheduler=scheduler))
+    return session.run(
+        dataclasses.replace(request, jobs=jobs, scheduler=scheduler, confirm=confirm)
+    )
+
+
+def compared(
+    tmp: Path, counts: list[int], *, confirm: bool
+) -> tuple[list[list[str]], dict[int, list[float]], dict[str, model.Result]]:
+    """Every case at every -j in `counts`: a row each, the ratios to -j 1 by N, and the -j 2
+    results by case."""
+    rows: list[list[str]] = []
+    ratios: dict[int, list[float]] = {n: [] for n in counts}
+    two: dict[str, model.Result] = {}
+    for name in ("64 files", *SAMPLES):
+        first: model.Result | None = None
+        for jobs in counts:
+            result = search(name, tmp, jobs, confirm=confirm)
+            if jobs == 2:
+                two[name] = result
+            first = first or result
+            same = _decisions(result) == _decisions(first)
+            ratio = result.wall_time / first.wall_time
+            ratios[jobs].append(ratio)
+            rows.append([
+                name, str(len(result.diff.hunks)), str(jobs), str(len(result.culprits)),
+                result.outcome, "yes" if same else "NO", str(result.tests_run),
+                str(result.unused), f"{result.wall_time:.1f}", f"{ratio:.2f}×",
+            ])  # fmt: skip
+            print(" | ".join(rows[-1]), flush=True)
+    return rows, ratios, two
+
+
+def summary(counts: list[int], ratios: dict[int, list[float]]) -> str:
+    return "\n".join(
+        f"- -j {n}: wall time {min(ratios[n]):.2f}× to {max(ratios[n]):.2f}× of -j 1"
+        for n in counts[1:]
+    )
 
 
 def table(columns: list[str], rows: list[list[str]]) -> str:
@@ -77,25 +120,10 @@ def main() -> None:
     parser.add_argument("--jobs", default="1,2,4")
     args = parser.parse_args()
     counts = [int(n) for n in args.jobs.split(",")]
-    rows, ratios, dask_rows = [], {n: [] for n in counts}, []
-    two: dict[str, model.Result] = {}
+    dask_rows = []
     with tempfile.TemporaryDirectory(prefix="ddchange-jobs-") as tmp:
-        for name in ("64 files", *SAMPLES):
-            first: model.Result | None = None
-            for jobs in counts:
-                result = search(name, Path(tmp), jobs)
-                if jobs == 2:
-                    two[name] = result
-                first = first or result
-                same = _decisions(result) == _decisions(first)
-                ratio = result.wall_time / first.wall_time
-                ratios[jobs].append(ratio)
-                rows.append([
-                    name, str(len(result.diff.hunks)), str(jobs), str(len(result.culprits)),
-                    result.outcome, "yes" if same else "NO", str(result.tests_run),
-                    str(result.unused), f"{result.wall_time:.1f}", f"{ratio:.2f}×",
-                ])  # fmt: skip
-                print(" | ".join(rows[-1]), flush=True)
+        rows, ratios, two = compared(Path(tmp), counts, confirm=True)
+        alone, alone_ratios, _ = compared(Path(tmp), counts, confirm=False)
         with distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
             dashboard_address=None,
@@ -109,32 +137,30 @@ def main() -> None:
                     f"{local.wall_time:.1f}",
                 ])  # fmt: skip
                 print(" | ".join(dask_rows[-1]), flush=True)
-    summary = [
-        f"- -j {n}: wall time {min(ratios[n]):.2f}× to {max(ratios[n]):.2f}× of -j 1"
-        for n in counts[1:]
+    columns = [
+        "case",
+        "hunks",
+        "-j",
+        "answer",
+        "outcome",
+        "same records as -j 1",
+        "tests run",
+        "run ahead, not needed",
+        "wall s",
+        "× -j 1",
     ]
     body = (
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
         f"{platform.system()}, {os.cpu_count()} cores: `benchmarks/jobs.py --jobs {args.jobs}`. "
         f"Every test sleeps {SLEEP} s first (the samples' own tests run after the sleep). See "
         "the script's docstring for the columns.\n\n"
-        + table(
-            [
-                "case",
-                "hunks",
-                "-j",
-                "answer",
-                "outcome",
-                "same records as -j 1",
-                "tests run",
-                "run ahead, not needed",
-                "wall s",
-                "× -j 1",
-            ],
-            rows,
-        )  # fmt: skip
+        + table(columns, rows)
         + "\n"
-        + "\n".join(summary)
+        + summary(counts, ratios)
+        + "\n\nThe search alone (`--no-confirm`):\n\n"
+        + table(columns, alone)
+        + "\n"
+        + summary(counts, alone_ratios)
         + "\n\nA Dask LocalCluster of 2 worker processes against `-j 2`:\n\n"
         + table(
             [
