@@ -132,11 +132,11 @@ class Case:
     bad: str
     good_sha256: str
     bad_sha256: str
-    source: str
-    requires: tuple[str, ...]
-    build: str
-    culprit_files: tuple[str, ...]
-    culprit_lines: tuple[str, ...]
+    source: str = ""
+    requires: tuple[str, ...] = ()
+    build: str = ""
+    culprit_files: tuple[str, ...] = ()
+    culprit_lines: tuple[str, ...] = ()
 
     @property
     def check(self) -> Path:

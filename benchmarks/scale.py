@@ -57,19 +57,11 @@ HEADING = "## Scale (`benchmarks/scale.py`)"
 REAL_HEADING = "## Scale (`benchmarks/scale.py`): a real diff"
 CHANGED = 10  # files BAD changes; the test fails on the first
 REAL = real_cases.Case(
-    name="anyio-3.7.1-4.0.0",
-    directory=Path(__file__).resolve().parent,
-    package="anyio",
-    good="3.7.1",
-    bad="4.0.0",
-    good_sha256="44a3c9aba0f5defa43261a8b3efb97891f2bd7d804e0e1f56419befa1adfc780",
-    bad_sha256="f7ed51751b2c2add651e5747c891b47e26d2a21be5d32d9311dfe9692f3e5d7a",
+    "anyio-3.7.1-4.0.0", Path(__file__).resolve().parent, "anyio", "3.7.1", "4.0.0",
+    "44a3c9aba0f5defa43261a8b3efb97891f2bd7d804e0e1f56419befa1adfc780",
+    "f7ed51751b2c2add651e5747c891b47e26d2a21be5d32d9311dfe9692f3e5d7a",
     source="https://pypi.org/project/anyio/4.0.0/",
-    requires=(),
-    build="",
-    culprit_files=(),
-    culprit_lines=(),
-)
+)  # fmt: skip
 # (path, a line that BAD adds there and GOOD has nowhere)
 LIMITER = ("src/anyio/_core/_synchronization.py",
            "return get_async_backend().create_capacity_limiter(total_tokens)")  # fmt: skip

@@ -137,9 +137,6 @@ def test_culprit_lines_are_added_or_removed_lines_of_the_culprit_files(repo: Pat
         bad="2",
         good_sha256="",
         bad_sha256="",
-        source="",
-        requires=(),
-        build="",
         culprit_files=("f.txt",),
         culprit_lines=("line 10 edited", "line 19"),
     )
