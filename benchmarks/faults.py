@@ -341,6 +341,9 @@ def table(columns: tuple[str, ...] | list[str], rows: list[list[str]]) -> str:
 
 
 def main() -> None:
+    # Started in the background, this script ignores SIGINT, and so would the runs it starts
+    # (an ignored signal stays ignored across exec): they must get it as at a terminal.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--kills", type=int, default=60)
     parser.add_argument("--flaky", type=int, default=20)

@@ -346,6 +346,9 @@ def scale_body(sizes_given: str, baseline_tests: int) -> str:
 
 
 def main() -> None:
+    # Started in the background, this script ignores SIGINT, and so would the runs it starts
+    # (an ignored signal stays ignored across exec): they must get it as at a terminal.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="100,5000,50000")
     parser.add_argument("--baseline-tests", type=int, default=3)

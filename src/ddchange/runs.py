@@ -7,9 +7,7 @@ resumes the first.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,8 +51,11 @@ def reset(repo_path: Path) -> list[Path]:
     Refuses (errors.RunInProgress) while a live ddchange process owns a scratch tree.
     Returns the scratch trees it removed.
     """
-    repo = git.open_repo(repo_path)
+    import shutil
+
     from ddchange.trial import worktree  # the scratch tree's code: only reset needs it here
+
+    repo = git.open_repo(repo_path)
 
     removed = worktree.remove_stale(repo)
     live = worktree.owners(repo)
@@ -96,6 +97,8 @@ def run_key(request: Request, revisions: Revisions) -> str:
     monotony, retries and confirmation, which change which tests are asked, not what a test
     answers: runs that differ only in those share their tests.
     """
+    import hashlib
+
     facts = {**describe(request, revisions), "format": FORMAT}
     del facts["good_rev"], facts["bad_rev"], facts["strategy"], facts["isolate"]
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]

@@ -12,11 +12,8 @@ import contextlib
 import io
 import os
 import re
-import shutil
 import signal
 import sys
-import tempfile
-import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
@@ -356,6 +353,9 @@ def reset(repo: Path) -> None:
 @click.option("--verbose", "-v", is_flag=True, help="One line for every evaluation.")
 def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bool) -> None:
     """Build a bundled sample repository and run the whole search on it."""
+    import shutil
+    import tempfile
+
     from ddchange import samples, session
 
     if list_only:
@@ -425,6 +425,8 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo(f"ddchange: {error.strerror or error}: {error.filename or ''}", err=True)
         sys.exit(EXIT_NOT_REPRODUCED)
     except Exception:
+        import traceback
+
         click.echo("ddchange: internal error (a bug): please report this:", err=True)
         click.echo(traceback.format_exc(limit=-3), err=True)
         sys.exit(EXIT_BUG)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -80,6 +79,8 @@ def validate(request: model.Request, outputs: Outputs) -> None:
         problem = None if path is None else _unwritable(path)
         if path is not None and problem is not None:
             raise errors.UnwritableOutput(option, path, problem)
+    import shutil
+
     program = request.test[0]
     if "/" not in program and shutil.which(program) is None:
         raise errors.ProgramNotFound(program)

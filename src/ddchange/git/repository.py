@@ -5,7 +5,6 @@ Every function here only reads objects and refs; none writes to the repository o
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -198,6 +197,8 @@ def object_namer(repo: Repo) -> Callable[[Sequence[bytes | memoryview]], str]:
         kind = in_repo(repo, "config", "extensions.objectFormat").decode().strip()
     except errors.GitFailed:
         kind = "sha1"  # not set
+
+    import hashlib
 
     def name(pieces: Sequence[bytes | memoryview]) -> str:
         digest = hashlib.new(kind or "sha1")

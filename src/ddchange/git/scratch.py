@@ -7,7 +7,6 @@ and every throwaway index and object directory, stays out of the user's reposito
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,6 +195,8 @@ def checkout_forms(
     `cat-file --batch --filters`: git 2.39 announces the blob's size, not the converted one.
     """
     objects = _objects_dir(worktree)
+    import tempfile  # not loaded for the commands that need no scratch tree (`log`)
+
     with tempfile.TemporaryDirectory(prefix="ddchange-convert-") as tmp:
         env = _throwaway_index_env(Path(tmp), objects)
         sources = []
@@ -228,6 +229,8 @@ def tree_patch(worktree: Path, base_sha: str, paths: Iterable[str]) -> bytes:
     neither the repository's objects nor any index are modified.
     """
     objects = _objects_dir(worktree)
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="ddchange-index-") as tmp:
         env = _throwaway_index_env(Path(tmp), objects)
         _read_tree(worktree, base_sha, env)
