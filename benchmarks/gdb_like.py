@@ -121,7 +121,9 @@ class Measured:
     unresolved: float  # share of the tests
     answer: int  # units in the answer
     holds_culprit: bool
-    seconds: float  # CPU time of the search, ddchange's and the oracle's
+    # CPU time of the search: the oracle's, and ddchange's with its scopes and analysis of names
+    # (the hierarchy works them out when the search first needs them)
+    seconds: float
 
 
 def measure(case: Case, strategy: Strategy, budget: int) -> Measured:
