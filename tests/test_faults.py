@@ -93,6 +93,30 @@ def test_leftovers_of_dead_runs_are_removed_in_any_state(tmp_path: Path) -> None
     assert not any(path.exists() for path in leftovers)
 
 
+def test_a_dead_dask_workers_directory_goes_with_the_tests_in_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a worker killed before its exit handler left (a clone with a read-only build, a
+    test still running in it) is removed; a live worker's directory stays."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # as TMPDIR would
+    dead = Path(tempfile.mkdtemp(prefix=f"ddchange-worker-{_dead_pid()}-"))
+    clone = dead / "ddchange-scratch-clone"
+    (clone / "build").mkdir(parents=True)
+    (clone / "build" / "out.o").write_text("object\n")
+    (clone / "build").chmod(0o500)
+    test = subprocess.Popen(["sleep", "60"], cwd=clone)
+    live = worktree.worker_directory()
+    (live / "its-clone").mkdir()
+    try:
+        assert worktree.remove_dead_workers() == [dead.resolve()]
+        assert test.wait(timeout=10) == -signal.SIGKILL
+        assert not dead.exists()
+        assert (live / "its-clone").is_dir()
+    finally:
+        test.kill()
+        test.wait()
+
+
 def test_reset_refuses_while_a_live_run_owns_a_scratch_tree(tmp_path: Path) -> None:
     repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
     other = two_commits(tmp_path / "other", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)

@@ -8,8 +8,11 @@ the same as with `-j N` on one machine.
   repository, inside the `Shipment` that is scattered to every worker with the recipe (the
   diff, the commands, the pinned files). With `source`, the workers clone that URL or path
   instead, and no bundle is made.
-- Each worker thread keeps a clone of its own at GOOD (`_tree`), made on its first run, in the
-  worker's temporary directory, and removed when the run ends (`forget`) or the worker exits.
+- Each worker thread keeps a clone of its own at GOOD (`_tree`), made on its first run, in
+  the worker's own directory (`worktree.worker_directory`, in its temporary directory), and
+  removed when the run ends (`forget`) or the worker exits. A worker killed before its exit
+  handler leaves its directory behind: the next worker on that machine to begin or end a run
+  removes it (`worktree.remove_dead_workers`), and stops the tests still running there.
 - Per configuration, only its unit ids and the expected failure go; the verdict comes back with
   the end of the output (runner.OUTPUT_LIMIT), as a local run keeps it.
 - A worker lost during a run: Dask runs the task again on another worker; when it gives up
@@ -42,7 +45,13 @@ from ddchange.trial import runner
 from ddchange.trial.ahead import Ahead, running
 from ddchange.trial.attempt import Recipe, attempt
 from ddchange.trial.watch import Watch
-from ddchange.trial.worktree import Scratch, dispose, scratch_directory
+from ddchange.trial.worktree import (
+    Scratch,
+    dispose,
+    remove_dead_workers,
+    scratch_directory,
+    worker_directory,
+)
 
 Config = frozenset[str]
 
@@ -141,6 +150,7 @@ def _result(future: Any, address: str) -> runner.Verdict:
 
 _TREES: dict[tuple[str, int], Scratch] = {}  # (shipment key, thread) → that thread's clone
 _BUNDLES: dict[str, Path] = {}  # shipment key → the bundle, written once per worker
+_HOME: list[Path] = []  # this worker's directory for both, once it has one
 _LOCK = threading.Lock()
 
 
@@ -155,7 +165,7 @@ def _tree(shipment: Shipment) -> Scratch:
     """This thread's clone for `shipment`, made on its first run."""
     key = (shipment.key, threading.get_ident())
     if key not in _TREES:
-        path = scratch_directory()
+        path = scratch_directory(_home())
         try:
             git.clone_elsewhere(_source(shipment), path, shipment.setup, shipment.good)
         except BaseException:
@@ -168,13 +178,23 @@ def _tree(shipment: Shipment) -> Scratch:
 def _source(shipment: Shipment) -> str:
     if shipment.source:
         return shipment.source
+    home = _home()
     with _LOCK:
         if shipment.key not in _BUNDLES:
-            descriptor, name = tempfile.mkstemp(prefix="ddchange-bundle-", suffix=".bundle")
+            descriptor, name = tempfile.mkstemp(suffix=".bundle", dir=home)
             with os.fdopen(descriptor, "wb") as out:
                 out.write(shipment.bundle)
             _BUNDLES[shipment.key] = Path(name)
         return os.fspath(_BUNDLES[shipment.key])
+
+
+def _home() -> Path:
+    """This worker's directory, made on its first run, after removing those of dead workers."""
+    with _LOCK:
+        if not _HOME:
+            remove_dead_workers()
+            _HOME.append(worker_directory())
+        return _HOME[0]
 
 
 def _stop_here(key: str) -> None:
@@ -186,10 +206,12 @@ def _stop_here(key: str) -> None:
 def _forget_all() -> None:
     for key in {run for run, _ in list(_TREES)} | set(_BUNDLES):
         forget(key)
+    for home in _HOME:
+        dispose(home)
 
 
 def forget(key: str) -> None:
-    """On a worker: remove run `key`'s clones and bundle."""
+    """On a worker: remove run `key`'s clones and bundle, and what dead workers left."""
     for found in [k for k in _TREES if k[0] == key]:
         tree = _TREES.pop(found)
         if tree.watch is not None:
@@ -198,3 +220,4 @@ def forget(key: str) -> None:
     bundle = _BUNDLES.pop(key, None)
     if bundle is not None:
         bundle.unlink(missing_ok=True)
+    remove_dead_workers()

@@ -223,8 +223,10 @@ class Scratch:
 # Every scratch tree is a directory "ddchange-scratch-<pid>-<random>" in the temporary
 # directory: the name says it is ours and which process owns it, even after a test deleted its
 # .git; the alternates file in its .git says whose objects it borrows, which repository it
-# serves.
+# serves. A Dask worker keeps its clones and bundles in one directory of its own,
+# "ddchange-worker-<pid>-<random>" (`worker_directory`).
 _PREFIX = "ddchange-scratch-"
+_WORKER_PREFIX = "ddchange-worker-"
 
 
 @contextmanager
@@ -251,11 +253,20 @@ def owners(repo: git.Repo) -> dict[Path, int]:
     """The scratch trees of this repository and the process id that owns each (0: unknown);
     a tree whose repository cannot be told any more (its .git is gone) counts too."""
     objects = git.common_dir(repo) / "objects"
+    return {
+        path: pid
+        for path, pid in _named(_PREFIX).items()
+        if git.borrowed_objects(path) in (objects.resolve(), None)
+    }
+
+
+def _named(prefix: str) -> dict[Path, int]:
+    """Our directories named `prefix`<pid>-… in the temporary directory, and that pid (0:
+    unknown)."""
     found = {}
-    for path in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*"):
-        borrowed = git.borrowed_objects(path)
-        if _mine(path) and borrowed in (objects.resolve(), None):
-            pid = path.name.removeprefix(_PREFIX).partition("-")[0]
+    for path in Path(tempfile.gettempdir()).glob(f"{prefix}*"):
+        if _mine(path):
+            pid = path.name.removeprefix(prefix).partition("-")[0]
             found[path] = int(pid) if pid.isdigit() else 0
     return found
 
@@ -266,7 +277,19 @@ def remove_stale(repo: git.Repo) -> list[Path]:
     Whatever state a tree is in (half removed, without .git, with a build's read-only files),
     it goes. Trees of a live process (another ddchange run in this repository) are left alone.
     """
-    stale = [path for path, pid in owners(repo).items() if not _alive(pid)]
+    return _remove_dead(owners(repo))
+
+
+def remove_dead_workers() -> list[Path]:
+    """Remove the directories of Dask workers on this machine whose process is gone (killed
+    with SIGKILL, or by the out-of-memory killer, before its exit handler), with the clones in
+    them, and stop the tests still running there; return their paths. A live worker's
+    directory is left alone."""
+    return _remove_dead(_named(_WORKER_PREFIX))
+
+
+def _remove_dead(owned: dict[Path, int]) -> list[Path]:
+    stale = [path for path, pid in owned.items() if not _alive(pid)]
     for path in stale:
         _kill_processes_in(path)
         dispose(path)
@@ -320,9 +343,16 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def scratch_directory() -> Path:
-    """A new empty directory for a scratch tree, named as ours and this process's."""
-    return Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-")).resolve()
+def scratch_directory(within: Path | None = None) -> Path:
+    """A new empty directory for a scratch tree, named as ours and this process's, in the
+    temporary directory or `within`."""
+    return Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=within)).resolve()
+
+
+def worker_directory() -> Path:
+    """A new empty directory for what a Dask worker keeps, named as a worker's and this
+    process's, so that `remove_dead_workers` finds it once the process is gone."""
+    return Path(tempfile.mkdtemp(prefix=f"{_WORKER_PREFIX}{os.getpid()}-")).resolve()
 
 
 def dispose(path: Path) -> None:
