@@ -190,6 +190,35 @@ def test_log_reset_and_replay(sample_repo: SampleRepo, tmp_path: Path) -> None:
     assert again["tests_run"] == 0, "the log holds every run, the confirmation runs too"
 
 
+def test_a_replay_goes_on_with_jobs_and_records_what_one_job_would(
+    sample_repo: SampleRepo, tmp_path: Path
+) -> None:
+    """A log cut after the pre-flight, replayed with -j 2: the search goes on with two tests
+    at once, and the journal ends as that of the whole run at -j 1."""
+    repo, scenario = sample_repo("two-files")
+    assert ddchange(*scenario_args(scenario), "--", *scenario.test, cwd=repo).returncode == 0
+    whole = ddchange("log", cwd=repo).stdout
+    lines = whole.splitlines(keepends=True)
+    preflight = [line for line in lines if '"phase": "good"' in line or '"phase": "bad"' in line]
+    assert preflight, whole
+    cut = tmp_path / "cut.log"
+    cut.write_text("".join(lines[: lines.index(preflight[-1]) + 1]))
+    assert ddchange("reset", cwd=repo).returncode == 0
+
+    report = tmp_path / "report.json"
+    replayed = ddchange("replay", str(cut), "-j", "2", "--json", str(report), cwd=repo)
+    assert replayed.returncode == 0, replayed.stderr
+    assert json.loads(report.read_text())["jobs"] == 2
+    assert _without_durations(ddchange("log", cwd=repo).stdout) == _without_durations(whole)
+
+
+def _without_durations(log: str) -> list[dict[str, object]]:
+    records = [json.loads(line[5:]) for line in log.splitlines() if line.startswith("test ")]
+    for record in records:
+        del record["duration"]
+    return records
+
+
 def test_replay_of_a_file_that_is_not_a_log(sample_repo: SampleRepo, tmp_path: Path) -> None:
     repo, _ = sample_repo("two-files")
     bogus = tmp_path / "bogus.log"

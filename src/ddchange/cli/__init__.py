@@ -56,6 +56,29 @@ def _common_options(command: Any) -> Any:
         [
             _repository_option,
             click.option(
+                "-j",
+                "--jobs",
+                callback=_jobs,
+                default="1",
+                metavar="N|auto",
+                help="Build and test up to N configurations at once, each in a scratch tree of "
+                "its own (auto: one per usable core). The answer and the journal are the same "
+                "for every N.",
+            ),
+            click.option(
+                "--scheduler",
+                metavar="ADDRESS",
+                help="Run the tests on the workers of the Dask cluster at ADDRESS "
+                "(tcp://HOST:PORT; needs ddchange[dask] here and on the workers), as many at "
+                "once as it has threads (or -j N).",
+            ),
+            click.option(
+                "--worker-clone",
+                metavar="URL",
+                help="With --scheduler: the workers clone URL (it must hold GOOD) instead of "
+                "receiving a bundle of GOOD from here.",
+            ),
+            click.option(
                 "--patch",
                 "patch_file",
                 type=click.Path(dir_okay=False, path_type=Path),
@@ -199,27 +222,6 @@ def help_(ctx: click.Context, command: str | None) -> None:
     help="Never apply the changes there, they stay as in GOOD (repeatable): not searched.",
 )
 @click.option(
-    "-j",
-    "--jobs",
-    callback=_jobs,
-    default="1",
-    metavar="N|auto",
-    help="Build and test up to N configurations at once, each in a scratch tree of its own "
-    "(auto: one per usable core). The answer and the journal are the same for every N.",
-)
-@click.option(
-    "--scheduler",
-    metavar="ADDRESS",
-    help="Run the tests on the workers of the Dask cluster at ADDRESS (tcp://HOST:PORT; needs "
-    "ddchange[dask] here and on the workers), as many at once as it has threads (or -j N).",
-)
-@click.option(
-    "--worker-clone",
-    metavar="URL",
-    help="With --scheduler: the workers clone URL (it must hold GOOD) instead of receiving "
-    "a bundle of GOOD from here.",
-)
-@click.option(
     "--clean",
     is_flag=True,
     help="Remove untracked and ignored files (git clean -fdx) before each test, for builds that "
@@ -242,10 +244,10 @@ def run(
     keep: tuple[str, ...],
     ignore: tuple[str, ...],
     clean: bool,
+    repo: Path,
     jobs: int,
     scheduler: str | None,
     worker_clone: str | None,
-    repo: Path,
     patch_file: Path | None,
     json_file: Path | None,
     html_file: Path | None,
@@ -293,23 +295,30 @@ def run(
 def replay(
     log_file: str,
     repo: Path,
+    jobs: int,
+    scheduler: str | None,
+    worker_clone: str | None,
     patch_file: Path | None,
     json_file: Path | None,
     html_file: Path | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
-    """Replay a `ddchange log` FILE (edited or not), then continue that search."""
+    """Replay a `ddchange log` FILE (edited or not), then continue that search (with -j N or
+    --scheduler too: the journal is the same for every N)."""
+    import dataclasses
+
     from ddchange import runs, session
     from ddchange.report import testlog
 
     path = Path(log_file)
     try:
         description, records = testlog.parse(path.read_text(errors="replace"))
-        request = runs.request_from(description, repo)
+        logged = runs.request_from(description, repo)
     except ValueError as error:
         line, problem = error.args if len(error.args) == 2 else (0, str(error))
         raise errors.BadLogFile(path, int(line), str(problem)) from None
+    request = dataclasses.replace(logged, jobs=jobs, scheduler=scheduler, worker_clone=worker_clone)
     files = outputs.Outputs(patch_file, json_file, html_file)
     outputs.validate(request, files)
     result = outputs.search(
