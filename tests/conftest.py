@@ -13,10 +13,16 @@ from pathlib import Path
 
 import pytest
 from gitsandbox import Zoo, build_zoo, hermetic
+from hypothesis import settings
 
 from ddchange import git, samples
 
 TEST_AUTHOR = "Test Author <author@example.org>"
+
+# No test asserts how long anything takes, and Hypothesis's per-example deadline would be one:
+# on a loaded machine (the suite runs on every core) a correct example can take 300 ms.
+settings.register_profile("ddchange", deadline=None)
+settings.load_profile("ddchange")
 
 # Set when pytest runs inside a git hook or a script that exported them; each would redirect
 # git from the repository a test means to the caller's, or smuggle in configuration.

@@ -163,7 +163,6 @@ def test_ddmin_budget_for_one_culprit(n: int, culprit: int, budget: int) -> None
 @example((8721, 4000))  # GDB's number of changes
 @example((1024, 1023))
 @example((3, 2))
-@settings(deadline=None)
 def test_ddmin_budget_for_one_culprit_is_logarithmic(problem: tuple[int, int]) -> None:
     """Wherever the one culprit is, at most two tests per halving: a part, then perhaps its
     complement. (The bound is reached: 4 tests for n = 3, culprit 2.)"""
@@ -272,7 +271,7 @@ def histories(draw: st.DrawFn) -> tuple[int, int, frozenset[int]]:
 @given(histories())
 @example((8, 5, frozenset()))
 @example((8, 5, frozenset({4, 5, 6})))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 def test_bisect_brackets_the_turn_with_only_unresolved_between(
     history: tuple[int, int, frozenset[int]],
 ) -> None:

@@ -441,7 +441,6 @@ def _git_apply(repo: Sandbox, old: bytes, units: list[Hunk], *options: str) -> b
 
 @settings(
     max_examples=60,
-    deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
@@ -502,7 +501,6 @@ def unique_versions(draw: st.DrawFn) -> tuple[bytes, bytes]:
 
 @settings(
     max_examples=60,
-    deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

@@ -242,7 +242,7 @@ def round_steps(labels: list[int], lo: int, hi: int) -> None:
         assert labels[0] % step == 0
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.lists(st.integers(0, 90), min_size=1, max_size=400))
 @example([0])
 @example(list(range(90, 0, -1)))

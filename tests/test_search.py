@@ -142,7 +142,7 @@ def assert_backed_pair(found: Found, recorded: Recorded, diff: Diff, level: str)
         assert recorded.records[shrunk] is not Outcome.FAIL
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(problems(), st.sampled_from(["file", "hunk", "line"]))
 @example(
     (
@@ -165,7 +165,7 @@ def test_answer_is_seen_to_fail_and_one_minimal_by_records(
     assert builds(true)(found.answer)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(problems(), st.sampled_from(["file", "hunk", "line"]), st.integers(0, 10**6))
 def test_random_oracles_never_yield_an_unbacked_claim(
     problem: tuple, granularity: str, seed: int
@@ -180,7 +180,7 @@ def test_random_oracles_never_yield_an_unbacked_claim(
     assert_backed_pair(found, recorded, diff, levels[-1])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(problems(), st.sampled_from(["file", "hunk", "line"]))
 def test_isolation_pair_is_seen_and_its_difference_one_minimal(
     problem: tuple, granularity: str

@@ -921,7 +921,7 @@ def test_broken_code_never_raises(sample: Sample, mode: str) -> None:
 CODE_LIKE = st.text(alphabet="{}()[]<>;:=,.#\"'`/*\\\n\t abcdefgh_", max_size=200)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 @given(
     path=st.sampled_from([s.path for s in SAMPLES] + ["x.txt"]),
     content=st.binary(max_size=200) | CODE_LIKE.map(str.encode),
