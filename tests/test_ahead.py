@@ -3,6 +3,7 @@ no git: the slots run a function of the test's; no timing is asserted)."""
 
 from __future__ import annotations
 
+import collections
 import threading
 import time
 from collections.abc import Iterator
@@ -22,8 +23,10 @@ class Gates:
     def __init__(self) -> None:
         self.gates = {config: threading.Event() for config in (A, B, C, D)}
         self.began = {config: threading.Event() for config in (A, B, C, D)}
+        self.runs = collections.Counter[frozenset[str]]()
 
     def run(self, _slot: int, config: frozenset[str]) -> runner.Verdict:
+        self.runs[config] += 1
         self.began[config].set()
         self.gates[config].wait()
         return runner.Verdict(Outcome.PASS, "", None, None)
@@ -92,6 +95,51 @@ def test_spare_runs_start_only_beside_a_run_this_offer_starts(gates: Gates) -> N
         gates.began[A].wait()
         assert ahead.offer([A], [D]) == []  # A was going already: D could end after it
         assert ahead.offer([B], [C, C, D]) == [B, D]  # the two runs of C held count
+    finally:
+        ahead.close()
+
+
+def test_a_slot_that_frees_up_while_the_taker_waits_starts_what_the_offer_listed_next(
+    gates: Gates,
+) -> None:
+    """Two slots, three runs offered: the third starts when one of the first two ends, while the
+    taker still waits for the other, and is the run it takes next (not a second one)."""
+    ahead = Ahead(2, gates.run, gates.open_all)
+    try:
+        # One run of a second first, so that the usual run is long: A, started just now, is
+        # then not about to end when B does (runs started together end together).
+        assert ahead.offer([D]) == [D]
+        gates.began[D].wait()
+        time.sleep(1.0)
+        gates.gates[D].set()
+        ahead.take(D)
+        assert ahead.offer([A, B, C]) == [A, B]  # C waits for a slot
+        taken = threading.Thread(target=ahead.take, args=(A,))
+        taken.start()
+        gates.gates[B].set()
+        assert gates.began[C].wait(timeout=30), "C never started"
+        assert taken.is_alive()  # the taker is still waiting for A
+        gates.gates[A].set()
+        taken.join()
+        assert ahead.take(B).outcome is Outcome.PASS
+        gates.gates[C].set()
+        assert ahead.take(C).outcome is Outcome.PASS
+        assert gates.runs == {A: 1, B: 1, C: 1, D: 1}
+    finally:
+        gates.open_all()  # the taker's run too, should an assertion stop the test before
+        ahead.close()
+
+
+def test_a_taker_that_leaves_the_course_it_offered_starts_nothing_more(gates: Gates) -> None:
+    ahead = Ahead(2, gates.run, gates.open_all)
+    try:
+        assert ahead.offer([A, B, C]) == [A, B]
+        gates.gates[A].set()
+        gates.gates[D].set()
+        assert ahead.take(D).outcome is Outcome.PASS  # not offered: C is no longer wanted
+        gates.gates[B].set()
+        _until_idle(ahead)
+        assert gates.runs[C] == 0
     finally:
         ahead.close()
 

@@ -1,14 +1,15 @@
 """Runs ahead: with `-j N`, up to N configurations built and tested at once, in N places.
 
-Owns the pool of places and threads, and nothing about outcomes. A place is a slot, 0 to N-1:
-a scratch tree of this machine (`local`), or one worker thread of a Dask cluster
+Owns the pool of places and threads, and nothing about outcomes. A place is a slot, 0 to N-1: a
+scratch tree of this machine (`local`), or one worker thread of a Dask cluster
 (`trial/cluster.py`); `Run` says how a configuration is run in it. The search says which
 configurations it will ask about next (`offer`); free trees start on them. When the search
 really asks (`take`), the run is taken from here, waited for if it is still going, or started
-then. Only a run that is taken becomes a record (trials.py records it then, in the order the
-search asks), so the search sees the same outcomes in the same order for every N, and the
-journal holds the same sequence of decisions. A run ahead that is never asked for is no
-outcome: it is counted (`unused`), not recorded, and no claim rests on it.
+then; while the search waits, trees that free up start what the offer listed next. Only a run
+that is taken becomes a record (trials.py records it then, in the order the search asks), so
+the search sees the same outcomes in the same order for every N, and the journal holds the same
+sequence of decisions. A run ahead that is never asked for is no outcome: it is counted
+(`unused`), not recorded, and no claim rests on it.
 
 Invariants:
 - Each slot is used by one thread at a time: a slot is busy while its run is going, and the
@@ -72,6 +73,7 @@ class Ahead:
         self._run, self._stop = run, stop
         self._pool = futures.ThreadPoolExecutor(width, "ddchange-run")
         self._jobs: list[_Job] = []  # not taken, in the order they started
+        self._wanted: list[Config] = []  # what the last offer listed, less what was taken
         self._stopping = threading.Event()
         self.unused = 0  # runs made ahead that no one asked for
         self._lengths: collections.deque[float] = collections.deque(maxlen=_LENGTHS_KEPT)
@@ -83,6 +85,7 @@ class Ahead:
     def offer(self, upcoming: Sequence[Config], spare: Sequence[Config] = ()) -> list[Config]:
         """Start runs of the first of `upcoming` (in order; a configuration listed twice is
         run twice) that no run here holds yet, as long as slots are free; the ones started.
+        The rest wait for slots that free up while the taker waits (`take`).
 
         Nothing starts while the first of `upcoming` has a run here that has ended or is
         about to (`_settled`): its taker has that outcome at once and offers again knowing
@@ -90,32 +93,25 @@ class Ahead:
         offer wants. `spare` are runs asked for later, in no hurry: they start the same way in
         the slots still free, only when this offer starts the first of `upcoming` itself, so
         that they end when the run its taker waits for does, and hold up no later offer."""
+        self._wanted = list(upcoming)
         if upcoming and self._settled(upcoming[0]):
             return []
         held = collections.Counter(job.config for job in self._jobs)
-        free, started = self._free(), list[Config]()
-        for config in upcoming:
-            if held[config]:
-                held[config] -= 1
-            elif not free:
-                return started
-            else:
-                self._start(config, free.pop(0))
-                started.append(config)
+        started = self._start_each(upcoming, held)
         if upcoming and started[:1] == [upcoming[0]]:
-            for config in spare:
-                if held[config]:
-                    held[config] -= 1
-                elif not free:
-                    break
-                else:
-                    self._start(config, free.pop(0))
-                    started.append(config)
+            started += self._start_each(spare, held)
         return started
 
     def take(self, config: Config) -> runner.Verdict:
         """The verdict of a run of `config`: the first one held here, or a new one, waited for.
-        Raises what the run raised (a full disk, a test that asks to stop everything)."""
+        While it goes on, each slot that frees up starts the next run the last offer listed
+        after `config` (as that offer would have, had the slot been free), unless `config`'s
+        run is about to end: then its taker offers again, knowing more. Raises what the run
+        raised (a full disk, a test that asks to stop everything)."""
+        if config in self._wanted:
+            del self._wanted[: self._wanted.index(config) + 1]
+        else:
+            self._wanted.clear()  # the taker has left the course it offered
         job = next((job for job in self._jobs if job.config == config), None)
         if job is None:
             free = self._free()
@@ -123,6 +119,12 @@ class Ahead:
                 futures.wait([j.future for j in self._jobs], return_when=futures.FIRST_COMPLETED)
                 free = self._free()
             job = self._start(config, free[0])
+        while not job.future.done():
+            going = [j.future for j in self._jobs if not j.future.done()]
+            futures.wait(going, return_when=futures.FIRST_COMPLETED)
+            if self._free() and not self._settled(config):
+                others = collections.Counter(j.config for j in self._jobs if j is not job)
+                self._start_each(self._wanted, others)
         self._jobs.remove(job)
         return job.future.result()
 
@@ -136,6 +138,7 @@ class Ahead:
         finally:
             self.unused += sum(_finished(job) for job in self._jobs)
             self._jobs.clear()
+            self._wanted.clear()
             self._stopping.clear()
 
     def close(self) -> None:
@@ -153,6 +156,22 @@ class Ahead:
             return False
         usual = statistics.median(self._lengths)
         return time.monotonic() - job.started >= (1 - _NEARLY) * usual
+
+    def _start_each(
+        self, configs: Sequence[Config], held: collections.Counter[Config]
+    ) -> list[Config]:
+        """Start those of `configs` that `held` (a count per configuration, used up here) has
+        no run of, in order, while slots are free; the ones started."""
+        free, started = self._free(), list[Config]()
+        for config in configs:
+            if held[config]:
+                held[config] -= 1
+            elif not free:
+                break
+            else:
+                self._start(config, free.pop(0))
+                started.append(config)
+        return started
 
     def _free(self) -> list[int]:
         busy = {job.slot for job in self._jobs if not job.future.done()}
