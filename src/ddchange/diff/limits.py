@@ -56,7 +56,10 @@ def _paths(files: Iterable[FileDiff]) -> tuple[str, ...]:
 
 
 def _only(diff: Diff, files: list[FileDiff]) -> Diff:
-    """`diff` with only `files`, renumbered: a unit's `file` is its file's index in the diff."""
+    """`diff` with only `files`, renumbered: a unit's `file` is its file's index in the diff
+    (`diff` itself when `files` are all of its files, as without --keep and --ignore)."""
+    if len(files) == len(diff.files):
+        return diff
     renumbered = [dataclasses.replace(file, index=n) for n, file in enumerate(files)]
     where = {file.index: n for n, file in enumerate(files)}
     hunks = tuple(
