@@ -65,18 +65,29 @@ def wait_for_tests(process: subprocess.Popen[str], count: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("sig", "after"),
-    [(signal.SIGINT, 5), (signal.SIGTERM, 11), (signal.SIGKILL, 8), (signal.SIGKILL, 2)],
-    ids=["SIGINT@5", "SIGTERM@11", "SIGKILL@8", "SIGKILL@2"],
+    ("sig", "after", "jobs"),
+    [
+        (signal.SIGINT, 5, 1),
+        (signal.SIGTERM, 11, 1),
+        (signal.SIGKILL, 8, 1),
+        (signal.SIGKILL, 2, 1),
+        (signal.SIGKILL, 8, 3),  # three scratch trees, tests in flight in each
+    ],
+    ids=["SIGINT@5", "SIGTERM@11", "SIGKILL@8", "SIGKILL@2", "SIGKILL@8-j3"],
 )
 def test_killed_run_resumes_to_the_same_answer(
-    sig: signal.Signals, after: int, sample_repo: SampleRepo, tmp_path: Path, baseline: int
+    sig: signal.Signals,
+    after: int,
+    jobs: int,
+    sample_repo: SampleRepo,
+    tmp_path: Path,
+    baseline: int,
 ) -> None:
     repo, scenario = sample_repo("c-make")
     make_user_mess(repo)
     before = checkout_state(repo)
     report = tmp_path / "report.json"
-    args = [*scenario_args(scenario), "--json", str(report), "--", *scenario.test]
+    args = [*scenario_args(scenario), "-j", str(jobs), "--json", str(report), "--", *scenario.test]
 
     process = start(repo, args)
     wait_for_tests(process, after)
