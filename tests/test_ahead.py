@@ -87,18 +87,6 @@ def test_before_any_run_ended_a_first_run_going_on_holds_nothing_back(gates: Gat
         ahead.close()
 
 
-def test_spare_runs_start_only_beside_a_run_this_offer_starts(gates: Gates) -> None:
-    ahead = Ahead(5, gates.run, gates.open_all)
-    try:
-        assert ahead.offer([], [C]) == []  # nothing waited for: a spare run could hold up the next
-        assert ahead.offer([A], [C, C]) == [A, C, C]
-        gates.began[A].wait()
-        assert ahead.offer([A], [D]) == []  # A was going already: D could end after it
-        assert ahead.offer([B], [C, C, D]) == [B, D]  # the two runs of C held count
-    finally:
-        ahead.close()
-
-
 def test_a_slot_that_frees_up_while_the_taker_waits_starts_what_the_offer_listed_next(
     gates: Gates,
 ) -> None:

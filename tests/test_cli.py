@@ -20,6 +20,7 @@ from gitsandbox import checkout_state
 
 from ddchange import samples, session
 from ddchange.cli import messages
+from ddchange.search import confidence
 
 SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
 
@@ -219,7 +220,7 @@ def test_preflight_failure_shows_output_and_how_to_rerun(small_repo: Path) -> No
     done = ddchange("good..bad", "--", "sh", "-c", "echo the-reason; exit 4", cwd=small_repo)
     assert done.returncode == 1
     assert "the-reason" in done.stderr
-    assert "in 3 of 3 runs" in done.stderr
+    assert "in 2 of 2 runs" in done.stderr
     assert "git clone --quiet --shared --no-checkout" in done.stderr
     assert "sh -c 'echo the-reason; exit 4'" in done.stderr
 
@@ -306,14 +307,18 @@ def test_the_test_runs_in_the_subdirectory_the_user_is_in(
     assert "data.txt" in done.stdout
 
 
-def test_the_readme_states_the_flaky_test_checks_as_the_code_runs_them() -> None:
+def test_the_readme_states_the_checks_as_the_code_runs_them() -> None:
     readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
-    assert session.PREFLIGHT_RUNS == 2
-    assert "GOOD and BAD twice each" in readme
-    runs = session.CONFIRM_PASSES
-    assert f"until they have {runs} runs in all" in readme
-    assert f"passes {runs} such runs in a row only {0.75**runs:.1%} of the time" in readme
-    assert f"up to {runs + 2} tests fewer" in readme
+    assert session.PREFLIGHT_RUNS == 1
+    assert "GOOD passes and BAD fails there, once each" in readme
+    reruns, rate = confidence.reruns(0.99), confidence.FLAKE_RATE
+    assert f"until it has failed in {reruns} more runs (at the default `--confidence 0.99`)" in (
+        readme
+    )
+    assert f"survives {reruns} reruns only {rate**reruns:.2%} of the time" in readme
+    assert f"({reruns} tests fewer at the default confidence)" in readme
+    assert f"(0.999: {confidence.reruns(0.999)} reruns)" in readme
+    assert f"fails at random in up to 1 run of {round(1 / rate)}" in readme
 
 
 def test_the_readme_and_run_help_give_the_same_exit_codes() -> None:

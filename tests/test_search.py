@@ -14,7 +14,8 @@ from ddchange.diff.hunks import Diff
 from ddchange.hierarchy.grouping import Hierarchy, levels_for
 from ddchange.model import Outcome
 from ddchange.search.dd import DD
-from ddchange.search.hierarchical import Found, minimize
+from ddchange.search.cache import OutcomeCache
+from ddchange.search.hierarchical import Found, Search, minimize
 
 Config = frozenset[str]
 Oracle = Callable[[Config], Outcome]
@@ -123,7 +124,10 @@ def assert_backed_minimal(found: Found, recorded: Recorded, diff: Diff, level: s
     """The answer was seen to fail, and without each of its atoms it was run and did not."""
     assert recorded.records.get(found.answer) is Outcome.FAIL
     expected = [found.answer - atom for atom in atoms(diff, level, found.answer)]
-    assert sorted(map(sorted, found.checks)) == sorted(map(sorted, expected))
+    single = found.checks[: len(found.checks) - found.wider]
+    assert sorted(map(sorted, single)) == sorted(map(sorted, expected))
+    for wider in found.checks[len(single) :]:
+        assert len(found.answer - wider) > 1, "a wider removal takes more than one change"
     for config in found.checks:
         assert config in recorded.records, "a check without a recorded outcome"
         assert recorded.records[config] is not Outcome.FAIL
@@ -240,3 +244,56 @@ def test_a_right_hint_keeps_candidates_buildable() -> None:
     assert with_hint.calls <= 64
     assert without.calls <= 183
     assert with_hint.calls * 2.5 < without.calls
+
+
+def verified(
+    shape: list[list[int]], true: dict[str, set[str]], believed: dict[str, set[str]]
+) -> tuple[Found, Recorded]:
+    """The check by real runs alone, from all of a synthetic diff, culprit "9.0.0" (the last
+    file's one line), under a monotone oracle that cannot build without the true needs."""
+    diff = synthetic_diff(shape)
+    everything = frozenset(u.id for u in diff.hunks)
+    recorded = Recorded(monotone_oracle(true, [frozenset({"9.0.0"})]), everything)
+    cache = OutcomeCache[str]()
+    for config, outcome in recorded.records.items():
+        cache.store(config, outcome)
+    search = Search(diff, recorded, Hierarchy(diff, needs=believed), cache)
+    return search.verify_minimal("line", everything), recorded
+
+
+def test_a_block_that_only_goes_as_a_whole_is_removed_as_one() -> None:
+    """Two lines of one block that cannot build without each other, and a culprit elsewhere:
+    removing either line alone cannot be tested, so the check removes the block (and before
+    it, its file: the same two lines, asked once)."""
+    shape = [[2]] + [[]] * 8 + [[1]]
+    found, recorded = verified(shape, {"0.0.0": {"0.0.1"}, "0.0.1": {"0.0.0"}}, {})
+    assert found.answer == {"9.0.0"}
+    assert recorded.records[frozenset({"9.0.0"})] is Outcome.FAIL
+    assert recorded.calls == 4, "each line, the culprit, the block; then the culprit again"
+
+
+def test_a_definition_and_its_use_in_two_files_are_removed_together() -> None:
+    """An interlocked pair across two files, which the analysis knows: only the pair, removed
+    with what needs it, can go."""
+    shape = [[1], [1]] + [[]] * 7 + [[1]]
+    pair = {"0.0.0": {"1.0.0"}, "1.0.0": {"0.0.0"}}
+    found, _ = verified(shape, pair, pair)
+    assert found.answer == {"9.0.0"}
+    assert found.wider == 0, "the answer is one change: no wider removal is left to check"
+
+
+def test_wider_removals_cost_nothing_when_each_change_alone_was_needed() -> None:
+    """Under monotony a group holding a change whose removal passed passes too: with a culprit
+    of two lines in one block, the check runs each removal once and nothing wider."""
+    shape = [[2]]
+    diff = synthetic_diff(shape)
+    everything = frozenset(u.id for u in diff.hunks)
+    recorded = Recorded(monotone_oracle({}, [everything]), everything)
+    cache = OutcomeCache[str]()
+    for config, outcome in recorded.records.items():
+        cache.store(config, outcome)
+    found = Search(diff, recorded, Hierarchy(diff, needs={}), cache).verify_minimal(
+        "line", everything
+    )
+    assert found.answer == everything
+    assert (recorded.calls, found.wider) == (2, 0)

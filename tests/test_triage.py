@@ -17,7 +17,8 @@ from typing import Any
 
 from test_cli import SampleRepo, culprit_matches, ddchange, git, scenario_args
 
-from ddchange import samples, session
+from ddchange import samples
+from ddchange.search import confidence
 
 
 def search(repo: Path, scenario: samples.Scenario, tmp_path: Path, *options: str) -> dict[str, Any]:
@@ -152,11 +153,9 @@ def test_isolate_reports_a_passing_and_a_failing_set_with_a_minimal_difference(
     outcomes = {frozenset(r["config"]): r["outcome"] for r in result["log"]}
     assert outcomes[frozenset(passing)] == "pass"
     assert outcomes[frozenset(failing)] == "fail"
-    assert result["confirmation"] == {
-        "answer": "fail",
-        "rest": "pass",
-        "passes": session.CONFIRM_PASSES,
-    }
+    confirmation = result["confirmation"]
+    assert (confirmation["answer"], confirmation["rest"]) == ("fail", "pass")
+    assert confirmation["reruns"] == confidence.reruns(0.99)
     bad_code = apply_and_test(repo, scenario, patch.read_text(), tmp_path / "check")
     assert bad_code == 1, "GOOD + the failing set fails like BAD"
     assert f"GOOD plus {len(passing)} changes passes" in result["stdout"]
@@ -213,11 +212,9 @@ def test_isolate_on_the_merge(sample_repo: SampleRepo, tmp_path: Path) -> None:
         for line in u["diff"].splitlines()
     }
     assert {(e.path, e.line) for e in scenario.expected} <= lines
-    assert result["confirmation"] == {
-        "answer": "fail",
-        "rest": "pass",
-        "passes": session.CONFIRM_PASSES,
-    }
+    confirmation = result["confirmation"]
+    assert (confirmation["answer"], confirmation["rest"]) == ("fail", "pass")
+    assert confirmation["reruns"] == confidence.reruns(0.99)
 
 
 def assert_claims_backed(result: dict[str, Any]) -> None:

@@ -4,9 +4,8 @@ decides nothing.
 
 The estimate is shown as one: the search halves the changes still in play, about 1.5 tests per
 halving when one change is the cause (more causes, or builds that break, take more), plus a
-check of the answer; before it the pre-flight's runs not made yet, after it the checks at the
-end (the answer and the rest run again, and the flaky-test check), less those already run and
-less a few that the pre-flight's GOOD and the search's checks usually give.
+check of the answer; before it the pre-flight's runs not made yet, after it the reruns of the
+answer at the end, less those already run.
 """
 
 from __future__ import annotations
@@ -24,8 +23,8 @@ Listener = Callable[[Progress | Running], None]
 
 
 class Events:
-    """The listener's view of one run: `preflight` runs of each side first, `ends` runs of the
-    checks at the end at most (0 without them)."""
+    """The listener's view of one run: `preflight` runs of each side first, `ends` reruns of
+    the answer at the end at most (0 without them)."""
 
     def __init__(
         self, listener: Listener, trials: Trials, search: Search, preflight: int, ends: int
@@ -59,7 +58,7 @@ class Events:
         log = self.trials.log
         before = 2 * self.preflight - sum(r.phase in ("good", "bad") for r in log)
         search = 0 if phase == "confirm" else math.ceil(1.5 * math.log2(max(units, 1))) + 1
-        end = self.ends - self.preflight - 2 if self.ends else 0
+        end = self.ends
         if phase == "confirm":
             end -= sum(r.phase == "confirm" for r in log)
         return max(before, 0) + search + max(end, 0)

@@ -94,6 +94,9 @@ class Request:
     isolate: bool = False  # dd (a passing and a failing set, 1-minimal difference), not ddmin
     retries: int = 0
     confirm: bool = True
+    # How sure the answer must be before it is claimed (search/confidence.py): the reruns of
+    # the answer at the end follow from it.
+    confidence: float = 0.99
     clean: bool = False  # remove untracked and ignored files (git clean -fdx) before each test
     # Git pathspecs: changes to matching paths are always applied, as in BAD (keep), or never,
     # as in GOOD (ignore); neither is searched.
@@ -163,18 +166,22 @@ class Claim:
     fails: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Confirmation:
-    """The answer run again at the end, for real."""
+    """The answer run again at the end, for real (see search/confidence.py)."""
 
-    answer: Outcome  # GOOD + the answer (with --isolate: the failing set): FAIL confirms it
-    # ddmin: BAD without the answer; PASS means the answer is the whole cause.
-    # --isolate: GOOD + the passing set; PASS confirms the pair.
-    rest: Outcome
-    # Runs, in all, of the configurations the answer says pass (GOOD, GOOD + the answer less
-    # one change, and the `rest` when it passed), every earlier one included, when all passed;
-    # a test that fails at random shows as one of them failing (then the run is flaky).
-    passes: int = 0
+    # What every run of GOOD + the answer (with --isolate: the failing set) agrees on; FAIL
+    # confirms it, anything else (a PASS among FAILs) shows the test flaky.
+    answer: Outcome
+    runs: int  # runs of the answer in all: the one that found it, and the reruns
+    reruns: int  # runs after the one that found it, all failing when `answer` is FAIL
+    # The chance that a wrong answer fails as many reruns in a row, for a test that fails at
+    # random in `flake_rate` of its runs.
+    risk: float
+    flake_rate: float
+    # BAD without the answer (--isolate: GOOD + the passing set), when a run of it is on record
+    # (the search's; it is not run for this): PASS, the answer is the whole cause.
+    rest: Outcome | None = None
 
 
 @dataclass(frozen=True)
@@ -231,3 +238,7 @@ class Result:
     # `tests_run` and not records (no outcome of theirs backs anything)
     unused: int = 0
     width: int = 1  # tests that could run at once (-j N, or a Dask cluster's threads)
+    # ddmin: how many of `checks`, at their end, removed more than one change at once (the
+    # changes that need one, its block, hunk, function or file), where removing one alone did
+    # not pass
+    wider: int = 0

@@ -49,6 +49,7 @@ from ddchange.model import (
     TestRecord,
 )
 from ddchange.runs import describe, journal_path, run_key
+from ddchange.search import confidence
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.dd import Probed, bisect
 from ddchange.search.hierarchical import Found, Search
@@ -57,19 +58,14 @@ from ddchange.trial.journal import Journal
 from ddchange.trial.trials import Trials
 from ddchange.trial.worktree import Scratch, scratch_worktree
 
-__all__ = ["CONFIRM_PASSES", "PREFLIGHT_RUNS", "Listener", "replay", "run"]
+__all__ = ["PREFLIGHT_RUNS", "Listener", "replay", "run"]
 
-# Runs of each side in the pre-flight: one run of a test that fails at random would pass for
-# "GOOD passes" or "BAD fails" as easily as not; two that agree make a flaky test far less
-# likely to get through, and two that disagree stop the run as flaky.
-PREFLIGHT_RUNS = 2
-
-# Runs, in all, of the configurations an answer says pass (GOOD, GOOD + the answer less one
-# change, ...) before it is claimed: the search runs each of them once at most, and a test that
-# fails at random in 1 run of 4 passes 14 runs in a row 1.8% of the time (0.75 ** 14), so
-# such a test ends as flaky, not as a confident answer. The cost: up to this many more runs at
-# the end of a run of a test that is not flaky (--no-confirm skips them).
-CONFIRM_PASSES = 14
+# Runs of each side in the pre-flight. One is enough: GOOD's PASS is a fact under the model
+# of flakiness the checks use (a flaky test fails at random, it never passes at random), and a
+# FAIL of BAD at random leaves the search an answer that in truth passes, which the reruns of
+# the answer at the end catch (search/confidence.py). A side that is wrong runs once more
+# before the run ends on it, and runs of one side that disagree stop the run as flaky.
+PREFLIGHT_RUNS = 1
 
 
 def run(request: Request, listener: Listener | None = None) -> Result:
@@ -256,8 +252,8 @@ class _Session:
         self.route = Route(request.strategy)
         self.confirmation: Confirmation | None = None
         self._searching = False  # a run the search asked for: the search reports it
-        ends = 2 + CONFIRM_PASSES if request.confirm else 0
-        self.events = Events(self.listener, self.trials, self.searcher, PREFLIGHT_RUNS, ends)
+        self.reruns = confidence.reruns(request.confidence) if request.confirm else 0
+        self.events = Events(self.listener, self.trials, self.searcher, PREFLIGHT_RUNS, self.reruns)
 
     # -- phases -----------------------------------------------------------------------------
 
@@ -292,15 +288,13 @@ class _Session:
             ("bad", self.everything, Outcome.FAIL),
         )
         self.trials.offer(
-            run
-            for phase, config, _ in sides
-            for run in self.trials.owed(config, phase, PREFLIGHT_RUNS)
+            run for _, config, _ in sides for run in self.trials.owed(config, PREFLIGHT_RUNS)
         )
         for phase, config, wanted in sides:
             self.trials.phase = phase
-            agreed, runs = self.trials.preflight(config, PREFLIGHT_RUNS)
+            agreed, runs = self.trials.repeat(config, PREFLIGHT_RUNS)
             if agreed is not wanted and {r.outcome for r in runs} == {agreed}:
-                agreed, runs = self.trials.preflight(config, PREFLIGHT_RUNS + 1)
+                agreed, runs = self.trials.repeat(config, len(runs) + 1)
             if len({r.outcome for r in runs}) > 1:
                 return False
             if agreed is not wanted:
@@ -312,13 +306,6 @@ class _Session:
 
     def search(self) -> str:
         """Search by the requested strategy, check and confirm; how the run ended."""
-        good = self.trials.claim(frozenset())
-        if self.request.confirm and good is not None:
-            # The flaky-test check runs GOOD again, in turn with the other configurations the
-            # answer says pass: with one change found, with BAD − answer only (run once by the
-            # confirmation), so GOOD gets at most half of what the two of them lack. Idle
-            # slots may make those runs during the search.
-            self.trials.spare = (frozenset(), good.runs + (CONFIRM_PASSES - good.runs) // 2)
         try:
             self.found = self._strategy()
             if self.request.confirm:
@@ -371,6 +358,7 @@ class _Session:
             self.limited.ignored,
             trials.unused(),
             self.searcher.width,
+            wider=0 if found is None else found.wider,
         )
 
     # -- the search ---------------------------------------------------------------------------
@@ -442,16 +430,23 @@ class _Session:
             self._searching = False
 
     def _confirm(self, found: Found) -> Confirmation:
-        """Run GOOD + answer and BAD − answer (--isolate: GOOD + the passing set) again, for
-        real, then the configurations the answer says pass until they have CONFIRM_PASSES runs
-        in all: a flaky test shows here as runs of one configuration that disagree."""
+        """Run GOOD + the answer (--isolate: the failing set) again until it has failed in
+        `reruns` runs besides the one that found it, or until a run disagrees (a flaky test).
+        The claims that rest on a PASS need no rerun (see search/confidence.py)."""
         self.trials.phase = "confirm"
-        rest = found.passing if self.request.isolate else self.everything - found.answer
-        steady = [frozenset[str](), rest, *found.checks]
-        self.trials.offer([found.answer, rest, *self.trials.turns(steady, CONFIRM_PASSES)])
-        answer, rest_outcome = self.trials.confirm(found.answer), self.trials.confirm(rest)
-        passes = self.trials.steady(steady, CONFIRM_PASSES)
-        return Confirmation(answer, rest_outcome, passes)
+        outcome, runs = self.trials.repeat(found.answer, 1 + self.reruns)
+        rest = self.trials.claim(
+            found.passing if self.request.isolate else self.everything - found.answer
+        )
+        reruns = len(runs) - 1
+        return Confirmation(
+            answer=outcome,
+            runs=len(runs),
+            reruns=reruns,
+            risk=confidence.risk(reruns),
+            flake_rate=confidence.FLAKE_RATE,
+            rest=None if rest is None else rest.outcome,
+        )
 
     # -- what the records say -----------------------------------------------------------------
 

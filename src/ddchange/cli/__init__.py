@@ -123,6 +123,12 @@ def _parse_range(ctx: click.Context, param: click.Parameter, value: str) -> tupl
     return good, bad
 
 
+def _check_finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    if value != value:  # NaN passes every range check
+        raise click.BadParameter("not a number")
+    return value
+
+
 def _check_pattern(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is not None:
         try:
@@ -210,6 +216,15 @@ def help_(ctx: click.Context, command: str | None) -> None:
 )
 @click.option("--no-confirm", is_flag=True, help="Skip re-running the answer at the end.")
 @click.option(
+    "--confidence",
+    type=click.FloatRange(min=0, max=1, max_open=True),
+    callback=_check_finite,
+    default=0.99,
+    show_default=True,
+    help="How sure the answer must be against a test that fails at random in up to 1 run of "
+    "4: the answer is run again until a wrong one would come through less often than 1 - this.",
+)
+@click.option(
     "--keep",
     multiple=True,
     metavar="PATHSPEC",
@@ -241,6 +256,7 @@ def run(
     no_monotony: bool,
     retries: int,
     no_confirm: bool,
+    confidence: float,
     keep: tuple[str, ...],
     ignore: tuple[str, ...],
     clean: bool,
@@ -274,6 +290,7 @@ def run(
         isolate=isolate,
         retries=retries,
         confirm=not no_confirm,
+        confidence=confidence,
         clean=clean,
         keep=keep,
         ignore=ignore,

@@ -109,8 +109,12 @@ def render(result: Result) -> str:
         if confirmation is None
         else {
             "answer": confirmation.answer.value,
-            "rest": confirmation.rest.value,
-            "passes": confirmation.passes,
+            "runs": confirmation.runs,
+            "reruns": confirmation.reruns,
+            "risk": confirmation.risk,
+            "confidence": 1 - confirmation.risk,
+            "flake_rate": confirmation.flake_rate,
+            "rest": None if confirmation.rest is None else confirmation.rest.value,
         },
         "kept": list(result.kept),
         "ignored": list(result.ignored),

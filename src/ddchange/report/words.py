@@ -74,10 +74,19 @@ def _minimality(result: Result) -> str:
             f"it {_tally(grown, Outcome.PASS)}, and the failing set without it "
             f"{_tally(shrunk, Outcome.FAIL)}."
         )
-    outcomes = [c.outcome for c in result.checks]
+    split = len(result.checks) - result.wider
+    outcomes = [c.outcome for c in result.checks[:split]]
+    wider = [c.outcome for c in result.checks[split:]]
     if outcomes and all(o is Outcome.PASS for o in outcomes):
         return "Removing any one of them makes it pass (each checked by a run)."
-    return f"It is 1-minimal: without any one of them, it {_tally(outcomes, Outcome.FAIL)}."
+    said = f"It is 1-minimal: without any one of them, it {_tally(outcomes, Outcome.FAIL)}."
+    if not wider:
+        return said
+    return (
+        f"{said} Removed together with the changes that need them, or as whole blocks, hunks, "
+        f"functions or files, where one alone could not be tested, it "
+        f"{_tally(wider, Outcome.FAIL)}."
+    )
 
 
 def _tally(outcomes: list[Outcome], never: Outcome) -> str:
@@ -119,43 +128,43 @@ def route(result: Result) -> str:
 
 
 def confirmation(confirmation: Confirmation | None, *, isolate: bool) -> list[str]:
+    """How the answer was checked at the end, and how sure that makes it, in words."""
     if confirmation is None:
-        return ["Not confirmed (--no-confirm)."]
-    steady = (
-        [
-            f"Flaky-test check: the configurations this answer says pass ran {confirmation.passes} "
-            "times in all, and passed every time."
-        ]
-        if confirmation.passes
-        else []
-    )
-    if isolate:
+        return ["Not confirmed (--no-confirm): the answer was seen to fail once."]
+    what = "the failing set" if isolate else "these changes"
+    if confirmation.answer is not Outcome.FAIL:
         return [
-            f"Checked again: GOOD plus the failing set gave {confirmation.answer.value.upper()}, "
-            f"GOOD plus the passing set gave {confirmation.rest.value.upper()}"
-            + (
-                " (confirmed)."
-                if (confirmation.answer, confirmation.rest) == (Outcome.FAIL, Outcome.PASS)
-                else " (NOT as expected: FAIL and PASS)."
-            ),
-            *steady,
+            f"NOT confirmed: GOOD plus {what} gave {confirmation.answer.value.upper()} when run "
+            f"again ({confirmation.runs} runs in all)."
         ]
-    lines = []
-    if confirmation.answer is Outcome.FAIL:
-        lines.append("Confirmed: GOOD plus these changes fails again.")
-    else:
-        lines.append(
-            f"NOT confirmed: GOOD plus these changes gave {confirmation.answer.value.upper()} "
-            "when run again."
-        )
+    one_in = round(1 / confirmation.flake_rate)
+    lines = [
+        f"Confirmed: GOOD plus {what} failed again in {confirmation.reruns} of "
+        f"{confirmation.reruns} reruns ({confirmation.runs} runs in all). Confidence "
+        f"{_percent(1 - confirmation.risk)}: if the test fails at random in up to 1 run of "
+        f"{one_in}, a wrong answer would have come through this {_percent(confirmation.risk)} of "
+        "the time (--confidence asks for more reruns)."
+    ]
+    if isolate:
+        return lines
     rest = {
-        Outcome.PASS: "BAD without them passes: they are the whole cause.",
-        Outcome.FAIL: "BAD without them still fails: the failure has other causes as well "
-        "(search again from GOOD plus this answer).",
+        Outcome.PASS: "BAD without them passed (a run of the search): they are the whole cause.",
+        Outcome.FAIL: "BAD without them failed (a run of the search): the failure has other "
+        "causes as well (search again from GOOD plus this answer).",
         Outcome.UNRESOLVED: "BAD without them could not be tested (unresolved).",
     }
-    lines.append(rest[confirmation.rest])
-    return lines + steady
+    if confirmation.rest is not None:
+        lines.append(rest[confirmation.rest])
+    return lines
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage with the digits it needs: 99.6%, 0.39%, 99.98%."""
+    for digits in range(1, 6):
+        text = f"{share * 100:.{digits}f}"
+        if float(text) not in (0.0, 100.0):
+            return f"{text.rstrip('0').rstrip('.')}%"
+    return f"{share * 100:g}%"
 
 
 def flaky(result: Result) -> list[str]:

@@ -19,7 +19,7 @@ Invariants, and where they are kept:
   (`Hierarchy.unlearn`); a build that fails for a missing name teaches one (Zeller's failure
   resolution loop, `Hierarchy.learn`). So the hint can make a search cheaper, never its answer
   larger: the answer is checked without the hint at the end.
-- 1-minimality is checked by real outcomes only (`_verify`): for each atom of the answer at the
+- 1-minimality is checked by real outcomes only (`verify_minimal`, `_verify_pair`): for each atom of the answer at the
   finest level, the answer without exactly that atom has a recorded outcome other than FAIL.
   When one fails, the search goes on from there. Monotony and dependencies may skip and order
   work before that; they never certify. `Found.checks` lists the configurations whose outcomes
@@ -68,6 +68,8 @@ class Found:
     implied: int = 0
     learned: int = 0  # builds whose missing names taught a need
     unlearned: int = 0  # plain candidates that disproved needs
+    # ddmin: how many of `checks`, at their end, are wider removals (see Search._wider)
+    wider: int = 0
 
 
 @dataclass
@@ -120,7 +122,7 @@ class Search:
         failing = start
         for level in levels:
             failing = self._ddmin(level, failing)
-        return self._verify_minimal(levels[-1], failing)
+        return self.verify_minimal(levels[-1], failing)
 
     def isolate(self, start: Config, levels: Sequence[str]) -> Found:
         """dd down `levels`: each level works on the previous level's difference, on top of its
@@ -168,26 +170,69 @@ class Search:
 
     # -- the check by real outcomes ---------------------------------------------------------
 
-    def _verify_minimal(self, level: str, failing: Config) -> Found:
+    def verify_minimal(self, level: str, failing: Config) -> Found:
         """Remove each atom of `failing` in turn, for real; a removal that still fails is
         taken, and passes go on until one whole pass takes none. One pass costs a test per
         atom and takes every atom that can go on its own; on an answer of mostly unbuildable
-        subsets that is far cheaper than starting ddmin again."""
+        subsets that is far cheaper than starting ddmin again. Then the wider removals
+        (`_wider`): a definition with its uses, or a whole block, hunk, function or file,
+        which no single atom's removal can take out when each alone breaks the build; one
+        that still fails is taken, and the atoms are checked again."""
         self.enter("verify")
         while True:
-            atoms = self._atoms(self._ordered(failing))
+            atoms = [frozenset(atom) for atom in self._atoms(self._ordered(failing))]
             if level == "commit":
                 atoms = atoms[-1:]  # prefixes of history: one commit shorter must not fail
-            removed = False
-            for index, atom in enumerate(atoms):
-                rest = failing - frozenset(atom)
-                self._exactly_ahead(failing - frozenset(a) for a in atoms[index:])
-                if self._exact(rest) is Outcome.FAIL:
-                    self._misled(rest)
-                    failing, removed = rest, True
+            failing, removed = self._remove_each(failing, atoms)
+            wider = self._wider(failing, atoms) if level != "commit" and not removed else []
             if not removed:
-                checks = tuple(failing - frozenset(atom) for atom in atoms)
-                return self._found(failing, frozenset(), checks)
+                failing, removed = self._remove_each(failing, wider)
+            if not removed:
+                checks = [failing - atom for atom in atoms] + [failing - group for group in wider]
+                return self._found(failing, frozenset(), tuple(checks), len(wider))
+
+    def _remove_each(self, failing: Config, removals: list[Config]) -> tuple[Config, bool]:
+        """`failing` without each of `removals` in turn, run for real; every one that still
+        fails is taken. The configuration left, and whether any was taken."""
+        removed = False
+        for index, group in enumerate(removals):
+            if not group <= failing:
+                continue  # a removal taken before took part of it
+            self._exactly_ahead(failing - later for later in removals[index:] if later <= failing)
+            rest = failing - group
+            if self._exact(rest) is Outcome.FAIL:
+                self._misled(rest)
+                failing, removed = rest, True
+        return failing, removed
+
+    def _wider(self, failing: Config, atoms: list[Config]) -> list[Config]:
+        """The removals from `failing` larger than one atom that could still fail, widest
+        first: its files, functions, hunks and blocks (lines with no unchanged line between
+        them), then each atom with the units that need it. A group is left out when it is
+        one atom, all of `failing`, or, under monotony, when removing one of its atoms alone
+        passed: removing more of a passing configuration passes too (an implication that
+        only spares the run; no claim rests on it, since the group is then not a check)."""
+        units = self._hunks(failing)
+        groups = [
+            frozenset(group.members)
+            for level in ("file", "function", "hunk")
+            for group in self.hierarchy.groups(level, units)
+        ]
+        groups += _blocks(units)
+        groups += [failing - self.hierarchy.interior(failing - atom) for atom in atoms]
+        passed = (
+            {atom for atom in atoms if self.cache.exact(failing - atom) is Outcome.PASS}
+            if self.cache.monotony
+            else set()
+        )
+        wanted = [
+            group
+            for group in groups
+            if group != failing
+            and sum(atom <= group for atom in atoms) > 1
+            and not any(atom <= group for atom in passed)
+        ]
+        return list(dict.fromkeys(wanted))
 
     def _verify_pair(self, level: str, passing: Config, failing: Config) -> Found:
         """Try each atom of the difference on both sides, for real: one that passes on top of
@@ -265,7 +310,9 @@ class Search:
         known = self.cache.exact(config)
         return known if known is not None else self._run(config)
 
-    def _found(self, answer: Config, passing: Config, checks: tuple[Config, ...]) -> Found:
+    def _found(
+        self, answer: Config, passing: Config, checks: tuple[Config, ...], wider: int = 0
+    ) -> Found:
         return Found(
             answer,
             passing,
@@ -275,6 +322,7 @@ class Search:
             self.stats.implied,
             self.hierarchy.learned,
             self._unlearned,
+            wider,
         )
 
     # -- probes: what a candidate is tested as ---------------------------------------------
@@ -375,6 +423,29 @@ class Search:
         level = self.level if self.level != "verify" else self.finest
         units = [self._units[unit] for unit in config]
         return [list(group.members) for group in self.hierarchy.groups(level, units)]
+
+
+def _blocks(units: list[Hunk]) -> list[Config]:
+    """`units` (in diff order) cut into blocks: runs of units of one git hunk with no unchanged
+    line between them, as `git diff -U0` would show them."""
+    blocks: list[list[Hunk]] = []
+    for unit in units:
+        last = blocks[-1][-1] if blocks else None
+        if last is not None and last.hunk == unit.hunk and _first(unit) <= _end(last):
+            blocks[-1].append(unit)
+        else:
+            blocks.append([unit])
+    return [frozenset(unit.id for unit in block) for block in blocks]
+
+
+def _first(unit: Hunk) -> int:
+    """The first old line a unit covers (a pure insertion after line k: k + 1)."""
+    return unit.old_start if unit.old_lines else unit.old_start + 1
+
+
+def _end(unit: Hunk) -> int:
+    """The old line just after what a unit covers."""
+    return _first(unit) + unit.old_lines
 
 
 def minimize(

@@ -82,7 +82,7 @@ class Ahead:
         """How many runs are going now."""
         return sum(not job.future.done() for job in self._jobs)
 
-    def offer(self, upcoming: Sequence[Config], spare: Sequence[Config] = ()) -> list[Config]:
+    def offer(self, upcoming: Sequence[Config]) -> list[Config]:
         """Start runs of the first of `upcoming` (in order; a configuration listed twice is
         run twice) that no run here holds yet, as long as slots are free; the ones started.
         The rest wait for slots that free up while the taker waits (`take`).
@@ -90,17 +90,12 @@ class Ahead:
         Nothing starts while the first of `upcoming` has a run here that has ended or is
         about to (`_settled`): its taker has that outcome at once and offers again knowing
         more, so a run started now would likely be the stale one that holds a slot the next
-        offer wants. `spare` are runs asked for later, in no hurry: they start the same way in
-        the slots still free, only when this offer starts the first of `upcoming` itself, so
-        that they end when the run its taker waits for does, and hold up no later offer."""
+        offer wants."""
         self._wanted = list(upcoming)
         if upcoming and self._settled(upcoming[0]):
             return []
         held = collections.Counter(job.config for job in self._jobs)
-        started = self._start_each(upcoming, held)
-        if upcoming and started[:1] == [upcoming[0]]:
-            started += self._start_each(spare, held)
-        return started
+        return self._start_each(upcoming, held)
 
     def take(self, config: Config) -> runner.Verdict:
         """The verdict of a run of `config`: the first one held here, or a new one, waited for.

@@ -18,7 +18,6 @@ disagreement is kept as evidence for the report.
 
 from __future__ import annotations
 
-import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -71,16 +70,12 @@ class Trials:
     # With -j N: the runs ahead, over N scratch trees (the first is `scratch`); None: one
     # tree, every run made when asked.
     ahead: Ahead | None = None
-    # A configuration asked for again until it holds this many records (GOOD, by the flaky-test
-    # check at the end): slots that an offer leaves idle run it meanwhile.
-    spare: tuple[Config, int] | None = None
 
     def offer(self, upcoming: Iterable[frozenset[str]]) -> None:
         """Configurations the caller will ask about next, in that order: with -j N, free
-        trees start running them now, and trees still free the runs `spare` lacks."""
+        trees start running them now."""
         if self.ahead is not None:
-            config, runs = self.spare or (frozenset(), 0)
-            self.ahead.offer(list(upcoming), [config] * (runs - self._runs([config])))
+            self.ahead.offer(list(upcoming))
 
     def running(self) -> int:
         """How many builds and tests are going now, besides the one the caller waits for."""
@@ -156,60 +151,20 @@ class Trials:
         """A run of `config` in `tree`, for `ahead.Ahead` (in its thread; not recorded)."""
         return self._try(tree, config, None)
 
-    def preflight(self, config: frozenset[str], runs: int) -> tuple[Outcome, list[TestRecord]]:
-        """At least `runs` records of `config` in this phase, by running it as often as that
-        takes (an earlier attempt's runs count); the outcome they agree on (UNRESOLVED, with
-        the evidence kept, when they disagree), and the records."""
-
-        def mine() -> list[TestRecord]:
-            return [r for r in self.log if r.config == config and r.phase == self.phase]
-
-        while len(mine()) < runs:
-            self.offer(self.owed(config, self.phase, runs))
+    def repeat(self, config: frozenset[str], runs: int) -> tuple[Outcome, list[TestRecord]]:
+        """`config` run until it holds `runs` records in all (an earlier attempt's, the
+        search's and retries' included), or until they disagree: a test that fails at random
+        shows here. The outcome its records agree on (UNRESOLVED, with the evidence kept, when
+        they disagree), and those records."""
+        while len(mine := self._records(config)) < runs and len(_outcomes(mine)) < 2:
+            self.offer(self.owed(config, runs))
             self.once(config)
-        return self._agreed(mine()), mine()
+        records = self._records(config)
+        return self._agreed(records), records
 
-    def owed(self, config: frozenset[str], phase: str, runs: int) -> list[frozenset[str]]:
-        """`config` as many times as it lacks records in `phase` to have `runs` of them."""
-        have = sum(r.config == config and r.phase == phase for r in self.log)
-        return [config] * max(runs - have, 0)
-
-    def confirm(self, config: frozenset[str]) -> Outcome:
-        """`config` run again in the "confirm" phase, once per run: a resumed run whose records
-        hold that confirmation already takes it from there (with every earlier run of it)."""
-        if not any(r.config == config and r.phase == self.phase for r in self.log):
-            return self.run(config)
-        return self._agreed([r for r in self.log if r.config == config])
-
-    def steady(self, configs: Iterable[frozenset[str]], runs: int) -> int:
-        """Run those of `configs` whose every run passed again, in turn, until they hold `runs`
-        runs in all (earlier ones included, so a resumed run goes on from there), or until one
-        does not pass: a test that fails at random shows here as a disagreement. The number of
-        their runs, all passes; 0 when one did not pass."""
-        steady = [c for c in dict.fromkeys(configs) if self._passed(c)]
-        turn = 0
-        while turns := self.turns(steady, runs, turn):
-            self.offer(turns)
-            if self.run(turns[0]) is not Outcome.PASS:
-                return 0
-            turn += 1
-        return self._runs(steady)
-
-    def turns(self, configs: Iterable[frozenset[str]], runs: int, turn: int = 0) -> list[Config]:
-        """The runs `steady` still owes from its `turn`-th on, in order: those of `configs`
-        that passed, in turn, until they hold `runs` runs in all."""
-        steady = [c for c in dict.fromkeys(configs) if self._passed(c)]
-        owed = runs - self._runs(steady)
-        if not steady or owed <= 0:
-            return []
-        return list(itertools.islice(itertools.cycle(steady), turn, turn + owed))
-
-    def _passed(self, config: frozenset[str]) -> bool:
-        claim = self.claim(config)
-        return claim is not None and claim.outcome is Outcome.PASS
-
-    def _runs(self, configs: list[frozenset[str]]) -> int:
-        return sum(r.config in configs for r in self.log)
+    def owed(self, config: frozenset[str], runs: int) -> list[frozenset[str]]:
+        """`config` as many times as it lacks records to have `runs` of them."""
+        return [config] * max(runs - len(self._records(config)), 0)
 
     def commit(self, good: str, sha: str) -> Outcome:
         """The tree of commit `sha`, exactly as git has it, built and tested; recorded as the
@@ -226,7 +181,7 @@ class Trials:
 
     def claim(self, config: frozenset[str]) -> Claim | None:
         """What this run's records say about exactly `config`; None if it never ran."""
-        records = [r for r in self.log if r.config == config]
+        records = self._records(config)
         if not records:
             return None
         fails = sum(r.outcome is Outcome.FAIL for r in records)
@@ -285,6 +240,9 @@ class Trials:
         self.command_time += duration
         self.on_record(record)
 
+    def _records(self, config: frozenset[str]) -> list[TestRecord]:
+        return [r for r in self.log if r.config == config]
+
     def _by_config(self) -> dict[frozenset[str], list[TestRecord]]:
         grouped: dict[frozenset[str], list[TestRecord]] = defaultdict(list)
         for record in self.log:
@@ -301,3 +259,7 @@ class Trials:
         )
         self.disagreements.append(evidence)
         return Outcome.UNRESOLVED
+
+
+def _outcomes(records: list[TestRecord]) -> set[Outcome]:
+    return {r.outcome for r in records}
