@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from gitsandbox import checkout_state
 
-from ddchange import samples, session
+from ddchange import model, samples, session
 from ddchange.cli import messages
 from ddchange.search import confidence
 
@@ -220,7 +220,7 @@ def test_preflight_failure_shows_output_and_how_to_rerun(small_repo: Path) -> No
     done = ddchange("good..bad", "--", "sh", "-c", "echo the-reason; exit 4", cwd=small_repo)
     assert done.returncode == 1
     assert "the-reason" in done.stderr
-    assert "in 2 of 2 runs" in done.stderr
+    assert "in 4 of 4 runs" in done.stderr
     assert "git clone --quiet --shared --no-checkout" in done.stderr
     assert "sh -c 'echo the-reason; exit 4'" in done.stderr
 
@@ -311,12 +311,15 @@ def test_the_readme_states_the_checks_as_the_code_runs_them() -> None:
     readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
     assert session.PREFLIGHT_RUNS == 1
     assert "GOOD passes and BAD fails there, once each" in readme
-    reruns, rate = confidence.reruns(0.99), confidence.FLAKE_RATE
-    assert f"until it has failed in {reruns} more runs (at the default `--confidence 0.99`)" in (
+    reruns, rate = confidence.reruns(model.CONFIDENCE), confidence.FLAKE_RATE
+    assert f"failed in {reruns} more runs (at the default `--confidence {model.CONFIDENCE}`)" in (
         readme
     )
+    assert f"(default {model.CONFIDENCE}: {reruns} reruns)" in readme
     assert f"survives {reruns} reruns only {rate**reruns:.2%} of the time" in readme
-    assert f"({reruns} tests fewer at the default confidence)" in readme
+    assert f'("Confidence {100 * (1 - rate**reruns):.1f}%")' in readme
+    assert f"step 6; {reruns + 1} tests fewer at the default confidence" in readme
+    assert f"the checks cost {2 * session.PREFLIGHT_RUNS + reruns + 1} tests in all" in readme
     assert f"(0.999: {confidence.reruns(0.999)} reruns)" in readme
     assert f"fails at random in up to 1 run of {round(1 / rate)}" in readme
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from endtoend import Link, Run, ddchange, edit, found, search, two_commits
+from endtoend import Link, Run, ddchange, edit, found, refused, search, two_commits
 from gitsandbox import Sandbox
 
 from ddchange import git, runs
@@ -280,7 +280,7 @@ def test_a_symlink_that_becomes_a_directory_and_back(tmp_path: Path) -> None:
 def test_clean_removes_build_output_that_a_test_cannot_take(tmp_path: Path) -> None:
     test = "[ -e out.o ] && exit 3; touch out.o\n" + CHECK  # fails on its own leftovers
     repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, test)
-    assert search(repo).returncode == 4, "without --clean, GOOD's second run sees the first's"
+    assert search(repo).returncode == 4, "without --clean, GOOD's last run sees what others left"
     assert found(search(repo, "--clean")) == [("a.txt", "text")]
 
 
@@ -335,21 +335,21 @@ def test_a_failure_at_random_that_misleads_the_search_is_caught_by_the_reruns(
 
 
 def test_the_answer_is_run_again_as_often_as_the_confidence_needs(tmp_path: Path) -> None:
-    """On a test that is not flaky the checks cost the pre-flight's 2 runs and the reruns of the
-    answer (4 at the default confidence of 0.99, as 0.25 ** 4 < 0.01 < 0.25 ** 3); nothing
-    the answer says passes is run again."""
+    """On a test that is not flaky the checks cost 6 runs: the pre-flight's 2, the reruns of
+    the answer (3 at the default confidence of 0.98, as 0.25 ** 3 < 0.02 < 0.25 ** 2) and GOOD
+    once more; nothing else the answer says passes is run again."""
     good = {"a.txt": "fine\n", "b.txt": "one\n"}
     bad = {"a.txt": "BROKEN\n", "b.txt": "two\n"}
     run = search(two_commits(tmp_path / "repo", good, bad, CHECK))
     assert found(run) == [("a.txt", "text")]
-    answer = next(r["config"] for r in run.report["log"] if r["phase"] == "confirm")
-    confirm = [r for r in run.report["log"] if r["phase"] == "confirm"]
-    assert [(r["config"], r["outcome"]) for r in confirm] == [(answer, "fail")] * 4
+    answer = run.report["answer"]["changes"]
+    confirm = [(r["config"], r["outcome"]) for r in run.report["log"] if r["phase"] == "confirm"]
+    assert confirm == [(answer, "fail")] * 3 + [([], "pass")]
     assert sum(r["phase"] in ("good", "bad") for r in run.report["log"]) == 2
-    assert run.report["confirmation"]["reruns"] == 4
-    assert run.report["confirmation"]["risk"] == 0.25**4
-    assert "failed again in 4 of 4 reruns" in run.stdout
-    assert "Confidence 99.6%" in run.stdout
+    assert run.report["confirmation"]["reruns"] == 3
+    assert run.report["confirmation"]["risk"] == 0.25**3
+    assert "failed again in 3 of 3 reruns (4 runs in all). Confidence 98.4%" in run.stdout
+    assert "GOOD passed again at the end (2 runs in all)" in run.stdout
     surer = search(two_commits(tmp_path / "surer", good, bad, CHECK), "--confidence", "0.999")
     assert found(surer) == [("a.txt", "text")]
     assert surer.report["confirmation"]["reruns"] == 5
@@ -358,6 +358,18 @@ def test_the_answer_is_run_again_as_often_as_the_confidence_needs(tmp_path: Path
     assert found(unconfirmed) == [("a.txt", "text")]
     assert unconfirmed.report["confirmation"] is None
     assert [r for r in unconfirmed.report["log"] if r["phase"] == "confirm"] == []
+    for wrong in ("1", "-0.5", "nan"):
+        refused(search(again, "--confidence", wrong), 2, "--confidence")
+
+
+def test_good_that_fails_is_run_as_often_as_the_answer_would_be_before_it_ends_the_run(
+    tmp_path: Path,
+) -> None:
+    """GOOD's failure ends the run, and a FAIL may come at random: 1 + 3 runs before it does."""
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, "exit 1\n")
+    run = search(repo)
+    assert run.returncode == 1
+    assert "in 4 of 4 runs" in run.stderr
 
 
 # -- processes ------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ def _interrupted_after(tests: int, tmp_path: Path) -> subprocess.CompletedProces
 def test_ctrl_c_gives_a_short_summary_and_the_command_that_resumes(tmp_path: Path) -> None:
     """Stopped in the search, the summary names the first changes of the best answer so far
     and the command to run again, not 300 diffs."""
-    done = _interrupted_after(6, tmp_path)  # the pre-flight's 4, then the search
+    done = _interrupted_after(3, tmp_path)  # the pre-flight's 2, then the search
     assert done.returncode == 130
     assert done.stdout.startswith("ddchange: interrupted. Best answer so far: ")
     assert "… " in done.stdout, "the rest of a big answer is counted, not printed"

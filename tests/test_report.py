@@ -99,7 +99,8 @@ def test_page_is_html5_with_the_headline_and_the_summary(found: model.Result) ->
     assert f"<code>{escape(' '.join(found.request.test))}</code>" in page
     assert f"<tr><th>Tests run</th><td>{found.tests_run}</td></tr>" in page
     assert f"<tr><th>Cache hits</th><td>{found.stats.cache_hits}</td></tr>" in page
-    assert "Confirmed: GOOD plus these changes fails again." in page
+    assert "Confirmed: GOOD plus these changes failed again in 3 of 3 reruns" in page
+    assert "GOOD passed again at the end (2 runs in all)" in page
     assert '<span class="badge found">found</span>' in page
     assert "<details>" not in page  # no passing set without --isolate
 
@@ -304,7 +305,7 @@ def test_isolation_lists_the_passing_set_collapsed(sample_repo: SampleRepo) -> N
         location = words.location(hunk, result.scopes.get(hunk.id, ""))
         assert f"<h3>[P{number}] {escape(location)}</h3>" in details
     assert escape(result.culprits[0].diff.split("\n")[1]) in page
-    assert "GOOD plus the passing set gave PASS (confirmed)." in page
+    assert "Confirmed: GOOD plus the failing set failed again in 3 of 3 reruns" in page
 
 
 def test_an_empty_log_gives_a_note_instead_of_a_plot(found: model.Result) -> None:

@@ -13,8 +13,8 @@ from test_grouping import synthetic_diff
 from ddchange.diff.hunks import Diff
 from ddchange.hierarchy.grouping import Hierarchy, levels_for
 from ddchange.model import Outcome
-from ddchange.search.dd import DD
 from ddchange.search.cache import OutcomeCache
+from ddchange.search.dd import DD
 from ddchange.search.hierarchical import Found, Search, minimize
 
 Config = frozenset[str]
@@ -239,10 +239,11 @@ def test_a_right_hint_keeps_candidates_buildable() -> None:
     # Pinned (measured): of the informed search's 64 runs, 14 did not build: the hint's two
     # plain tries on probation, and 12 of the 13 checks that the answer is 1-minimal (without a
     # unit of the rename it does not build: a real outcome other than FAIL, as required). The
-    # blind search ran 183, of which 147 did not build.
+    # blind search ran 186, of which 150 did not build (3 of them the check's wider removals:
+    # files of the rename removed whole, which no hint told it cannot build).
     assert len(unresolved) <= 2 + len(informed.answer)
     assert with_hint.calls <= 64
-    assert without.calls <= 183
+    assert without.calls <= 186
     assert with_hint.calls * 2.5 < without.calls
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from test_cli import SampleRepo, culprit_matches, ddchange, git, scenario_args
 
-from ddchange import samples
+from ddchange import model, samples
 from ddchange.search import confidence
 
 
@@ -155,7 +155,7 @@ def test_isolate_reports_a_passing_and_a_failing_set_with_a_minimal_difference(
     assert outcomes[frozenset(failing)] == "fail"
     confirmation = result["confirmation"]
     assert (confirmation["answer"], confirmation["rest"]) == ("fail", "pass")
-    assert confirmation["reruns"] == confidence.reruns(0.99)
+    assert confirmation["reruns"] == confidence.reruns(model.CONFIDENCE)
     bad_code = apply_and_test(repo, scenario, patch.read_text(), tmp_path / "check")
     assert bad_code == 1, "GOOD + the failing set fails like BAD"
     assert f"GOOD plus {len(passing)} changes passes" in result["stdout"]
@@ -214,7 +214,7 @@ def test_isolate_on_the_merge(sample_repo: SampleRepo, tmp_path: Path) -> None:
     assert {(e.path, e.line) for e in scenario.expected} <= lines
     confirmation = result["confirmation"]
     assert (confirmation["answer"], confirmation["rest"]) == ("fail", "pass")
-    assert confirmation["reruns"] == confidence.reruns(0.99)
+    assert confirmation["reruns"] == confidence.reruns(model.CONFIDENCE)
 
 
 def assert_claims_backed(result: dict[str, Any]) -> None:

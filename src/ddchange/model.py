@@ -72,6 +72,8 @@ STRATEGIES = ("diff", "history", "auto")
 # be 1-minimal at (--granularity).
 LEVELS = ("commit", "directory", "file", "function", "hunk", "line")
 GRANULARITIES = LEVELS[2:]
+# The default of --confidence: 3 reruns of the answer (search/confidence.py).
+CONFIDENCE = 0.98
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ class Request:
     confirm: bool = True
     # How sure the answer must be before it is claimed (search/confidence.py): the reruns of
     # the answer at the end follow from it.
-    confidence: float = 0.99
+    confidence: float = CONFIDENCE
     clean: bool = False  # remove untracked and ignored files (git clean -fdx) before each test
     # Git pathspecs: changes to matching paths are always applied, as in BAD (keep), or never,
     # as in GOOD (ignore); neither is searched.
@@ -179,6 +181,9 @@ class Confirmation:
     # random in `flake_rate` of its runs.
     risk: float
     flake_rate: float
+    # GOOD's runs in all, the one after the reruns included (none when a rerun disagreed):
+    # PASS in every one, nothing the search's runs left behind makes it fail.
+    good: Claim | None = None
     # BAD without the answer (--isolate: GOOD + the passing set), when a run of it is on record
     # (the search's; it is not run for this): PASS, the answer is the whole cause.
     rest: Outcome | None = None

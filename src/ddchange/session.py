@@ -279,9 +279,10 @@ class _Session:
     def preflight(self) -> bool:
         """Whether GOOD passes and BAD fails, each in PREFLIGHT_RUNS runs (earlier attempts'
         included); False if runs of one side disagree (a flaky test: no search). A side that
-        is wrong in every run gets one more run before we say so (PreflightFailed), since that
-        ends the run and a flaky test must not pass for it. BAD's exit code becomes *the*
-        failure."""
+        is wrong in every run runs again before we say so (PreflightFailed), since that ends
+        the run and a flaky test must not pass for it: GOOD that fails as often as the answer's
+        failure is rerun (a FAIL may come at random), otherwise once. BAD's exit code becomes
+        *the* failure."""
         self._self_check()
         sides = (
             ("good", frozenset[str](), Outcome.PASS),
@@ -294,7 +295,8 @@ class _Session:
             self.trials.phase = phase
             agreed, runs = self.trials.repeat(config, PREFLIGHT_RUNS)
             if agreed is not wanted and {r.outcome for r in runs} == {agreed}:
-                agreed, runs = self.trials.repeat(config, len(runs) + 1)
+                more = max(self.reruns, 1) if agreed is Outcome.FAIL else 1
+                agreed, runs = self.trials.repeat(config, PREFLIGHT_RUNS + more)
             if len({r.outcome for r in runs}) > 1:
                 return False
             if agreed is not wanted:
@@ -431,10 +433,22 @@ class _Session:
 
     def _confirm(self, found: Found) -> Confirmation:
         """Run GOOD + the answer (--isolate: the failing set) again until it has failed in
-        `reruns` runs besides the one that found it, or until a run disagrees (a flaky test).
-        The claims that rest on a PASS need no rerun (see search/confidence.py)."""
+        `reruns` runs besides the one that found it, then GOOD once more; a run that disagrees
+        ends the check (a flaky test). The claims that rest on a PASS need no rerun (see
+        search/confidence.py), but GOOD's last run shows whether what the search's runs left in
+        the scratch tree (build output, files the test wrote) makes a configuration fail that
+        passed in a fresh tree; it is also one more chance for a flaky test to show."""
         self.trials.phase = "confirm"
-        outcome, runs = self.trials.repeat(found.answer, 1 + self.reruns)
+        wanted = 1 + self.reruns
+        good = frozenset[str]()
+        self.trials.offer(
+            [*self.trials.owed(found.answer, wanted), *self.trials.owed(good, PREFLIGHT_RUNS + 1)]
+        )
+        outcome, runs = self.trials.repeat(found.answer, wanted)
+        again = None
+        if outcome is Outcome.FAIL:
+            self.trials.repeat(good, PREFLIGHT_RUNS + 1)
+            again = self.trials.claim(good)
         rest = self.trials.claim(
             found.passing if self.request.isolate else self.everything - found.answer
         )
@@ -445,6 +459,7 @@ class _Session:
             reruns=reruns,
             risk=confidence.risk(reruns),
             flake_rate=confidence.FLAKE_RATE,
+            good=again,
             rest=None if rest is None else rest.outcome,
         )
 

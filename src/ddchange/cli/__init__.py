@@ -219,7 +219,7 @@ def help_(ctx: click.Context, command: str | None) -> None:
     "--confidence",
     type=click.FloatRange(min=0, max=1, max_open=True),
     callback=_check_finite,
-    default=0.99,
+    default=model.CONFIDENCE,
     show_default=True,
     help="How sure the answer must be against a test that fails at random in up to 1 run of "
     "4: the answer is run again until a wrong one would come through less often than 1 - this.",

@@ -115,6 +115,7 @@ def render(result: Result) -> str:
             "confidence": 1 - confirmation.risk,
             "flake_rate": confirmation.flake_rate,
             "rest": None if confirmation.rest is None else confirmation.rest.value,
+            "good": _claim(confirmation.good),
         },
         "kept": list(result.kept),
         "ignored": list(result.ignored),

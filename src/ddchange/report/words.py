@@ -145,6 +145,11 @@ def confirmation(confirmation: Confirmation | None, *, isolate: bool) -> list[st
         f"{one_in}, a wrong answer would have come through this {_percent(confirmation.risk)} of "
         "the time (--confidence asks for more reruns)."
     ]
+    if confirmation.good is not None:
+        lines.append(
+            f"GOOD passed again at the end ({plural(confirmation.good.runs, 'run')} in all): "
+            "nothing the search's runs left in the scratch tree makes it fail."
+        )
     if isolate:
         return lines
     rest = {

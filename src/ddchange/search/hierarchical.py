@@ -19,11 +19,13 @@ Invariants, and where they are kept:
   (`Hierarchy.unlearn`); a build that fails for a missing name teaches one (Zeller's failure
   resolution loop, `Hierarchy.learn`). So the hint can make a search cheaper, never its answer
   larger: the answer is checked without the hint at the end.
-- 1-minimality is checked by real outcomes only (`verify_minimal`, `_verify_pair`): for each atom of the answer at the
-  finest level, the answer without exactly that atom has a recorded outcome other than FAIL.
-  When one fails, the search goes on from there. Monotony and dependencies may skip and order
-  work before that; they never certify. `Found.checks` lists the configurations whose outcomes
-  back the claim, so that the caller can read them from its own records.
+- 1-minimality is checked by real outcomes only (`verify_minimal`, `_verify_pair`): for each
+  atom of the answer at the finest level, the answer without exactly that atom has a recorded
+  outcome other than FAIL; and for ddmin, so has the answer without each wider group (a unit
+  with what needs it, a block, hunk, function or file) that could still fail. When one fails,
+  the search goes on from there. Monotony and dependencies may skip and order work before
+  that; they never certify. `Found.checks` lists the configurations whose outcomes back the
+  claim, so that the caller can read them from its own records.
 """
 
 from __future__ import annotations
@@ -207,30 +209,31 @@ class Search:
 
     def _wider(self, failing: Config, atoms: list[Config]) -> list[Config]:
         """The removals from `failing` larger than one atom that could still fail, widest
-        first: its files, functions, hunks and blocks (lines with no unchanged line between
-        them), then each atom with the units that need it. A group is left out when it is
-        one atom, all of `failing`, or, under monotony, when removing one of its atoms alone
-        passed: removing more of a passing configuration passes too (an implication that
-        only spares the run; no claim rests on it, since the group is then not a check)."""
+        first: each of its files, functions, hunks and blocks (lines with no unchanged line
+        between them) and each atom, with the units that need what goes (the dependencies as
+        a prior: what goes together is removed together; when the hint is in doubt the plain
+        group is tried as well). A removal is left out when it is one atom or all of
+        `failing`, or, under monotony, when it holds an atom whose removal alone passed:
+        removing more of a passing configuration passes too (an implication that only spares
+        the run; no claim rests on it, since the removal is then not a check)."""
         units = self._hunks(failing)
         groups = [
             frozenset(group.members)
             for level in ("file", "function", "hunk")
             for group in self.hierarchy.groups(level, units)
         ]
-        groups += _blocks(units)
-        groups += [failing - self.hierarchy.interior(failing - atom) for atom in atoms]
-        passed = (
-            {atom for atom in atoms if self.cache.exact(failing - atom) is Outcome.PASS}
-            if self.cache.monotony
-            else set()
-        )
+        groups += [*_blocks(units), *atoms]
+        removals: list[Config] = []
+        for group in groups:
+            closed = failing - self.hierarchy.interior(failing - group)
+            removals += [closed, group] if self._hint.doubted() else [closed]
+        passed = [a for a in atoms if self.cache.exact(failing - a) is Outcome.PASS]
         wanted = [
-            group
-            for group in groups
-            if group != failing
-            and sum(atom <= group for atom in atoms) > 1
-            and not any(atom <= group for atom in passed)
+            removal
+            for removal in removals
+            if removal != failing
+            and sum(atom <= removal for atom in atoms) > 1
+            and not (self.cache.monotony and any(atom <= removal for atom in passed))
         ]
         return list(dict.fromkeys(wanted))
 

@@ -227,6 +227,9 @@ class Scratch:
 # "ddchange-worker-<pid>-<random>" (`worker_directory`).
 _PREFIX = "ddchange-scratch-"
 _WORKER_PREFIX = "ddchange-worker-"
+# How often, and how far apart, `owners` looks again at a live run's tree that has no .git.
+_SETTLE_LOOKS = 20
+_SETTLE_LOOKS_APART = 0.05
 
 
 @contextmanager
@@ -251,13 +254,25 @@ def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
 
 def owners(repo: git.Repo) -> dict[Path, int]:
     """The scratch trees of this repository and the process id that owns each (0: unknown);
-    a tree whose repository cannot be told any more (its .git is gone) counts too."""
-    objects = git.common_dir(repo) / "objects"
-    return {
-        path: pid
-        for path, pid in _named(_PREFIX).items()
-        if git.borrowed_objects(path) in (objects.resolve(), None)
-    }
+    a tree whose repository cannot be told any more (its .git is gone) counts too. A live run
+    of any repository's has such a tree for a moment, while git makes it or it is removed: a
+    live owner's tree without .git is looked at again for up to a second before it counts."""
+    objects = (git.common_dir(repo) / "objects").resolve()
+
+    def ours(path: Path) -> bool:
+        borrowed = git.borrowed_objects(path)
+        return borrowed == objects or (borrowed is None and path.exists())
+
+    found = {path: pid for path, pid in _named(_PREFIX).items() if ours(path)}
+    for _ in range(_SETTLE_LOOKS):
+        unsure = [p for p, pid in found.items() if git.borrowed_objects(p) is None and _alive(pid)]
+        if not unsure:
+            break
+        time.sleep(_SETTLE_LOOKS_APART)
+        for path in unsure:
+            if not ours(path):
+                del found[path]
+    return found
 
 
 def _named(prefix: str) -> dict[Path, int]:
