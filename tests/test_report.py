@@ -31,6 +31,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import endtoend
 import pytest
 from gitsandbox import hermetic
 from hypothesis import example, given, settings
@@ -565,3 +566,24 @@ def test_the_checker_sees_a_blank_page_as_one_color(tmp_path: Path) -> None:
     rendered = render(page, tmp_path / "profile", width=300, height=200)
     assert rendered.errors == []
     assert {color[:3] for color in png_colors(rendered.png)} == {rgb("#ffffff")}
+
+
+# Old c.txt with BROKEN z.txt cannot be tested (125); new c.txt alone passes; both fail.
+NEEDS_NEW_C = (
+    "grep -q v1 c.txt && { grep -q BROKEN z.txt && exit 125; exit 0; }\n"
+    "grep -q BROKEN z.txt && exit 1; exit 0\n"
+)
+
+
+def test_the_changes_without_which_the_test_passed_come_first(tmp_path: Path) -> None:
+    """z.txt is the failure (without it the test passed), c.txt only lets it be tested (without
+    it, 125): z.txt is shown first, though c.txt comes first in the diff; the JSON says which."""
+    good, bad = {"c.txt": "v1\n", "z.txt": "fine\n"}, {"c.txt": "v2\n", "z.txt": "BROKEN\n"}
+    run = endtoend.search(endtoend.two_commits(tmp_path / "repo", good, bad, NEEDS_NEW_C))
+    assert sorted(endtoend.found(run)) == [("c.txt", "text"), ("z.txt", "text")]
+    out = run.stdout
+    assert out.index("Without each of these 1 change the test passed:") < out.index("[1] z.txt")
+    assert out.index("[1] z.txt") < out.index("Also needed: without each of these 1 change")
+    assert out.index("Also needed") < out.index("[2] c.txt")
+    without = {unit["path"]: unit["without_it"] for unit in run.report["culprits"]}
+    assert without == {"c.txt": "unresolved", "z.txt": "pass"}

@@ -4,9 +4,11 @@ test log, for tools."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ddchange.model import Claim, Result, TestRecord
+from ddchange.model import Claim, Outcome, Result, TestRecord
+from ddchange.report.words import without_each
 
 if TYPE_CHECKING:  # types only: `ddchange log` renders records without loading the diff's code
     from ddchange.diff.hunks import Hunk
@@ -17,10 +19,13 @@ def _commit(info: CommitInfo) -> dict[str, Any]:
     return {"sha": info.sha, "author": info.author, "date": info.date, "subject": info.subject}
 
 
-def _unit(hunk: Hunk, result: Result) -> dict[str, Any]:
+def _unit(hunk: Hunk, result: Result, without: Mapping[str, Outcome]) -> dict[str, Any]:
+    outcome = without.get(hunk.id)
     return {
         **_culprit(hunk, result.scopes.get(hunk.id, "")),
         "commits": [_commit(info) for info in result.attribution.get(hunk.id, ())],
+        # ddmin: the recorded outcome of the answer without it (pass: the failure is there)
+        "without_it": None if outcome is None else outcome.value,
     }
 
 
@@ -79,7 +84,7 @@ def record(record: TestRecord) -> dict[str, Any]:
 def render(result: Result) -> str:
     """The machine-readable report."""
     request, stats = result.request, result.stats
-    confirmation = result.confirmation
+    confirmation, without = result.confirmation, without_each(result)
     document = {
         "good": result.revisions.good,
         "bad": result.revisions.bad,
@@ -127,8 +132,8 @@ def render(result: Result) -> str:
         "passing_set": _claim(result.passing_claim),
         # the recorded runs behind "1-minimal" (see model.Result.checks)
         "checks": [_claim(c) for c in result.checks],
-        "culprits": [_unit(h, result) for h in result.culprits],
-        "passing": [_unit(h, result) for h in result.passing],
+        "culprits": [_unit(h, result, without) for h in result.culprits],
+        "passing": [_unit(h, result, {}) for h in result.passing],
         "skipped": list(result.diff.skipped),
         "log": [record(r) for r in result.log],
     }

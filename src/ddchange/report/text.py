@@ -3,7 +3,7 @@ numbers, commit and diff), then how sure it is, then what it cost."""
 
 from __future__ import annotations
 
-from ddchange.model import Result
+from ddchange.model import Outcome, Result
 from ddchange.report.words import (
     commit_line,
     confirmation,
@@ -13,6 +13,7 @@ from ddchange.report.words import (
     location,
     plural,
     route,
+    without_each,
 )
 
 SHOWN_LINES = 40  # of each culprit's diff in the text report; --patch and --json have them all
@@ -67,10 +68,7 @@ def render(result: Result) -> str:
     if result.outcome == "interrupted":
         lines += [*_where(result), ""]
     else:
-        for number, hunk in enumerate(result.culprits, 1):
-            scope = result.scopes.get(hunk.id, "")
-            commits = [f"    commit {commit_line(i)}" for i in result.attribution.get(hunk.id, ())]
-            lines += [f"[{number}] {location(hunk, scope)}", *commits, *_shown_diff(hunk.diff), ""]
+        lines += _culprits(result)
     if result.passing:
         lines += [*_context(result), ""]
     if result.outcome == "found":  # a flaky run's reruns prove nothing: no "confirmed" there
@@ -79,6 +77,28 @@ def render(result: Result) -> str:
     lines.extend(f"not searched (kept as in GOOD): {path}" for path in result.diff.skipped)
     lines += limits(result)
     return "\n".join(lines) + "\n"
+
+
+def _culprits(result: Result) -> list[str]:
+    """Each culprit with where it is, its commits and its diff: first those without which the
+    test passed (the failure is there), then those without which it could not be tested."""
+    outcomes = without_each(result)
+    cause = [h for h in result.culprits if outcomes.get(h.id) is Outcome.PASS]
+    rest = [h for h in result.culprits if outcomes.get(h.id) is not Outcome.PASS]
+    lines: list[str] = []
+    if cause and rest:
+        lines += [f"Without each of these {plural(len(cause), 'change')} the test passed:", ""]
+    for number, hunk in enumerate(cause + rest, 1):
+        if cause and hunk is rest[0]:
+            lines += [
+                f"Also needed: without each of these {plural(len(rest), 'change')} the test "
+                "could not be tested (it did not build or run):",
+                "",
+            ]
+        scope = result.scopes.get(hunk.id, "")
+        commits = [f"    commit {commit_line(i)}" for i in result.attribution.get(hunk.id, ())]
+        lines += [f"[{number}] {location(hunk, scope)}", *commits, *_shown_diff(hunk.diff), ""]
+    return lines
 
 
 def _cost(result: Result) -> str:

@@ -55,6 +55,16 @@ def headline(result: Result) -> str:
     return f"ddchange: {changes} {between} {verb} {command} fail. {_minimality(result)}"
 
 
+def without_each(result: Result) -> dict[str, Outcome]:
+    """ddmin: each culprit's recorded outcome without it (the answer less the atom that holds
+    it, a check by a real run): PASS where it is the failure, UNRESOLVED where the rest cannot
+    be tested without it."""
+    if result.request.isolate or result.answer is None:
+        return {}
+    answer, single = result.answer.config, result.checks[: len(result.checks) - result.wider]
+    return {unit: check.outcome for check in single for unit in answer - check.config}
+
+
 def _seen(result: Result) -> str:
     """How often the answer was seen to fail, from its records."""
     claim = result.answer
