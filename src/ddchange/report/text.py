@@ -89,7 +89,7 @@ def _culprits(result: Result) -> list[str]:
     if cause and rest:
         lines += [f"Without each of these {plural(len(cause), 'change')} the test passed:", ""]
     for number, hunk in enumerate(cause + rest, 1):
-        if cause and hunk is rest[0]:
+        if cause and rest and hunk is rest[0]:
             lines += [
                 f"Also needed: without each of these {plural(len(rest), 'change')} the test "
                 "could not be tested (it did not build or run):",
