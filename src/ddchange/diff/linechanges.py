@@ -10,14 +10,15 @@ lines that two commits wrote next to each other is never one unit, so the answer
 line and its one commit.
 
 Which removed line goes with which added line: lines that look alike (difflib's ratio of their
-stripped text at least `SIMILAR`) are paired first, as many and as alike as the order allows;
-between those, the rest pair by position (the first left with the first left), and what
-remains of the longer side is lines of their own. Deterministic: the same hunk always gives
-the same units.
+words and symbols, blanks left out, at least `SIMILAR`) are paired first, as many and as alike
+as the order allows; between those, the rest pair by position (the first left with the first
+left), and what remains of the longer side is lines of their own. Deterministic: the same hunk
+always gives the same units.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
@@ -28,6 +29,8 @@ SIMILAR = 0.6
 # Runs with more (removed x added) line pairs than this pair by position only: the similarity
 # of every pair costs its own time (a generated file rewritten as a whole).
 _COMPARED = 10_000
+
+_WORD = re.compile(r"\w+|\S")
 
 Column = tuple[int | None, int | None]  # a removed line's index in its run, an added line's
 
@@ -126,9 +129,9 @@ def align(removed: list[str], added: list[str]) -> list[Column]:
 def _alike(removed: list[str], added: list[str]) -> list[tuple[int, int]]:
     """Pairs (i, j) of alike lines, increasing in both, with the largest sum of similarities
     (a weighted longest common subsequence); none in runs too large to compare."""
-    if len(removed) * len(added) > _COMPARED:
-        return []
-    score = _similarities([_text(line) for line in removed], [_text(line) for line in added])
+    if not 1 < len(removed) * len(added) <= _COMPARED:
+        return []  # one line each pairs by position all the same
+    score = _similarities([_words(line) for line in removed], [_words(line) for line in added])
     best = [[0.0] * (len(added) + 1) for _ in range(len(removed) + 1)]
     for i in range(len(removed)):
         for j in range(len(added)):
@@ -147,7 +150,7 @@ def _alike(removed: list[str], added: list[str]) -> list[tuple[int, int]]:
     return pairs[::-1]
 
 
-def _similarities(removed: list[str], added: list[str]) -> list[list[float]]:
+def _similarities(removed: list[list[str]], added: list[list[str]]) -> list[list[float]]:
     """difflib's ratio of each removed and added line where it is at least SIMILAR, else 0;
     blank lines are alike to none (they would pair across the lines around them)."""
     score = [[0.0] * len(added) for _ in removed]
@@ -156,20 +159,17 @@ def _similarities(removed: list[str], added: list[str]) -> list[list[float]]:
         matcher.set_seq2(theirs)  # difflib caches its analysis of the second sequence
         for i, mine in enumerate(removed):
             matcher.set_seq1(mine)
-            if (
-                mine
-                and theirs
-                and matcher.real_quick_ratio() >= SIMILAR
-                and matcher.quick_ratio() >= SIMILAR
-                and matcher.ratio() >= SIMILAR
-            ):
-                score[i][j] = matcher.ratio()
+            # The quick ratios are upper bounds of the ratio, much cheaper to compute.
+            if mine and theirs and matcher.real_quick_ratio() >= SIMILAR:
+                ratio = matcher.ratio() if matcher.quick_ratio() >= SIMILAR else 0.0
+                score[i][j] = ratio if ratio >= SIMILAR else 0.0
     return score
 
 
-def _text(line: str) -> str:
-    """What a "-" or "+" line says, for comparing: no sign, newline, marker or outer blanks."""
-    return line[1:].split("\n", 1)[0].strip()
+def _words(line: str) -> list[str]:
+    """What a "-" or "+" line says, for comparing: its words and other characters but blanks
+    (so that indentation and spacing weigh nothing), without its sign, newline or marker."""
+    return _WORD.findall(line[1:].split("\n", 1)[0])
 
 
 def _unterminated(line: str) -> bool:
