@@ -144,7 +144,7 @@ def test_a_failed_build_teaches_a_missed_dependency(
     )
     diff = linechanges.split_lines(read.read_diff(git.open_repo(repo), good, bad))
     call = next(u.id for u in diff.hunks if u.path == "app.py")
-    definition = next(u.id for u in diff.hunks if u.path == "lib.py")
+    definition = next(u.id for u in diff.hunks if "+def helper():" in u.diff)
     hierarchy = Hierarchy(diff)
     assert hierarchy.needs.get(call) == {definition}, "the analysis sees it ..."
     hierarchy.needs.clear()  # ... so forget it, as if the analysis had missed it

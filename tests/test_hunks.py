@@ -484,7 +484,7 @@ def _renumbered(units: list[Hunk]) -> list[Hunk]:
 @st.composite
 def unique_versions(draw: st.DrawFn) -> tuple[bytes, bytes]:
     """Like `versions`, but no line occurs twice in a file (see the test below)."""
-    endings = st.sampled_from([b"\n", b"\r\n", b"\rx\n"])
+    endings = st.sampled_from([b"\n", b"\r\n", b"\rx\n", b"\xe9\n"])
     fresh = iter(range(10_000))
     old = [b"%d" % next(fresh) + draw(endings) for _ in range(draw(st.integers(0, 20)))]
     new = list(old)
@@ -508,6 +508,10 @@ def unique_versions(draw: st.DrawFn) -> tuple[bytes, bytes]:
 @example(pair=(b"a\nb\nc\nd\n", b"A\nb\nC\nD\nE\n"), mask=0b10)
 @example(pair=(b"a\nb", b"a\nB"), mask=1)
 @example(pair=(b"a\nb\n", b"x\na\nb\ny"), mask=0b10)
+@example(pair=(b"a\nb", b"a\nb\nc"), mask=0b01)
+@example(pair=(b"a\nb", b"a\nb\nc"), mask=0b10)
+@example(pair=(b"a\nb\nc\n", b"a\nB"), mask=0b01)
+@example(pair=(b"1\n2\n3\n", b"1\nx\ny\n3\nz\n"), mask=0b0101)
 def test_line_changes_agree_with_git_apply_of_zero_context_hunks(
     playground: Sandbox, pair: tuple[bytes, bytes], mask: int
 ) -> None:
@@ -525,3 +529,81 @@ def test_line_changes_agree_with_git_apply_of_zero_context_hunks(
     everything = content.materialize(diff, _ids(*diff.hunks)).get("f")
     assert (everything.content if everything else old) == new
     assert all(unit.removed + unit.added > 0 for unit in diff.hunks)
+
+
+@settings(
+    max_examples=80,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(pair=versions(), mask=st.integers(0, 2**24 - 1))
+@example(pair=(b"a\nb", b"a\nb\nc"), mask=0b10)
+@example(pair=(b"a\r\nb\r\n", b"x\r\na\r\nb\r"), mask=0b01)
+@example(pair=(b"\xe9t\xe9\nb\n", b"b\n\xe9t\xe9\n\n"), mask=0b101)
+def test_line_changes_are_single_lines_and_apply_line_by_line(
+    playground: Sandbox, pair: tuple[bytes, bytes], mask: int
+) -> None:
+    """Line changes partition the changed lines of their git hunk into single lines and
+    (removed, added) pairs, each at its own place in GOOD and BAD; any subset of them gives
+    GOOD with exactly those lines replaced, removed or inserted, whole lines all (none gives
+    GOOD, all give BAD)."""
+    old, new = pair
+    hunked = _two_versions(playground, old, new)
+    diff = linechanges.split_lines(hunked)
+    for hunk in hunked.hunks:
+        mine = [unit for unit in diff.hunks if unit.parent == hunk.id]
+        assert all((unit.removed, unit.added) in {(1, 0), (0, 1), (1, 1)} for unit in mine)
+        assert all(unit.id == f"{hunk.id}.{n}" for n, unit in enumerate(mine))
+        for sign in "-+":
+            assert _signed(mine, sign) == _signed([hunk], sign)
+    old_lines, new_lines = _lines(old), _lines(new)
+    for unit in diff.hunks:
+        removed, added = linechanges.changed_lines(unit)
+        assert [old_lines[n - 1] for n in removed] == _signed([unit], "-", bare=True)
+        assert [new_lines[n - 1] for n in added] == _signed([unit], "+", bare=True)
+    for chosen in (
+        {unit.id for n, unit in enumerate(diff.hunks) if mask >> n & 1},
+        set(),
+        {unit.id for unit in diff.hunks},
+    ):
+        state = content.materialize(diff, chosen).get("f")
+        expected = b"".join(_line_by_line(old_lines, new_lines, diff.hunks, chosen))
+        assert (state.content if state else old) == expected
+        assert set(_lines(expected)) <= {*old_lines, *new_lines}, "a line joined to another"
+    assert b"".join(_line_by_line(old_lines, new_lines, diff.hunks, set())) == old
+    assert b"".join(_line_by_line(old_lines, new_lines, diff.hunks, set(diff.by_id))) == new
+
+
+def _lines(data: bytes) -> list[bytes]:
+    """The lines of `data`, each ending after a b"\\n" as git ends them."""
+    parts = data.split(b"\n")
+    return [part + b"\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def _signed(units: list[Hunk], sign: str, *, bare: bool = False) -> list[bytes]:
+    """The `sign` lines of `units`, in order, as bytes: with their sign and a following "\\ No
+    newline" marker, or `bare` (the line as in the file)."""
+    found = []
+    for unit in units:
+        lines = unit.diff.encode("utf-8", "surrogateescape").split(b"\n")[1:]
+        for n, line in enumerate(lines):
+            if line.startswith(sign.encode()):
+                marked = n + 1 < len(lines) and lines[n + 1].startswith(b"\\")
+                found.append(line[1:] + (b"" if marked else b"\n") if bare else line)
+    return found
+
+
+def _line_by_line(
+    old: list[bytes], new: list[bytes], units: Iterable[Hunk], chosen: set[str]
+) -> list[bytes]:
+    """GOOD's lines with each chosen unit's lines of BAD in place of its lines of GOOD, from
+    the line numbers in its text; each unit left out keeps GOOD's lines."""
+    out: list[bytes] = []
+    done = 0  # GOOD's lines before this one are placed
+    for unit in units:
+        removed, added = linechanges.changed_lines(unit)
+        at = removed[0] - 1 if removed else unit.old_start
+        out += old[done:at]
+        out += [new[n - 1] for n in added] if unit.id in chosen else [old[n - 1] for n in removed]
+        done = at + len(removed)
+    return out + old[done:]

@@ -63,6 +63,30 @@ def test_added_changed_and_removed_lines_belong_to_their_commits(
     assert list(found.values()).count((added,)) == 2, "the binary file too"
 
 
+def test_lines_that_two_commits_wrote_next_to_each_other_belong_to_one_commit_each(
+    make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    """One git hunk, one run of lines: a replaced line (one commit), the line that another
+    commit inserted above it, and lines a third one removed and added after it."""
+    base = "one\ntotal = a + b\nold tail\nend\n"
+    repo, (good, replaced, inserted, tail) = make_repo(
+        tmp_path,
+        [
+            {"a.txt": base},
+            {"a.txt": base.replace("a + b", "a + b + c")},
+            {"a.txt": base.replace("total = a + b", "log(a)\ntotal = a + b + c")},
+            {"a.txt": "one\nlog(a)\ntotal = a + b + c\nnew tail\nmore\nend\n"},
+        ],
+    )
+    found = units_by_text(repo, good, tail)
+    assert found == {
+        "+log(a)": (inserted,),
+        "-total = a + b\n+total = a + b + c": (replaced,),
+        "-old tail\n+new tail": (tail,),
+        "+more": (tail,),
+    }
+
+
 def test_a_side_branch_change_is_attributed_to_its_commit_not_to_the_merge(
     make_repo: MakeRepo, tmp_path: Path
 ) -> None:

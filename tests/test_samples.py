@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ddchange import git, samples
-from ddchange.diff import content, hunks, read
+from ddchange.diff import content, hunks, linechanges, read
 from ddchange.errors import UnknownScenario
 from ddchange.model import Outcome
 from ddchange.trial import runner, worktree
@@ -175,8 +175,12 @@ def test_expected_answer_fails_and_needs_each_of_its_units(
     path, scenario = sample_repo(name)
     repo = git.open_repo(path)
     good = git.resolve_commit(repo, scenario.good)
-    diff = read.read_diff(repo, good, git.resolve_commit(repo, scenario.bad))
+    # The answer is in line changes, the granularity a search ends at by default.
+    diff = linechanges.split_lines(
+        read.read_diff(repo, good, git.resolve_commit(repo, scenario.bad))
+    )
     answer = [expected_unit(diff, expected) for expected in scenario.expected]
+    assert len(set(answer)) == len(answer)
     with worktree.scratch_worktree(repo, good) as scratch:
 
         def verdict(chosen: list[str], expect: runner.Expectation) -> runner.Verdict:

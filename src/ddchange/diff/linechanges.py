@@ -1,22 +1,61 @@
-"""Line changes: each git hunk split into its maximal runs of removed and added lines, the
-finest units the search descends to. Pure: no git, no files.
+"""Line changes: each git hunk split into single lines, a replaced line paired with the line
+that replaces it, the finest units the search descends to. Pure: no git, no files.
+
+Key idea: context lines cut a hunk's body into runs of removed and added lines, and each run is
+*aligned*: cut into columns, each a removed line, an added line, or one of each (a replaced
+line), in an order that keeps both sides in their order. A column is one unit. Choosing some
+columns of a run gives, in column order, the added line of each chosen column and the removed
+line of each other one: every subset is a text made of whole lines of GOOD and BAD. A block of
+lines that two commits wrote next to each other is never one unit, so the answer can name one
+line and its one commit.
+
+Which removed line goes with which added line: lines that look alike (difflib's ratio of their
+words and symbols, blanks left out, at least `SIMILAR`) are paired first, as many and as alike
+as the order allows; between those, the rest pair by position (the first left with the first
+left), and what remains of the longer side is lines of their own. Deterministic: the same hunk
+always gives the same units.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import re
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 
 from ddchange.diff.hunks import Diff, Hunk
+
+# Two lines this alike are a line and its replacement (difflib.get_close_matches' default).
+SIMILAR = 0.6
+# Runs with more (removed x added) line pairs than this pair by position only: the similarity
+# of every pair costs its own time (a generated file rewritten as a whole).
+_COMPARED = 10_000
+
+_WORD = re.compile(r"\w+|\S")
+
+Column = tuple[int | None, int | None]  # a removed line's index in its run, an added line's
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A maximal run of removed and added lines: the numbers of its first old and new line,
+    and its lines as in the hunk ("-" or "+" first, "\\ No newline at end of file" kept after
+    the line it is about)."""
+
+    old: int
+    new: int
+    removed: list[str]
+    added: list[str]
 
 
 def split_lines(diff: Diff) -> Diff:
     """The same diff with each text hunk replaced by its line changes.
 
-    A line change is a maximal run of removed and added lines inside a git hunk: context lines
-    separate line changes, and a modified line (its "-" and "+" lines) stays one change. Line
-    changes never overlap in the old file and keep git's coordinates conventions, so
-    `materialize` and `apply_hunks` treat them exactly like hunks (a pure insertion after old
-    line k has old_start k and old_lines 0). Their ids are "<hunk id>.<n>", n from 0.
+    A line change is one column of a run (see the module docstring): one removed line, one
+    added line, or a removed line with the added line that replaces it. Line changes keep
+    git's coordinates conventions, so `materialize` and `apply_hunks` treat them exactly like
+    hunks: a pure insertion after old line k has old_start k and old_lines 0, and insertions
+    at one place follow each other in the order of their ids. Their ids are "<hunk id>.<n>",
+    n from 0, top to bottom.
     """
     units: list[Hunk] = []
     files = []
@@ -30,58 +69,136 @@ def split_lines(diff: Diff) -> Diff:
 def _line_changes(hunk: Hunk) -> list[Hunk]:
     if hunk.kind != "text":
         return [hunk]
-    header, *body = _text_lines(hunk.diff)
-    runs = _runs(
-        body,
-        hunk.old_start if hunk.old_lines else hunk.old_start + 1,
-        hunk.new_start if hunk.new_lines else hunk.new_start + 1,
+    units: list[Hunk] = []
+    for run in _runs(hunk):
+        old, new = run.old, run.new
+        for removed, added in align(run.removed, run.added):
+            lines = [run.removed[removed]] if removed is not None else []
+            lines += [run.added[added]] if added is not None else []
+            units.append(_unit(hunk, len(units), old, new, lines))
+            old += removed is not None
+            new += added is not None
+    return units
+
+
+def _unit(hunk: Hunk, n: int, old: int, new: int, lines: list[str]) -> Hunk:
+    """The unit of `lines` (at most one "-" line, then at most one "+" line), which starts
+    at old line `old` and new line `new`."""
+    removed = sum(line.startswith("-") for line in lines)
+    added = len(lines) - removed
+    old_start = old if removed else old - 1
+    new_start = new if added else new - 1
+    return replace(
+        hunk,
+        id=f"{hunk.id}.{n}",
+        old_start=old_start,
+        old_lines=removed,
+        new_start=new_start,
+        new_lines=added,
+        diff=f"@@ -{_range(old_start, removed)} +{_range(new_start, added)} @@"
+        + _context(hunk.diff.split("\n", 1)[0])
+        + "".join(lines),
+        added=added,
+        removed=removed,
+        parent=hunk.id,
     )
-    return [
-        replace(
-            hunk,
-            id=f"{hunk.id}.{n}",
-            old_start=old if removed else old - 1,
-            old_lines=removed,
-            new_start=new if added else new - 1,
-            new_lines=added,
-            diff=f"@@ -{_range(old if removed else old - 1, removed)} "
-            f"+{_range(new if added else new - 1, added)} @@{_context(header)}" + "".join(text),
-            added=added,
-            removed=removed,
-            parent=hunk.id,
-        )
-        for n, (old, new, removed, added, text) in enumerate(runs)
-    ]
 
 
-def _runs(body: list[str], old: int, new: int) -> list[tuple[int, int, int, int, list[str]]]:
-    """The maximal -/+ runs of a hunk body: (first old line, first new line, removed, added,
-    their lines), where the first lines are the numbers the run starts at on each side."""
-    runs: list[tuple[int, int, int, int, list[str]]] = []
-    current: list[str] = []
-    start = (old, new)
-    removed = added = 0
+def align(removed: list[str], added: list[str]) -> list[Column]:
+    """The columns of a run of `removed` and `added` lines, in order (see the module docstring).
+
+    A line without its newline is the last of its file, so it goes in the last column, with
+    the last line of the other side: no line is ever put after it, which would join the two.
+    """
+    if removed and added and (_unterminated(removed[-1]) or _unterminated(added[-1])):
+        return [*align(removed[:-1], added[:-1]), (len(removed) - 1, len(added) - 1)]
+    columns: list[Column] = []
+    done = (0, 0)
+    for anchor in [*_alike(removed, added), (len(removed), len(added))]:
+        left = range(done[0], anchor[0])
+        right = range(done[1], anchor[1])
+        columns += zip(left, right, strict=False)
+        columns += [(i, None) for i in left[len(right) :]]
+        columns += [(None, j) for j in right[len(left) :]]
+        if anchor != (len(removed), len(added)):
+            columns.append(anchor)
+        done = (anchor[0] + 1, anchor[1] + 1)
+    return columns
+
+
+def _alike(removed: list[str], added: list[str]) -> list[tuple[int, int]]:
+    """Pairs (i, j) of alike lines, increasing in both, with the largest sum of similarities
+    (a weighted longest common subsequence); none in runs too large to compare."""
+    if not 1 < len(removed) * len(added) <= _COMPARED:
+        return []  # one line each pairs by position all the same
+    score = _similarities([_words(line) for line in removed], [_words(line) for line in added])
+    best = [[0.0] * (len(added) + 1) for _ in range(len(removed) + 1)]
+    for i in range(len(removed)):
+        for j in range(len(added)):
+            paired = best[i][j] + score[i][j] if score[i][j] else 0.0
+            best[i + 1][j + 1] = max(best[i][j + 1], best[i + 1][j], paired)
+    pairs = []
+    i, j = len(removed), len(added)
+    while i and j:
+        if best[i][j] == best[i - 1][j]:
+            i -= 1
+        elif best[i][j] == best[i][j - 1]:
+            j -= 1
+        else:
+            i, j = i - 1, j - 1
+            pairs.append((i, j))
+    return pairs[::-1]
+
+
+def _similarities(removed: list[list[str]], added: list[list[str]]) -> list[list[float]]:
+    """difflib's ratio of each removed and added line where it is at least SIMILAR, else 0;
+    blank lines are alike to none (they would pair across the lines around them)."""
+    score = [[0.0] * len(added) for _ in removed]
+    matcher = SequenceMatcher(autojunk=False)
+    for j, theirs in enumerate(added):
+        matcher.set_seq2(theirs)  # difflib caches its analysis of the second sequence
+        for i, mine in enumerate(removed):
+            matcher.set_seq1(mine)
+            # The quick ratios are upper bounds of the ratio, much cheaper to compute.
+            if mine and theirs and matcher.real_quick_ratio() >= SIMILAR:
+                ratio = matcher.ratio() if matcher.quick_ratio() >= SIMILAR else 0.0
+                score[i][j] = ratio if ratio >= SIMILAR else 0.0
+    return score
+
+
+def _words(line: str) -> list[str]:
+    """What a "-" or "+" line says, for comparing: its words and other characters but blanks
+    (so that indentation and spacing weigh nothing), without its sign, newline or marker."""
+    return _WORD.findall(line[1:].split("\n", 1)[0])
+
+
+def _unterminated(line: str) -> bool:
+    return "\n\\" in line  # followed by "\ No newline at end of file"
+
+
+def _runs(hunk: Hunk) -> list[_Run]:
+    """The maximal -/+ runs of a text hunk, top to bottom."""
+    _, *body = _text_lines(hunk.diff)
+    old = hunk.old_start if hunk.old_lines else hunk.old_start + 1
+    new = hunk.new_start if hunk.new_lines else hunk.new_start + 1
+    runs: list[_Run] = []
     previous = " "
     for line in body:
-        kind, previous = line[:1], previous if line[:1] == "\\" else line[:1]
+        kind = line[:1]
         if kind in ("-", "+"):
-            if not current:
-                start, removed, added = (old, new), 0, 0
-            current.append(line)
-            removed += kind == "-"
-            added += kind == "+"
+            if previous not in ("-", "+"):
+                runs.append(_Run(old, new, [], []))
+            (runs[-1].removed if kind == "-" else runs[-1].added).append(line)
             old += kind == "-"
             new += kind == "+"
         elif kind == "\\":  # "\ No newline at end of file" belongs to the line before it
             if previous in ("-", "+"):
-                current.append(line)
+                lines = runs[-1].removed if previous == "-" else runs[-1].added
+                lines[-1] += line
+            continue
         else:
-            if current:
-                runs.append((*start, removed, added, current))
-                current = []
             old, new = old + 1, new + 1
-    if current:
-        runs.append((*start, removed, added, current))
+        previous = kind
     return runs
 
 
@@ -106,12 +223,9 @@ def changed_lines(unit: Hunk) -> tuple[list[int], list[int]]:
     of a git hunk are in neither). Other units: ([], [])."""
     if unit.kind != "text":
         return [], []
-    _, *body = _text_lines(unit.diff)
-    old = unit.old_start if unit.old_lines else unit.old_start + 1
-    new = unit.new_start if unit.new_lines else unit.new_start + 1
     removed: list[int] = []
     added: list[int] = []
-    for first_old, first_new, count_removed, count_added, _ in _runs(body, old, new):
-        removed += range(first_old, first_old + count_removed)
-        added += range(first_new, first_new + count_added)
+    for run in _runs(unit):
+        removed += range(run.old, run.old + len(run.removed))
+        added += range(run.new, run.new + len(run.added))
     return removed, added

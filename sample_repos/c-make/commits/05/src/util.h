@@ -13,9 +13,6 @@ static inline long max_long(long a, long b)
 }
 
 /* num / den rounded to the nearest integer, halves away from zero; den must be positive. */
-static inline long div_round(long num, long den)
-{
-    return num >= 0 ? (num + den / 2) / den : -((-num + den / 2) / den);
-}
+static inline long div_round(long num, long den) { return num >= 0 ? (num + den / 2) / den : -((-num + den / 2) / den); }
 
 #endif
