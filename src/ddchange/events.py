@@ -2,10 +2,11 @@
 starts, and an estimate of the tests left. It observes the trial layer and the search, and
 decides nothing.
 
-The estimate is shown as one: the search halves the changes still in play, about 1.5 tests per
-halving when one change is the cause (more causes, or builds that break, take more), plus a
-check of the answer; before it the pre-flight's runs not made yet, after it the reruns of the
-answer at the end, less those already run.
+The estimate is shown as one: the search halves the changes still in play, at a rate of tests
+per halving that it measures as it goes (at least 1.5, what one cause takes; more causes, or
+builds that break, take more, and a run that has halved its changes a few times knows how
+many), plus a check of the answer; before it the pre-flight's runs not made yet, after it the
+reruns of the answer at the end, less those already run.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from ddchange.search.hierarchical import Search
 from ddchange.trial.trials import Trials
 
 Listener = Callable[[Progress | Running], None]
+
+_LEAST_RATE = 1.5  # tests per halving of the changes when one change is the cause
+_OUTSIDE_THE_SEARCH = ("good", "bad", "bisect", "confirm")
 
 
 class Events:
@@ -57,11 +61,19 @@ class Events:
         units = len(self.search.best - self.search.best_passing)
         log = self.trials.log
         before = 2 * self.preflight - sum(r.phase in ("good", "bad") for r in log)
-        search = 0 if phase == "confirm" else math.ceil(1.5 * math.log2(max(units, 1))) + 1
+        search = 0 if phase == "confirm" else math.ceil(self._rate() * math.log2(max(units, 1))) + 1
         end = self.ends
         if phase == "confirm":
             end -= sum(r.phase == "confirm" for r in log)
         return max(before, 0) + search + max(end, 0)
+
+    def _rate(self) -> float:
+        """Tests per halving of the changes in play, as this run has spent them so far (1.5
+        until it has halved them twice)."""
+        start, units = len(self.search.diff.hunks), len(self.search.best - self.search.best_passing)
+        halvings = math.log2(start / units) if units else 0.0
+        searched = sum(r.phase not in _OUTSIDE_THE_SEARCH for r in self.trials.log)
+        return max(_LEAST_RATE, searched / halvings) if halvings >= 2 else _LEAST_RATE
 
     def _progress(
         self, phase: str, config: frozenset[str], outcome: Outcome, source: Source, reason: str
