@@ -51,6 +51,9 @@ Listener = Callable[[str, Step[str]], None]
 # `Search.width`): a caller may start them early. A hint only: outcomes come from `test`.
 Offer = Callable[[list[Config]], None]
 
+# Candidates that planning runs ahead looks at per probe, per slot, at most (Search._ahead).
+LOOK_AT = 4
+
 # Plain candidates the hint must have kept from breaking, more than it misled, before it is
 # trusted without a plain try: two builds that failed without the hint, per one that did not.
 TRUST_AFTER = 2
@@ -276,11 +279,14 @@ class Search:
 
     def _ahead(self, candidates: Iterator[Config]) -> None:
         """Offer what the next probes of `candidates` would test first: the interior where it
-        differs (the plain candidate too when the hint is in doubt), unless the cache knows."""
+        differs (the plain candidate too when the hint is in doubt), unless the cache knows.
+        At most LOOK_AT candidates per slot are looked at: late in a search the cache knows
+        most of them, and walking the speculation deeper for unknown ones (each a grouping of
+        its units) kept the main thread busy while the slots sat idle."""
         if self.width < 2 or self.level == "commit":
             return
         upcoming: list[Config] = []
-        for plain in candidates:
+        for plain in itertools.islice(candidates, LOOK_AT * self.width):
             closed = self.hierarchy.interior(plain)
             tried = [closed] if closed == plain or not self._hint.doubted() else [closed, plain]
             upcoming += [config for config in tried if self.cache.lookup(config) is None]
