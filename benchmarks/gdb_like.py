@@ -355,16 +355,17 @@ def real_section(real: RealRun, seed: int) -> str:
         f"{real.agreed} of {real.judged} configurations",
     ]
     predicted = (
-        f"{real.predicted} runs of the search; the real search ran {real.parts.search}"
+        f'The simulated "as the command" search predicted {real.predicted} runs of the '
+        f"search; the real search ran {real.parts.search}."
         if real.predicted is not None
-        else "nothing (not measured at this size and seed)"
+        else f'The simulated "as the command" search did not run at {REAL_SIZE:,} hunks and '
+        f"seed {seed}: no prediction."
     )
     return (
         f"\nReal run, {REAL_SIZE:,} hunks, seed {seed}, gcc and make: `ddchange GOOD..BAD "
         '--build make -- sh test.sh` (default granularity `line`). "oracle agrees": the '
         "simulated build and test give the outcome gcc and the test gave, on every configuration "
-        f'the real run built; {parts_prose([real.parts])}. The simulated "as the command" '
-        f"search predicted {predicted}.\n\n" + table(header, [row])
+        f"the real run built; {parts_prose([real.parts])}. {predicted}\n\n" + table(header, [row])
     )
 
 

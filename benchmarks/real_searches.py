@@ -200,7 +200,7 @@ class Reference:
 REFERENCES = (
     Reference(
         "ddmin-lines",
-        "textbook ddmin over ddchange's line changes (the units its search ends at)",
+        "textbook ddmin over ddchange's line changes, the units its search ends at",
         ddmin,
         "line",
     ),
