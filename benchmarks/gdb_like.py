@@ -14,8 +14,9 @@ gcc: thousands of tests per run). One real run of the `ddchange` command at 2,00
 gcc, make and `sh test.sh`, checks the simulation: every configuration the real run built is
 judged by the oracle too, and the two must agree.
 
-"tests" counts calls to the test function during the search: for the command, add the
-pre-flight runs (GOOD and BAD, each session.PREFLIGHT_RUNS times) and the 2 confirmation runs.
+"tests" counts calls to the test function during the search. The command also runs a
+pre-flight (GOOD and BAD) and checks at the end: the real run's row counts every part from its
+test log, and nothing here assumes how many runs they take.
 Test counts are deterministic for a seed; times are not. Zeller's figures are for *isolation*
 (dd, the failure-inducing difference) on GDB's own change; ddchange *minimizes* (ddmin):
 compare magnitudes, not digits.
@@ -38,9 +39,9 @@ from pathlib import Path
 
 import gdb_oracle
 import gdb_project
-from results import write_section
+from results import PARTS, Runs, parts_prose, runs, write_section
 
-from ddchange import git, session
+from ddchange import git
 from ddchange.diff import linechanges, read
 from ddchange.diff.hunks import Diff
 from ddchange.hierarchy import grouping
@@ -182,6 +183,7 @@ def broken(case: Case, seed: int) -> Broken:
 @dataclass(frozen=True)
 class RealRun:
     tests_run: int
+    parts: Runs  # the test log's records by phase
     answer: int
     culprit: bool
     wall: float
@@ -207,6 +209,7 @@ def real_run(case: Case, report: Path, predicted: int | None) -> RealRun:
     answer = frozenset(c["id"] for c in result["culprits"])
     return RealRun(
         result["tests_run"],
+        runs(r["phase"] for r in result["log"]),
         len(answer),
         case.holds_culprit(diff, answer),
         result["wall_time"],
@@ -304,14 +307,15 @@ def body(sizes: list[Size], args: argparse.Namespace, real: RealRun | None) -> s
         f"On {platform.machine()}, Python {platform.python_version()}, {platform.system()}, "
         f"{os.cpu_count()} cores: `benchmarks/gdb_like.py --sizes "
         f"{','.join(map(str, args.sizes))} --seed {args.seed} --seeds {args.seeds} --budget "
-        f"{args.budget}`. A generated C project (`gdb_project.py`: {modules_for(min(args.sizes))}"
+        f"{args.budget}{'' if args.real else ' --no-real'}`. A generated C project "
+        f"(`gdb_project.py`: {modules_for(min(args.sizes))}"
         "+ modules, a .c file and a header each) and one GOOD→BAD change of renames, signature "
         "changes, new helpers, moved functions and local refactorings with exactly one wrong "
         "constant, searched by `search.minimize` against a simulated compiler, linker and test "
         "(`gdb_oracle.py`). `tests` are calls to the test during the search, the final check "
-        "that the answer without each of its units does not fail included (the command adds "
-        f"{2 * session.PREFLIGHT_RUNS} pre-flight runs, each side {session.PREFLIGHT_RUNS} times, "
-        "and 2 confirmation runs)"
+        "that the answer without each of its units does not fail included; the command also "
+        "runs a pre-flight and checks at the end, not counted here"
+        + (" (the real run below counts them)" if real is not None else "")
     )
     if len(seeds) > 1:
         text += f", the median over seeds {seeds[0]}–{seeds[-1]} with the range"
@@ -340,22 +344,28 @@ def body(sizes: list[Size], args: argparse.Namespace, real: RealRun | None) -> s
 
 
 def real_section(real: RealRun, seed: int) -> str:
-    header = ("tests run", "answer", "culprit?", "wall s", "build+test s", "oracle agrees")
+    header = ("tests run", PARTS, "answer", "culprit?", "wall s", "build+test s", "oracle agrees")
     row = [
         str(real.tests_run),
+        real.parts.cell(),
         str(real.answer),
         "yes" if real.culprit else "NO",
         f"{real.wall:.0f}",
         f"{real.command_time:.0f}",
         f"{real.agreed} of {real.judged} configurations",
     ]
-    predicted = f"{real.predicted} + 4" if real.predicted is not None else "not measured"
+    predicted = (
+        f'The simulated "as the command" search predicted {real.predicted} runs of the '
+        f"search; the real search ran {real.parts.search}."
+        if real.predicted is not None
+        else f'The simulated "as the command" search did not run at {REAL_SIZE:,} hunks and '
+        f"seed {seed}: no prediction."
+    )
     return (
         f"\nReal run, {REAL_SIZE:,} hunks, seed {seed}, gcc and make: `ddchange GOOD..BAD "
         '--build make -- sh test.sh` (default granularity `line`). "oracle agrees": the '
         "simulated build and test give the outcome gcc and the test gave, on every configuration "
-        f'the real run built. The simulated "as the command" search predicted {predicted} '
-        "runs.\n\n" + table(header, [row])
+        f"the real run built; {parts_prose([real.parts])}. {predicted}\n\n" + table(header, [row])
     )
 
 

@@ -1,7 +1,7 @@
 """Real regressions in released PyPI packages: ddchange against textbook ddmin and `git bisect`.
 
     .venv/bin/python benchmarks/real.py                        # every case in benchmarks/real/
-    .venv/bin/python benchmarks/real.py --cases sqlparse-in --modes default,textbook
+    .venv/bin/python benchmarks/real.py --cases sqlparse-in --modes default,ddmin-lines
 
 Owns the cases' runs and their section of benchmarks/RESULTS.md. Each case is a directory
 `benchmarks/real/<case>/` with a `case.toml` (the package, its GOOD and BAD versions with the
@@ -13,13 +13,14 @@ For each case: both sdists are downloaded (`pip download --no-binary :all:`, cac
 against their sha256) and committed as two commits, `good` and `bad`, of a fresh repository with
 pinned identities and dates; the check runs with a per-case venv's python. Then, each in its own
 way: ddchange (default, `--isolate`, `--no-dependencies`; `ddchange reset` before each, so that
-no journal is shared), textbook ddmin over the hunks of `git diff good bad` (Zeller and
-Hildebrandt, TSE 2002: subsets, then complements, else twice as many parts; an exact cache and
-nothing else: no monotony, no dependencies; every test resets a clone, applies the hunks with
-`git apply`, builds and checks), and `git bisect run`. Every answer is judged without ddchange,
-with git and the check alone, in a separate clone: the answer patch applied on `good` must make
-the check exit 1, and at line level it must be 1-minimal: each hunk of its `git diff -U0` is
-left out in turn, and the check must then stop failing.
+no journal is shared), the reference searches of real_searches.REFERENCES (textbook ddmin,
+Zeller and Hildebrandt, TSE 2002, over the line changes ddchange searches and over git's hunks:
+an exact cache and nothing else, no monotony, no dependencies; GOOD and BAD run first; every
+test resets a clone, writes GOOD plus the units, builds and checks), and `git bisect run` (GOOD
+and BAD run first). Every count is every run of the check. Every answer is judged without
+ddchange, with git and the check alone, in a separate clone: the answer patch applied on `good`
+must make the check exit 1, and at line level it must be 1-minimal: each hunk of its
+`git diff -U0` is left out in turn, and the check must then stop failing.
 
 This script runs the cases and writes the section; real_cases.py builds a case (its repository
 and venv), real_searches.py runs the searches (a row each), real_judge.py tests trees in a clone
@@ -52,13 +53,24 @@ from real_cases import (
     venv,
 )
 from real_judge import Sandbox, precheck, split_items
-from real_searches import COLUMNS, FLAGS, Row, bisect, ddchange, textbook
+from real_searches import (
+    COLUMNS,
+    FLAGS,
+    REFERENCES,
+    Row,
+    bisect,
+    ddchange,
+    reference,
+    units,
+)
+from results import PARTS, parts_prose, span
 
 HEADING = "## Real regressions (`benchmarks/real.py`)"
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "real"
 DDCHANGE = Path(sys.executable).with_name("ddchange")
-MODES = ("default", "isolate", "no-dependencies", "textbook", "bisect")
+BY_MODE = {ref.mode: ref for ref in REFERENCES}
+MODES = ("default", "isolate", "no-dependencies", *BY_MODE, "bisect")
 
 
 # -- one case -----------------------------------------------------------------------------------
@@ -78,9 +90,10 @@ def run_case(case: Case, args: argparse.Namespace) -> list[Row]:
     for mode in args.modes:
         if mode in FLAGS:
             row = ddchange(case, repo, judge_box, mode, args)
-        elif mode == "textbook":
-            box = Sandbox.clone(case, repo, work / "textbook", bin_dir, args.timeout)
-            row = textbook(case, items, box, judge_box, args.budget)
+        elif mode in BY_MODE:
+            ref = BY_MODE[mode]
+            box = Sandbox.clone(case, repo, work / mode, bin_dir, args.timeout)
+            row = reference(case, ref, units(repo, ref.granularity), box, judge_box, args.budget)
         else:
             box = Sandbox.clone(case, repo, work / "bisect", bin_dir, args.timeout)
             row = bisect(case, box, args.timeout)
@@ -100,7 +113,7 @@ def table(rows: list[Row]) -> str:
 
 
 def summary(rows: list[Row]) -> list[str]:
-    """Three targets, each over the cases where both sides ran."""
+    """The targets, each over the cases where both sides ran, read from the rows."""
     by_case: dict[str, dict[str, Row]] = {}
     for row in rows:
         by_case.setdefault(row.case, {})[row.mode] = row
@@ -110,9 +123,11 @@ def summary(rows: list[Row]) -> list[str]:
     sized = [m for m in default if "no-dependencies" in m and None not in _sizes(m)]
     smaller = sum(m["default"].size <= m["no-dependencies"].size for m in sized)  # type: ignore[operator]
     lines.append(f"- default answer ≤ --no-dependencies answer on {smaller} of {len(sized)}")
-    both = [m for m in default if "textbook" in m and m["default"].count is not None]
-    fewer = sum(_not_more(m["default"], m["textbook"]) for m in both)
-    lines.append(f"- default tests ≤ textbook on {fewer} of {len(both)}")
+    for ref in REFERENCES:
+        both = [m for m in default if ref.mode in m and m["default"].count is not None]
+        fewer = sum(_not_more(m["default"], m[ref.mode]) for m in both)
+        lines.append(f"- default tests ≤ {ref.mode} tests on {fewer} of {len(both)} (all runs)")
+        lines += _total(ref.mode, [(m["default"], m[ref.mode]) for m in both])
     return lines
 
 
@@ -120,38 +135,62 @@ def _sizes(modes: dict[str, Row]) -> tuple[int | None, int | None]:
     return modes["default"].size, modes["no-dependencies"].size
 
 
-def _not_more(default: Row, textbook_row: Row) -> bool:
-    """default.count ≤ textbook's (a textbook run out of budget took more than it ran)."""
-    if default.count is None or textbook_row.count is None:
+def _not_more(default: Row, other: Row) -> bool:
+    """default.count ≤ other's (a search out of budget took more than it ran)."""
+    if default.count is None or other.count is None:
         return False
-    if textbook_row.over_budget:
-        return default.count <= textbook_row.count
-    return textbook_row.outcome == "found" and default.count <= textbook_row.count
+    if other.over_budget:
+        return default.count <= other.count
+    return other.outcome == "found" and default.count <= other.count
+
+
+def _total(mode: str, pairs: list[tuple[Row, Row]]) -> list[str]:
+    """All runs summed over the cases where both found an answer, and their ratio."""
+    found = [(d, o) for d, o in pairs if d.outcome == o.outcome == "found"]
+    ours = sum(d.count or 0 for d, _ in found)
+    theirs = sum(o.count or 0 for _, o in found)
+    if not theirs:
+        return []
+    return [
+        f"- total tests where both found an answer ({len(found)} cases): ddchange default "
+        f"{ours} vs {mode} {theirs} = {ours / theirs:.2f}×"
+    ]
 
 
 def section(rows: list[Row], ran: list[str], seconds: float) -> str:
     git_version = run(["git", "--version"], HERE, clean_env(), GIT_TIMEOUT).output.split()[-1]
     command = shlex.join(["benchmarks/real.py", *sys.argv[1:]])
     cases = ", ".join(f"`{name}`" for name in ran) or "none"
+    ours = [r.runs for r in rows if r.mode in FLAGS and r.runs is not None]
+    theirs = [r.runs.preflight for r in rows if r.mode not in FLAGS and r.runs is not None]
+    references = "; ".join(f"`{ref.mode}`: {ref.description}" for ref in REFERENCES)
     intro = (
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
         f"{platform.system()}, {os.cpu_count()} cores, git {git_version}: `.venv/bin/python "
         f"{command}`, {seconds / 60:.1f} minutes. Cases: {cases}. "
         "Each case is two released sdists committed as `good` and `bad`; `hunks` are the hunks "
         "of `git diff -M good bad` (a whole added, deleted, renamed or binary file is one). "
-        "ddchange runs with `--timeout` and each case's build, from a reset journal; `answer` "
-        "is its number of changes (for `--isolate` the difference, with its passing set), "
-        "`tests` its `tests_run` (pre-flight and confirmation included) and, in brackets, "
-        "the search's own runs, which the summary compares with textbook ddmin's. Textbook "
-        "ddmin (TSE 2002; an exact cache only) counts the checks it ran; `N+`: the budget ran out. "
-        "`git bisect run` counts check runs; with two commits it can only name BAD. The verdict "
-        "is independent of ddchange, from git and the check alone in a separate clone: the "
-        'answer patch applied on `good` must make the check exit 1 ("reproduces"), and '
-        'leaving out any one hunk of its `git diff -U0` must make it stop failing ("k of n '
-        'removable" otherwise; for `--isolate` the patch is the whole failing set, so removable '
-        'hunks are expected). "right": reproduces, 1-minimal, and adds or removes every '
-        'documented culprit line; "holds culprit" says whether it does that last. Checks run '
-        "with `PYTHONDONTWRITEBYTECODE=1`."
+        "`tests` counts every run of the check on every row, and `"
+        f"{PARTS}` splits it. ddchange runs with `--timeout` and each case's build, from a "
+        "reset journal; `answer` is its number of changes (for `--isolate` the difference, "
+        f"with its passing set), `tests` its `tests_run`; {parts_prose(ours)}. Reference "
+        f"searches ({references}) see GOOD plus a set of units, written as ddchange's "
+        "`materialize` computes it, with an exact cache only; before searching, each runs "
+        "GOOD once and BAD once, as a user must to trust its answer, and those runs are in "
+        f"its `tests` ({span(theirs)} runs in the pre-flight column of the reference and "
+        "bisect rows); `N+`: the budget ran out. `git bisect run` counts its check runs, also "
+        "after one run of GOOD and one of BAD; with two commits it can only name BAD. The "
+        "verdict is independent of ddchange, from git and the check alone in a separate "
+        'clone: the answer patch applied on `good` must make the check exit 1 ("reproduces"), '
+        "and leaving out any one hunk of its `git diff -U0` must make it stop failing "
+        '("k of n removable" otherwise; for `--isolate` the patch is the whole failing set, so '
+        "removable hunks are expected). The judge's unit is a hunk of the answer's own "
+        "`git diff -U0` against `good`: a run of changed lines between unchanged ones, like "
+        "ddchange's line changes (git may align a partial change otherwise), and finer than "
+        "git's `-U3` hunks, so an answer 1-minimal in hunks can have removable `-U0` hunks. "
+        '"right": reproduces, '
+        '1-minimal, and adds or removes every documented culprit line; "holds culprit" says '
+        "whether it does that last. Checks run with `PYTHONDONTWRITEBYTECODE=1`."
     )
     return intro + "\n\n" + table(rows) + "\n" + "\n".join(summary(rows)) + "\n"
 
@@ -159,13 +198,7 @@ def section(rows: list[Row], ran: list[str], seconds: float) -> str:
 def write(path: Path, body: str, part: str | None) -> None:
     """Put the section into `path` (RESULTS.md by default), keeping every other section; a
     `part` (cases run apart, such as the slow C build) has a section of its own."""
-    heading = f"{HEADING}: {part}" if part else HEADING
-    if path.resolve() == results.RESULTS.resolve():
-        results.write_section(heading, body)
-        return
-    existing = path.read_text() if path.exists() else results.TITLE
-    text = f"{heading}\n\n{body.rstrip()}\n\n"
-    path.write_text(results.with_section(existing, heading, text).rstrip("\n") + "\n")
+    results.write_section(f"{HEADING}: {part}" if part else HEADING, body, path)
 
 
 # -- main ---------------------------------------------------------------------------------------
@@ -175,7 +208,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--cases", help="comma-separated case names (default: all)")
     parser.add_argument("--modes", default=",".join(MODES), help=f"of {','.join(MODES)}")
-    parser.add_argument("--budget", type=int, default=3000, help="textbook ddmin's test budget")
+    parser.add_argument("--budget", type=int, default=3000, help="tests per reference search")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir(), "ddchange-real"))
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per build or check")
     parser.add_argument("--case-dir", type=Path, default=CASES, help="where the cases are")

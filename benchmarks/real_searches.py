@@ -1,28 +1,38 @@
-"""The three searches benchmarks/real.py compares on a case, each giving a row of the table.
+"""The searches benchmarks/real.py compares on a case, each giving a row of the table.
 
 Owns `Row` and the table's columns; ddchange run as a command in one mode (from a reset journal,
-its JSON report read for the outcome, the answer and the tests); textbook ddmin (Zeller and
-Hildebrandt, TSE 2002: an exact cache and nothing else) over the hunks of `git diff good bad`,
-every test in a reset clone, within a budget of tests; and `git bisect run` with the case's build
-and check. The verdict on every answer is real_judge's.
+its JSON report read for the outcome, the answer and the tests by phase); the reference searches
+(`REFERENCES`: textbook ddmin, Zeller and Hildebrandt, TSE 2002, over ddchange's line changes
+and over git's hunks; each one a pure function over singleton units), run by one harness that
+first runs GOOD and BAD, then the search with an exact cache, every test in a reset clone,
+within a budget of tests; and `git bisect run` with the case's build and check, GOOD and BAD run
+first too. The verdict on every answer is real_judge's.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
-import results
-from real_cases import GIT_TIMEOUT, Case, clean_env, git, run
-from real_judge import FAIL, UNRESOLVED, Item, Sandbox, Verdict, join_items, judge
+from real_cases import GIT_TIMEOUT, Case, clean_env, git, git_bytes, run
+from real_judge import Sandbox, Verdict, judge
+from results import PARTS, Runs, runs
 
+from ddchange import git as ddgit
+from ddchange.diff import content, linechanges, read
+from ddchange.diff.hunks import Conflict, Diff
+from ddchange.model import Outcome
+from ddchange.trial import files
+
+U = TypeVar("U")
 FLAGS = {"default": (), "isolate": ("--isolate",), "no-dependencies": ("--no-dependencies",)}
 SEARCH_TIMEOUT = 4 * 3600.0  # one whole ddchange or git bisect run
 
@@ -43,8 +53,9 @@ class Row:
     wall: str = "—"
     verdict: str = "—"
     culprit: str = "—"
-    size: int | None = None  # numbers behind the summary
-    count: int | None = None
+    size: int | None = None  # numbers behind the summary and the prose
+    count: int | None = None  # every test run
+    runs: Runs | None = None  # the same, by part
     right: bool = False
     over_budget: bool = False
 
@@ -58,6 +69,7 @@ class Row:
             self.outcome,
             self.answer,
             self.tests,
+            "—" if self.runs is None else self.runs.cell(),
             self.wall,
             self.verdict,
             self.culprit,
@@ -73,6 +85,7 @@ COLUMNS = (
     "outcome",
     "answer",
     "tests",
+    PARTS,
     "wall s",
     "verdict (independent)",
     "holds culprit",
@@ -111,17 +124,16 @@ def ddchange(case: Case, repo: Path, box: Sandbox, mode: str, args: argparse.Nam
     row.outcome = str(data.get("outcome", "—"))
     log = data.get("log")
     if isinstance(data.get("tests_run"), int) and isinstance(log, list):
-        # The search's own runs, comparable with textbook ddmin's (which has no pre-flight
-        # and no confirmation).
-        row.count = sum(
-            r.get("phase") not in results.OUTSIDE_SEARCH for r in log if isinstance(r, dict)
-        )
-        row.tests = f"{data['tests_run']} ({row.count})"
+        # Every run, the pre-flight and the checks at the end included: what the user waits for.
+        row.count = data["tests_run"]
+        row.tests = str(row.count)
+        row.runs = runs(str(r.get("phase")) for r in log if isinstance(r, dict))
     culprits, passing = data.get("culprits"), data.get("passing")
     if isinstance(culprits, list):
         row.size = len(culprits)
         total = data.get("hunks_total")
-        row.answer = f"{row.size} of {total}" if isinstance(total, int) else str(row.size)
+        unit = UNIT_NAMES.get(str(data.get("granularity")), "units")
+        row.answer = f"{row.size} of {total} {unit}" if isinstance(total, int) else str(row.size)
         if mode == "isolate" and isinstance(passing, list):
             row.answer += f" (+{len(passing)} passing)"
     if not patch.is_file():
@@ -138,37 +150,27 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-# -- textbook ddmin -----------------------------------------------------------------------------
+# -- reference searches ------------------------------------------------------------------------
 
 
 class OutOfBudget(Exception):
     pass
 
 
-def ddmin(size: int, test: Callable[[list[int]], str]) -> list[int]:
-    """Zeller and Hildebrandt's ddmin (TSE 2002) over items 0..size-1, which must FAIL together:
-    split into n parts; a failing part is the new set (n = 2), else a failing complement is
-    (n = n - 1), else n doubles, until n is the number of items. Only an exact cache."""
-    cache: dict[frozenset[int], str] = {}
-
-    def outcome(config: list[int]) -> str:
-        key = frozenset(config)
-        if key not in cache:
-            cache[key] = test(config)
-        return cache[key]
-
-    config = list(range(size))
-    if outcome(config) != FAIL:
-        raise ValueError("the whole set does not fail")
+def ddmin(units: Sequence[U], test: Callable[[frozenset[U]], Outcome]) -> list[U]:
+    """Zeller and Hildebrandt's ddmin (TSE 2002) over `units`, which fail together (not asked:
+    the caller ran BAD): split into n parts; a failing part is the new set (n = 2), else a
+    failing complement is (n = n - 1), else n doubles, until n is the number of units."""
+    config = list(units)
     n = 2
     while len(config) >= 2:
         parts = [config[k * len(config) // n : (k + 1) * len(config) // n] for k in range(n)]
-        part = next((p for p in parts if outcome(p) == FAIL), None)
+        part = next((p for p in parts if test(frozenset(p)) is Outcome.FAIL), None)
         if part is not None:
             config, n = part, 2
             continue
-        complements = ([i for i in config if i not in set(p)] for p in parts)
-        complement = next((c for c in complements if outcome(c) == FAIL), None)
+        complements = ([u for u in config if u not in set(p)] for p in parts)
+        complement = next((c for c in complements if test(frozenset(c)) is Outcome.FAIL), None)
         if complement is not None:
             config, n = complement, max(n - 1, 2)
             continue
@@ -178,41 +180,116 @@ def ddmin(size: int, test: Callable[[list[int]], str]) -> list[int]:
     return config
 
 
-def textbook(case: Case, items: list[Item], box: Sandbox, judge_box: Sandbox, budget: int) -> Row:
-    """Textbook ddmin over the hunks of `git diff good bad`; every test resets, applies, builds
-    and checks. Patches that do not apply are UNRESOLVED and not counted as tests."""
-    row = Row(case.name, case.title, hunks=str(len(items)), mode="textbook")
-    tests = failed_applies = 0
+Granularity = Literal["line", "hunk"]
+UNIT_NAMES: dict[str, str] = {"line": "line changes", "hunk": "hunks"}
 
-    def test(config: list[int]) -> str:
-        nonlocal tests, failed_applies
-        box.reset()
-        if not box.apply(join_items(items[i] for i in config)):
-            failed_applies += 1
-            return UNRESOLVED
-        if tests >= budget:
-            raise OutOfBudget
-        tests += 1
-        return box.test()
+
+@dataclass(frozen=True)
+class Reference:
+    """A reference search to set beside ddchange's: `search` gets the singleton units of
+    `granularity` in diff order and a test of a set of them (GOOD with those units applied;
+    the harness caches it exactly, and has run GOOD and BAD before), and returns its answer.
+    To add one, add an entry to REFERENCES: its `mode` becomes a --modes choice and a row."""
+
+    mode: str  # the --modes name and the table's
+    description: str  # for the section's prose
+    search: Callable[[Sequence[str], Callable[[frozenset[str]], Outcome]], list[str]]
+    granularity: Granularity
+
+
+REFERENCES = (
+    Reference(
+        "ddmin-lines",
+        "textbook ddmin over ddchange's line changes, the units its search ends at",
+        ddmin,
+        "line",
+    ),
+    Reference("ddmin-hunks", "textbook ddmin over git's hunks (`-U3`)", ddmin, "hunk"),
+)
+
+
+def units(repo: Path, granularity: Granularity) -> Diff:
+    """The diff of `good..bad` as ddchange reads it, in units of `granularity`."""
+    opened = ddgit.open_repo(repo)
+    good, bad = (git(repo, "rev-parse", rev).strip() for rev in ("good", "bad"))
+    diff = read.read_diff(opened, good, bad)
+    return linechanges.split_lines(diff) if granularity == "line" else diff
+
+
+def put(box: Sandbox, diff: Diff, config: frozenset[str]) -> bool:
+    """GOOD with the units `config` applied, written into the box's work tree as ddchange's
+    `materialize` computes it; False when no tree has those states (a file/directory clash)."""
+    box.reset()
+    try:
+        states = content.materialize(diff, config)
+    except Conflict:
+        return False
+    for path in files.deepest_first(states):
+        full = box.root / path
+        if os.path.lexists(full):
+            files.delete(full)
+            files.prune_empty_parents(full.parent, box.root)
+    for path, state in states.items():
+        if state is not None:
+            files.make_parents(box.root / path, box.root)
+            files.create(box.root / path, state)
+    return True
+
+
+def tree_patch(box: Sandbox) -> bytes:
+    """The box's work tree as a patch against GOOD (the judge applies it on its own clone)."""
+    git(box.root, "add", "--all", "--force", ".")
+    return git_bytes(box.root, "diff", "--cached", "--binary", "-M", "good")
+
+
+def reference(
+    case: Case, ref: Reference, diff: Diff, box: Sandbox, judge_box: Sandbox, budget: int
+) -> Row:
+    """`ref` over the units of `diff`: GOOD and BAD run once each first (what a user needs to
+    trust any answer), then the search; every test writes GOOD plus the units into the box,
+    builds and checks, and an exact cache answers repeats. Configurations no tree can hold are
+    UNRESOLVED and no test."""
+    row = Row(case.name, case.title, mode=ref.mode)
+    ids = [unit.id for unit in diff.hunks]
+    counts = {"pre-flight": 0, "search": 0}
+    cache: dict[frozenset[str], Outcome] = {}
+    part, clashes = "pre-flight", 0
+
+    def test(config: frozenset[str]) -> Outcome:
+        nonlocal clashes
+        if config not in cache:
+            if not put(box, diff, config):
+                clashes += 1
+                return Outcome.UNRESOLVED
+            if sum(counts.values()) >= budget:
+                raise OutOfBudget
+            counts[part] += 1
+            cache[config] = Outcome(box.test())
+        return cache[config]
 
     started = time.monotonic()
-    answer: list[int] | None = None
+    answer: list[str] | None = None
     try:
-        answer = ddmin(len(items), test)
+        ends = test(frozenset()), test(frozenset(ids))
+        if ends != (Outcome.PASS, Outcome.FAIL):
+            row.outcome = f"GOOD {ends[0].value}, BAD {ends[1].value}"
+        else:
+            part = "search"
+            answer = ref.search(ids, test)
     except OutOfBudget:
         row.outcome, row.over_budget = "budget ran out", True
-    except ValueError:
-        row.outcome = "all hunks applied do not fail"
     row.wall = f"{time.monotonic() - started:.1f}"
-    row.count = tests
-    row.tests = f"{tests}+" if row.over_budget else str(tests)
-    if failed_applies:
-        row.tests += f" (+{failed_applies} not applied)"
+    row.count = sum(counts.values())
+    row.tests = f"{row.count}+" if row.over_budget else str(row.count)
+    row.runs = Runs(counts["pre-flight"], counts["search"], 0)
+    if clashes:
+        row.tests += f" (+{clashes} no tree)"
     if answer is None:
         return row
     row.outcome, row.size = "found", len(answer)
-    row.answer = f"{len(answer)} of {len(items)}"
-    return _judged(row, judge(judge_box, join_items(items[i] for i in answer)))
+    row.answer = f"{len(answer)} of {len(ids)} {UNIT_NAMES[ref.granularity]}"
+    put(box, diff, frozenset(answer))
+    return _judged(row, judge(judge_box, tree_patch(box)))
 
 
 # -- git bisect run -----------------------------------------------------------------------------
@@ -229,15 +306,19 @@ def bisect(case: Case, box: Sandbox, timeout: float) -> Row:
         f"echo x >> {shlex.quote(str(counter))}\n{build}\n"
         f"timeout {timeout:g} {check}; rc=$?; [ $rc = 124 ] && exit 125; exit $rc\n"
     )
-    box.reset("bad")
-    git(box.root, "bisect", "start", "bad", "good")
     started = time.monotonic()
+    for rev in ("good", "bad"):  # git bisect trusts the user here; a user checks both first
+        box.reset(rev)
+        run(["sh", str(script)], box.root, box.env, SEARCH_TIMEOUT)
+    preflight = _lines(counter)
+    git(box.root, "bisect", "start", "bad", "good")
     done = run(["git", "bisect", "run", "sh", str(script)], box.root, box.env, SEARCH_TIMEOUT)
     row.wall = f"{time.monotonic() - started:.1f}"
     git(box.root, "bisect", "reset")
     row.exit = "timeout" if done.code is None else str(done.code)
-    row.count = len(counter.read_text().splitlines()) if counter.exists() else 0
+    row.count = _lines(counter)
     row.tests = str(row.count)
+    row.runs = Runs(preflight, row.count - preflight, 0)
     named = re.findall(r"^([0-9a-f]{40}) is the first bad commit", done.output, re.MULTILINE)
     bad = git(box.root, "rev-parse", "bad").strip()
     if named:
@@ -248,3 +329,7 @@ def bisect(case: Case, box: Sandbox, timeout: float) -> Row:
     else:
         row.outcome = "names nothing"
     return row
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0

@@ -14,7 +14,7 @@ import platform
 import tempfile
 from pathlib import Path
 
-from results import write_section
+from results import PARTS, Runs, parts_prose, runs, write_section
 
 from ddchange import samples, session
 
@@ -25,6 +25,7 @@ COLUMNS = (
     "answer",
     "expected?",
     "tests run",
+    PARTS,
     "cache hits",
     "implied",
     "unresolved",
@@ -33,23 +34,25 @@ COLUMNS = (
 )
 
 
-def measure(scenario: samples.Scenario, workdir: Path) -> list[str]:
-    """One search over `scenario`; its row of the table."""
+def measure(scenario: samples.Scenario, workdir: Path) -> tuple[list[str], Runs]:
+    """One search over `scenario`; its row of the table, and its runs by part."""
     repo = samples.build_repo(scenario, workdir / scenario.name)
     result = session.run(samples.request(scenario, repo))
     unresolved = sum(r.outcome.value == "unresolved" for r in result.log)
+    parts = runs(r.phase for r in result.log)
     return [
         scenario.name,
         str(len(result.diff.hunks)),
         str(len(result.culprits)),
         "yes" if samples.matches(scenario, [(h.path, h.diff) for h in result.culprits]) else "NO",
         str(result.tests_run),
+        parts.cell(),
         str(result.stats.cache_hits),
         str(result.stats.implied),
         str(unresolved),
         f"{result.wall_time:.2f}",
         f"{result.wall_time - result.command_time:.2f}",
-    ]
+    ], parts
 
 
 def table(rows: list[list[str]]) -> str:
@@ -60,16 +63,16 @@ def table(rows: list[list[str]]) -> str:
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="ddchange-bench-") as tmp:
-        rows = [measure(scenario, Path(tmp)) for scenario in samples.scenarios()]
-    text = table(rows)
+        measured = [measure(scenario, Path(tmp)) for scenario in samples.scenarios()]
+    text = table([row for row, _ in measured])
     print(text, end="")
     write_section(
         HEADING,
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
-        f"{platform.system()}. `tests run` counts every real run (the pre-flight, each side "
-        f"{session.PREFLIGHT_RUNS} times, and the checks at the end, the flaky-test check's "
-        f"{session.CONFIRM_PASSES} passing runs among them, included); "
-        "`unresolved` counts real runs that could not say pass or fail (no build, timeout, "
+        f"{platform.system()}. `tests run` counts every real run: the pre-flight (GOOD and "
+        "BAD), the search, and the checks at the end (the flaky-test check among them); "
+        f"{parts_prose(parts for _, parts in measured)}. `unresolved` counts real runs that "
+        "could not say pass or fail (no build, timeout, "
         "other failure); `overhead` is wall time minus the time inside "
         "build and test commands.\n\n" + text,
     )

@@ -4,13 +4,15 @@
 
 For each scenario, in freshly built repositories (so that no run reuses another's journal):
 - `git bisect run` with the scenario's build and test (a failing build or a timeout exits 125,
-  "skip", as ddchange counts them UNRESOLVED); the count is the number of test-script runs, and
-  it names one commit (or a list of candidates when skips leave several).
+  "skip", as ddchange counts them UNRESOLVED); the count is the number of test-script runs, one
+  of GOOD and one of BAD first among them (git bisect trusts the user that GOOD passes and BAD
+  fails, so a user runs both to know), and it names one commit (or a list of candidates when
+  skips leave several). It confirms nothing at the end.
 - ddchange with `--strategy auto`, with the default search (ddmin over the whole difference,
   `--strategy diff`), and with `--isolate`; each count is every real run of build and test,
-  the pre-flight (each side twice) and the checks at the end (the answer and BAD without it run
-  again, and the flaky-test check) included, and "search" leaves those out
-  (git bisect run trusts the user that GOOD passes and BAD fails, and confirms nothing).
+  and beside it the same runs by part, counted from the run's test log by phase: the
+  pre-flight (GOOD and BAD), the search, and the checks at the end (the answer and BAD
+  without it run again, and the flaky-test check).
 "named" says what each could point at: a commit, or changed lines with their commits.
 """
 
@@ -25,7 +27,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from results import OUTSIDE_SEARCH, write_section
+from results import PARTS, runs, write_section
 
 from ddchange import model, samples, session
 
@@ -34,7 +36,8 @@ HEADING = "## Against `git bisect run` (`benchmarks/triage.py`)"
 
 @dataclasses.dataclass(frozen=True)
 class Bisected:
-    tests: int
+    tests: int  # every run of the script, `trust` among them
+    trust: int  # runs of GOOD and of BAD before bisecting
     named: list[str]  # SHAs git bisect named: one, or the candidates skips left
 
 
@@ -48,6 +51,10 @@ def bisect_run(scenario: samples.Scenario, repo: Path) -> Bisected:
     build = f"{scenario.build} || exit 125" if scenario.build else "true"
     script.write_text(f"echo x >> {shlex.quote(str(counter))}\n{build}\n{test}\n")
     git = ["git", "-C", str(repo)]
+    for rev in (scenario.good, scenario.bad):
+        subprocess.run([*git, "checkout", "-q", rev], check=True, capture_output=True)
+        subprocess.run(["sh", str(script)], cwd=repo, capture_output=True)
+    trust = len(counter.read_text().splitlines())
     subprocess.run(
         [*git, "bisect", "start", scenario.bad, scenario.good], check=True, capture_output=True
     )
@@ -58,7 +65,7 @@ def bisect_run(scenario: samples.Scenario, repo: Path) -> Bisected:
     tests = len(counter.read_text().splitlines()) if counter.exists() else 0
     first = re.findall(r"^([0-9a-f]{40}) is the first bad commit", done.stdout, re.MULTILINE)
     candidates = re.findall(r"^([0-9a-f]{40})$", done.stdout, re.MULTILINE)
-    return Bisected(tests, first or candidates)
+    return Bisected(tests, trust, first or candidates)
 
 
 def ddchange(scenario: samples.Scenario, repo: Path, **options: object) -> model.Result:
@@ -68,9 +75,8 @@ def ddchange(scenario: samples.Scenario, repo: Path, **options: object) -> model
 
 
 def tests(result: model.Result) -> str:
-    """The search's own runs and all runs (pre-flight and the checks at the end included)."""
-    searched = sum(r.phase not in OUTSIDE_SEARCH for r in result.log)
-    return f"{searched} / {result.tests_run}"
+    """All runs, and the same by part (pre-flight / search / checks)."""
+    return f"{result.tests_run} ({runs(r.phase for r in result.log).cell()})"
 
 
 def git(repo: Path, *args: str) -> str:
@@ -179,7 +185,7 @@ def row(
         scenario.name,
         f"{len(first_parent)} / {len(every)}",
         str(len(plain.diff.hunks)),
-        str(bisected.tests),
+        f"{bisected.tests} ({bisected.trust} + {bisected.tests - bisected.trust})",
         what_bisect_named(repo, bisected.named, commits),
         tests(auto),
         f"{auto.route.bisect_tests} bisect + {auto.route.searched}",
@@ -195,12 +201,12 @@ COLUMNS = (
     "scenario",
     "commits (first-parent / all)",
     "changes",
-    "git bisect run: tests",
+    "git bisect run: tests (GOOD and BAD + bisect)",
     "git bisect names",
-    "auto: tests (search / all)",
+    f"auto: tests ({PARTS})",
     "auto: route",
-    "ddmin: tests (search / all)",
-    "isolate: tests (search / all)",
+    f"ddmin: tests ({PARTS})",
+    f"isolate: tests ({PARTS})",
     "isolate: difference (+passing)",
     "ddchange names",
     "expected answer?",

@@ -1,6 +1,7 @@
-"""benchmarks/real.py's pure parts: diffs split into items and put back together, textbook ddmin,
-and the culprit-line check (in real_judge.py and real_searches.py). The whole runner needs sdists
-from PyPI and is not run here."""
+"""benchmarks/real.py's parts: diffs split into items and put back together, textbook ddmin, the
+reference searches' harness on a small repository with a real check, the summary read from the
+rows, and the culprit-line check (in real_judge.py, real_searches.py and real.py). The whole
+runner needs sdists from PyPI and is not run here."""
 
 from __future__ import annotations
 
@@ -13,9 +14,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
+import real  # noqa: E402
 import real_cases  # noqa: E402
 import real_judge  # noqa: E402
 import real_searches  # noqa: E402
+import results  # noqa: E402
+
+from ddchange.model import Outcome
 
 BASE = [f"line {n}\n" for n in range(1, 41)]
 # (first line index, lines replaced, new lines): an insertion at the top, an edit, a deletion,
@@ -109,23 +114,22 @@ def test_all_items_together_make_bad(repo: Path) -> None:
 def test_ddmin_finds_the_failing_pair() -> None:
     calls: list[frozenset[int]] = []
 
-    def test(config: list[int]) -> str:
-        calls.append(frozenset(config))
-        return real_judge.FAIL if {3, 11} <= set(config) else real_judge.PASS
+    def test(config: frozenset[int]) -> Outcome:
+        calls.append(config)
+        return Outcome.FAIL if {3, 11} <= config else Outcome.PASS
 
-    assert real_searches.ddmin(16, test) == [3, 11]
-    assert len(calls) == len(set(calls))  # the cache: no configuration twice
+    assert real_searches.ddmin(range(16), test) == [3, 11]
+    assert frozenset(range(16)) not in calls  # BAD is the caller's to run
+    assert len(calls) <= 60  # 38 with a cache; without one, repeats are asked again
 
 
 def test_ddmin_single_item_and_unresolved() -> None:
-    def test(config: list[int]) -> str:
+    def test(config: frozenset[int]) -> Outcome:
         if 7 in config:
-            return real_judge.FAIL
-        return real_judge.UNRESOLVED if len(config) > 4 else real_judge.PASS
+            return Outcome.FAIL
+        return Outcome.UNRESOLVED if len(config) > 4 else Outcome.PASS
 
-    assert real_searches.ddmin(20, test) == [7]
-    with pytest.raises(ValueError, match="does not fail"):
-        real_searches.ddmin(3, lambda config: real_judge.PASS)
+    assert real_searches.ddmin(range(20), test) == [7]
 
 
 def test_culprit_lines_are_added_or_removed_lines_of_the_culprit_files(repo: Path) -> None:
@@ -147,3 +151,98 @@ def test_culprit_lines_are_added_or_removed_lines_of_the_culprit_files(repo: Pat
     assert not real_judge.holds_culprit(case, first_two)  # no deletion of line 19
     other = real_cases.Case(**{**case.__dict__, "culprit_files": ("new.txt",)})
     assert not real_judge.holds_culprit(other, diff)
+
+
+CHECK = "import pathlib, sys\nsys.exit('line 10 edited' in pathlib.Path('f.txt').read_text())\n"
+
+
+@pytest.fixture
+def case(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> real_cases.Case:
+    """A case on `repo` whose check fails on the edit of line 10 alone."""
+    directory = tmp_path_factory.mktemp("case")
+    (directory / "check.py").write_text(CHECK)
+    return real_cases.Case(
+        name="small",
+        directory=directory,
+        package="p",
+        good="1",
+        bad="2",
+        good_sha256="",
+        bad_sha256="",
+        culprit_files=("f.txt",),
+        culprit_lines=("line 10 edited",),
+    )
+
+
+def sandbox(case: real_cases.Case, repo: Path, name: str) -> real_judge.Sandbox:
+    dest = repo.parent / f"{repo.name}-{name}"
+    return real_judge.Sandbox.clone(case, repo, dest, Path(sys.executable).parent, 60.0)
+
+
+@pytest.mark.parametrize("granularity", ["line", "hunk"])
+def test_no_units_put_good_and_all_units_put_bad(
+    repo: Path, case: real_cases.Case, granularity: real_searches.Granularity
+) -> None:
+    diff = real_searches.units(repo, granularity)
+    box = sandbox(case, repo, granularity)
+    for config, rev in ((frozenset(), "good"), (frozenset(u.id for u in diff.hunks), "bad")):
+        assert real_searches.put(box, diff, config)
+        git(box.root, "add", "-A")
+        assert git(box.root, "diff", "--cached", "--binary", rev) == b"", rev
+
+
+def test_line_units_are_the_line_changes_of_git_hunks(repo: Path) -> None:
+    """Each of f.txt's hunks holds one line change here: the same edits, as the units of each
+    granularity."""
+    lines, hunks = (real_searches.units(repo, g) for g in ("line", "hunk"))
+    text = [u.id for u in hunks.hunks if u.kind == "text"]
+    assert len(text) == len(CHANGES)
+    assert [u.parent for u in lines.hunks if u.kind == "text"] == text
+    assert [u.id for u in lines.hunks if u.kind == "text"] == [f"{i}.0" for i in text]
+
+
+@pytest.mark.parametrize("ref", real_searches.REFERENCES, ids=lambda ref: ref.mode)
+def test_a_reference_search_counts_good_and_bad_and_its_answer_is_judged(
+    repo: Path, case: real_cases.Case, ref: real_searches.Reference
+) -> None:
+    diff = real_searches.units(repo, ref.granularity)
+    box, judge_box = sandbox(case, repo, ref.mode), sandbox(case, repo, "judge")
+    row = real_searches.reference(case, ref, diff, box, judge_box, budget=100)
+    assert row.outcome == "found"
+    assert row.runs is not None
+    assert row.runs.preflight == 2  # GOOD and BAD, each run once
+    assert row.count == row.runs.total == int(row.tests)
+    assert row.runs.search > 0
+    assert row.answer == f"1 of {len(diff.hunks)} {real_searches.UNIT_NAMES[ref.granularity]}"
+    assert (row.verdict, row.culprit) == ("right", "yes")
+
+
+def test_a_reference_search_out_of_budget_says_so(repo: Path, case: real_cases.Case) -> None:
+    ref = real_searches.REFERENCES[0]
+    diff = real_searches.units(repo, ref.granularity)
+    row = real_searches.reference(
+        case, ref, diff, sandbox(case, repo, "b"), sandbox(case, repo, "j"), budget=3
+    )
+    assert (row.outcome, row.tests, row.over_budget) == ("budget ran out", "3+", True)
+    assert row.runs == results.Runs(2, 1, 0)
+
+
+def row(mode: str, count: int, case: str = "c", found: bool = True) -> real_searches.Row:
+    return real_searches.Row(
+        case, "p", mode=mode, count=count, outcome="found" if found else "—", size=1, right=True
+    )
+
+
+def test_the_summary_compares_all_runs_and_sums_them_from_the_rows() -> None:
+    rows = [
+        row("default", 30, "a"),
+        row("ddmin-lines", 20, "a"),
+        row("default", 10, "b"),
+        row("ddmin-lines", 40, "b"),
+        row("default", 10, "c"),
+        row("ddmin-lines", 5, "c", found=False),
+    ]
+    lines = real.summary(rows)
+    assert "- default tests ≤ ddmin-lines tests on 1 of 3 (all runs)" in lines
+    total = "- total tests where both found an answer (2 cases): ddchange default 40 vs "
+    assert total + "ddmin-lines 60 = 0.67×" in lines
