@@ -6,6 +6,11 @@ Each scenario is built fresh in a temporary directory and searched once, in this
 the scenario's own build, test and timeout. "overhead" is ddchange's own time: the wall time
 minus the time spent inside the user's build and test commands. Numbers are from one run on the
 machine that ran it; test counts are deterministic, times are not.
+
+Beside each, textbook ddmin (real_searches.ddmin) over the same line changes and over git's
+hunks, with an exact cache, every test written and run in a scratch tree as ddchange writes
+its own; it counts GOOD's and BAD's runs too (what a user runs to trust any answer), so both
+sides count every test. Its answer is not checked here (benchmarks/real.py judges answers).
 """
 
 from __future__ import annotations
@@ -14,9 +19,13 @@ import platform
 import tempfile
 from pathlib import Path
 
+from real_searches import ddmin
 from results import PARTS, Runs, parts_prose, runs, write_section
 
-from ddchange import samples, session
+from ddchange import git, samples, session
+from ddchange.diff import linechanges, read
+from ddchange.model import Outcome
+from ddchange.trial import attempt, runner, worktree
 
 HEADING = "## Sample repositories (`benchmarks/run.py`)"
 COLUMNS = (
@@ -31,28 +40,65 @@ COLUMNS = (
     "unresolved",
     "wall s",
     "overhead s",
+    "textbook ddmin, line changes: tests (answer)",
+    "textbook ddmin, hunks: tests (answer)",
 )
 
 
-def measure(scenario: samples.Scenario, workdir: Path) -> tuple[list[str], Runs]:
-    """One search over `scenario`; its row of the table, and its runs by part."""
+def measure(scenario: samples.Scenario, workdir: Path) -> tuple[list[str], Runs, list[int]]:
+    """One search over `scenario`; its row of the table, its runs by part, and textbook
+    ddmin's tests over line changes and over hunks."""
     repo = samples.build_repo(scenario, workdir / scenario.name)
     result = session.run(samples.request(scenario, repo))
     unresolved = sum(r.outcome.value == "unresolved" for r in result.log)
     parts = runs(r.phase for r in result.log)
-    return [
-        scenario.name,
-        str(len(result.diff.hunks)),
-        str(len(result.culprits)),
-        "yes" if samples.matches(scenario, [(h.path, h.diff) for h in result.culprits]) else "NO",
-        str(result.tests_run),
-        parts.cell(),
-        str(result.stats.cache_hits),
-        str(result.stats.implied),
-        str(unresolved),
-        f"{result.wall_time:.2f}",
-        f"{result.wall_time - result.command_time:.2f}",
-    ], parts
+    textbook = [textbook_ddmin(scenario, repo, lines) for lines in (True, False)]
+    return (
+        [
+            scenario.name,
+            str(len(result.diff.hunks)),
+            str(len(result.culprits)),
+            "yes"
+            if samples.matches(scenario, [(h.path, h.diff) for h in result.culprits])
+            else "NO",
+            str(result.tests_run),
+            parts.cell(),
+            str(result.stats.cache_hits),
+            str(result.stats.implied),
+            str(unresolved),
+            f"{result.wall_time:.2f}",
+            f"{result.wall_time - result.command_time:.2f}",
+            *(f"{tests} ({answer})" for tests, answer in textbook),
+        ],
+        parts,
+        [tests for tests, _ in textbook],
+    )
+
+
+def textbook_ddmin(scenario: samples.Scenario, repo: Path, lines: bool) -> tuple[int, int]:
+    """Textbook ddmin's tests in all (GOOD and BAD first) and its answer's size, over the line
+    changes (`lines`) or git's hunks of the scenario, in a scratch tree of its own."""
+    request = samples.request(scenario, repo)
+    opened = git.open_repo(repo)
+    good, bad = git.resolve_commit(opened, request.good), git.resolve_commit(opened, request.bad)
+    diff = read.read_diff(opened, good, bad)
+    diff = linechanges.split_lines(diff) if lines else diff
+    ids = [unit.id for unit in diff.hunks]
+    recipe = attempt.Recipe(
+        diff, request.test, "", request.build, request.timeout, runner.Expectation(None, None)
+    )
+    cache: dict[frozenset[str], Outcome] = {}
+    with worktree.scratch_worktree(opened, good) as tree:
+
+        def test(config: frozenset[str]) -> Outcome:
+            if config not in cache:
+                cache[config] = attempt.attempt(recipe, tree, config).outcome
+            return cache[config]
+
+        if (test(frozenset()), test(frozenset(ids))) != (Outcome.PASS, Outcome.FAIL):
+            raise SystemExit(f"{scenario.name}: GOOD does not pass or BAD does not fail")
+        answer = ddmin(ids, test)
+    return len(cache), len(answer)
 
 
 def table(rows: list[list[str]]) -> str:
@@ -64,17 +110,40 @@ def table(rows: list[list[str]]) -> str:
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="ddchange-bench-") as tmp:
         measured = [measure(scenario, Path(tmp)) for scenario in samples.scenarios()]
-    text = table([row for row, _ in measured])
+    text = table([row for row, _, _ in measured])
     print(text, end="")
     write_section(
         HEADING,
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
         f"{platform.system()}. `tests run` counts every real run: the pre-flight (GOOD and "
-        "BAD), the search, and the checks at the end (the flaky-test check among them); "
-        f"{parts_prose(parts for _, parts in measured)}. `unresolved` counts real runs that "
-        "could not say pass or fail (no build, timeout, "
-        "other failure); `overhead` is wall time minus the time inside "
-        "build and test commands.\n\n" + text,
+        "BAD), the search, and the checks at the end (the reruns of the answer and GOOD's last "
+        f"run); {parts_prose(parts for _, parts, _ in measured)}. `unresolved` counts real runs "
+        "that could not say pass or fail (no build, timeout, other failure); `overhead` is wall "
+        "time minus the time inside build and test commands. Textbook ddmin (TSE 2002, an exact "
+        "cache) runs over the same line changes and over git's hunks, in a scratch tree as "
+        "ddchange's runs are; its tests count GOOD's and BAD's runs too.\n\n"
+        + text
+        + "\n"
+        + summary(measured),
+    )
+
+
+def summary(measured: list[tuple[list[str], Runs, list[int]]]) -> str:
+    """The comparisons, read from the rows."""
+    checks = [parts.preflight + parts.checks for _, parts, _ in measured]
+    search = [parts.search for _, parts, _ in measured]
+    total = [parts.total for _, parts, _ in measured]
+    lines, hunks = ([tests[k] for _, _, tests in measured] for k in (0, 1))
+    count = len(measured)
+    return (
+        f"- pre-flight and checks together: {min(checks)} to {max(checks)} tests; at most 6 on "
+        f"{sum(c <= 6 for c in checks)} of {count}\n"
+        f"- ddchange's search alone ≤ textbook ddmin's whole run over line changes on "
+        f"{sum(s <= t for s, t in zip(search, lines, strict=True))} of {count}, over hunks on "
+        f"{sum(s <= t for s, t in zip(search, hunks, strict=True))} of {count}\n"
+        f"- all tests: ddchange {sum(total)}, textbook ddmin over line changes {sum(lines)} "
+        f"({sum(total) / sum(lines):.2f}×), over hunks {sum(hunks)} "
+        f"({sum(total) / sum(hunks):.2f}×)\n"
     )
 
 
