@@ -1,11 +1,12 @@
 """The search: from a failing set of change units to a smaller one, 1-minimal by real outcomes.
 
-Owns the hierarchical strategy (ddmin, or dd with `isolate`, level by level down the hierarchy
-of grouping.py: files, then functions, hunks, lines), how dependencies steer it, and the final
-check that makes the answer's claims true. Pure: no git, no files, no processes. Everything it
-learns about a configuration comes from the injected `test`, which must give the outcome of a
-real run of *exactly* that configuration (ddchange's trial layer; a plain function in tests),
-and from the cache, which holds only such outcomes.
+Owns the hierarchical strategy (probabilistic delta debugging or ddmin, or dd with `isolate`,
+level by level down the hierarchy of grouping.py: files, then functions, hunks, lines), how
+dependencies steer it (and, for the probabilistic search, its prior), and the final check that
+makes the answer's claims true. Pure: no git, no files, no processes. Everything it learns
+about a configuration comes from the injected `test`, which must give the outcome of a real
+run of *exactly* that configuration (ddchange's trial layer; a plain function in tests), and
+from the cache, which holds only such outcomes.
 
 Invariants, and where they are kept:
 - The search only ever moves to configurations whose outcome was really seen (dd.py's
@@ -31,11 +32,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ddchange.diff.hunks import Diff, Hunk
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import Outcome, Source, Stats
-from ddchange.search import dd
+from ddchange.search import dd, probabilistic
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.dd import Probed, Step, split_evenly
 
@@ -48,6 +50,12 @@ Listener = Callable[[str, Step[str]], None]
 # Told, before a test, which configurations the search expects to test from there on, in order (see
 # `Search.width`): a caller may start them early. A hint only: outcomes come from `test`.
 Offer = Callable[[list[Config]], None]
+
+# How each level is reduced: probabilistic delta debugging (probabilistic.py, the default) or
+# Zeller and Hildebrandt's ddmin (dd.minimize). The commit level is always ddmin: its candidates
+# stand for prefixes of history, which ddmin's halves bisect.
+Reducer = Literal["probdd", "ddmin"]
+REDUCERS: tuple[Reducer, ...] = ("probdd", "ddmin")
 
 # Plain candidates the hint must have kept from breaking, more than it misled, before it is
 # trusted without a plain try: two builds that failed without the hint, per one that did not.
@@ -100,6 +108,7 @@ class Search:
     width: int = 1
     offer: Offer = lambda _configs: None
     finest: str = "line"  # the level the answer is 1-minimal at
+    reducer: Reducer = "probdd"
     level: str = "file"
     current: Config = frozenset()  # the failing configuration the running level reduces
     best: Config = frozenset()  # the smallest configuration seen to fail
@@ -134,14 +143,27 @@ class Search:
     def _ddmin(self, level: str, failing: Config) -> Config:
         self.enter(level)
         self.current = failing
-        found = dd.minimize(
-            self._ordered(failing),
-            self._probe,
-            atoms=self._atoms,
-            split=split_evenly,
-            ahead=lambda upcoming: self._ahead(frozenset(c) for c in upcoming),
-            expand=self._finer,
-        )
+
+        def ahead(upcoming: Iterator[list[str]]) -> None:
+            self._ahead(frozenset(c) for c in upcoming)
+
+        if self.reducer == "ddmin" or level == "commit":
+            found = dd.minimize(
+                self._ordered(failing),
+                self._probe,
+                atoms=self._atoms,
+                split=split_evenly,
+                ahead=ahead,
+                expand=self._finer,
+            )
+        else:
+            found = probabilistic.minimize(
+                self._ordered(failing),
+                self._probe,
+                atoms=self._atoms,
+                ahead=ahead,
+                together=self._tied,
+            )
         return frozenset(found)
 
     def _dd(self, level: str, passing: Config, failing: Config) -> tuple[Config, Config]:
@@ -239,6 +261,27 @@ class Search:
             if len(upcoming) >= self.width:
                 break
         self.offer(upcoming)
+
+    def _tied(self, atoms: list[list[str]]) -> list[int]:
+        """The prior's bundles (probabilistic.Together): atoms joined by a need, either way,
+        share the key of the first of them, so that the search removes them together while
+        it knows nothing else. Read once per level; the needs only order the search."""
+        atom_of = {unit: k for k, atom in enumerate(atoms) for unit in atom}
+        root = list(range(len(atoms)))
+
+        def find(k: int) -> int:
+            while root[k] != k:
+                root[k] = root[root[k]]
+                k = root[k]
+            return k
+
+        needs = self.hierarchy.needs
+        for unit, k in atom_of.items():
+            for provider in needs.get(unit, ()):
+                if provider in atom_of:
+                    a, b = find(k), find(atom_of[provider])
+                    root[max(a, b)] = min(a, b)
+        return [find(k) for k in range(len(atoms))]
 
     def _finer(self, config: list[str]) -> list[list[str]]:
         """The atoms of `config` at the running level, or, when it is one atom, at the levels
@@ -390,8 +433,9 @@ def minimize(
     cache: OutcomeCache[str] | None = None,
     missing: Missing | None = None,
     listener: Listener | None = None,
+    reducer: Reducer = "probdd",
 ) -> Found:
-    """ddmin (or with `isolate`, dd) level by level down `levels`, then checked by real
+    """`reducer` (or with `isolate`, dd) level by level down `levels`, then checked by real
     outcomes; see the module docstring.
 
     `test` gets configurations as frozensets of the ids of `diff.hunks` (for the "line" level,
@@ -406,6 +450,7 @@ def minimize(
         cache if cache is not None else _known_ends(diff, start, monotony),
         missing or (lambda _config: frozenset()),
         listener,
+        reducer=reducer,
     )
     everything = start if start is not None else frozenset(unit.id for unit in diff.hunks)
     return (search.isolate if isolate else search.minimize)(everything, levels)
