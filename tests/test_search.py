@@ -14,7 +14,7 @@ from ddchange.diff.hunks import Diff
 from ddchange.hierarchy.grouping import Hierarchy, levels_for
 from ddchange.model import Outcome
 from ddchange.search.dd import DD
-from ddchange.search.hierarchical import Found, minimize
+from ddchange.search.hierarchical import REDUCERS, Found, Reducer, minimize
 
 Config = frozenset[str]
 Oracle = Callable[[Config], Outcome]
@@ -103,13 +103,20 @@ def random_oracle(seed: int) -> Oracle:
 
 
 def searched(
-    diff: Diff, believed: dict[str, set[str]], oracle: Oracle, granularity: str, isolate: bool
+    diff: Diff,
+    believed: dict[str, set[str]],
+    oracle: Oracle,
+    granularity: str,
+    isolate: bool,
+    reducer: Reducer = "ddmin",
 ) -> tuple[Found, Recorded, list[str]]:
     everything = frozenset(u.id for u in diff.hunks)
     recorded = Recorded(oracle, everything)
     levels = levels_for(granularity, diff)
     hierarchy = Hierarchy(diff, needs=believed)
-    found = minimize(diff, recorded, levels=levels, hierarchy=hierarchy, isolate=isolate)
+    found = minimize(
+        diff, recorded, levels=levels, hierarchy=hierarchy, isolate=isolate, reducer=reducer
+    )
     return found, recorded, levels
 
 
@@ -143,7 +150,7 @@ def assert_backed_pair(found: Found, recorded: Recorded, diff: Diff, level: str)
 
 
 @settings(max_examples=150)
-@given(problems(), st.sampled_from(["file", "hunk", "line"]))
+@given(problems(), st.sampled_from(["file", "hunk", "line"]), st.sampled_from(REDUCERS))
 @example(
     (
         synthetic_diff([[2, 1], [1]]),
@@ -152,29 +159,36 @@ def assert_backed_pair(found: Found, recorded: Recorded, diff: Diff, level: str)
         [frozenset({"0.0.1"})],
     ),
     "line",
+    "probdd",
 )
 def test_answer_is_seen_to_fail_and_one_minimal_by_records(
-    problem: tuple, granularity: str
+    problem: tuple, granularity: str, reducer: Reducer
 ) -> None:
     diff, true, believed, culprits = problem
     oracle = monotone_oracle(true, culprits)
     if oracle(frozenset(u.id for u in diff.hunks)) is not Outcome.FAIL:
         return  # BAD does not fail: pre-flight would have stopped
-    found, recorded, levels = searched(diff, believed, oracle, granularity, isolate=False)
+    found, recorded, levels = searched(diff, believed, oracle, granularity, False, reducer)
     assert_backed_minimal(found, recorded, diff, levels[-1])
     assert builds(true)(found.answer)
 
 
 @settings(max_examples=150)
-@given(problems(), st.sampled_from(["file", "hunk", "line"]), st.integers(0, 10**6))
+@given(
+    problems(),
+    st.sampled_from(["file", "hunk", "line"]),
+    st.integers(0, 10**6),
+    st.sampled_from(REDUCERS),
+)
 def test_random_oracles_never_yield_an_unbacked_claim(
-    problem: tuple, granularity: str, seed: int
+    problem: tuple, granularity: str, seed: int, reducer: Reducer
 ) -> None:
     """Non-monotone, inconsistent outcomes: the answer may be anything, but every claim made
-    about it rests on an outcome the oracle really gave, for minimize and for isolate."""
+    about it rests on an outcome the oracle really gave, for minimize (by either reducer) and
+    for isolate."""
     diff, _, believed, _ = problem
     oracle = random_oracle(seed)
-    found, recorded, levels = searched(diff, believed, oracle, granularity, isolate=False)
+    found, recorded, levels = searched(diff, believed, oracle, granularity, False, reducer)
     assert_backed_minimal(found, recorded, diff, levels[-1])
     found, recorded, levels = searched(diff, believed, oracle, granularity, isolate=True)
     assert_backed_pair(found, recorded, diff, levels[-1])

@@ -22,7 +22,10 @@ it removes the lightest prefix of the size that ProbDD would pick for atoms of p
 p0 / (1 − 1/e)^c, c the least counter, and a refutation adds one to each counter. Both need
 the prior p0: the literature's 0.1 suits program reduction, where most elements go; a change
 set keeps few of its units, and `ONE_NEEDED` (1/m, m the atoms at the start: about one needed
-atom expected) lets the first steps halve the set as bisection does.
+atom expected) makes the first steps remove about 63% of the atoms, then narrow down what a
+refutation points at, much as bisection does (about 2.5·log2(m) tests for one needed atom,
+where ddmin needs 2·log2(m); for several needed together, about half of ddmin's: its subsets
+fail in vain while they are split apart).
 
 Invariants, whatever the model:
 - The search moves only to `items` or a configuration a probe reports as really tested and
@@ -30,9 +33,11 @@ Invariants, whatever the model:
   `dd.minimize`. The answer keeps the input order.
 - Everything is deterministic: ties in weight go by the prior's bundles (`together`), then by
   input order; no randomness, so the same probes give the same search at every -j N.
-- A refutation is learnt about what the probe really removed: the current configuration
-  minus `Probed.config` (the interior's extra removals, or less than asked when an implied
-  PASS stands for a larger recorded configuration), or the chosen atoms when that is empty.
+- A refutation is learnt about the chosen atoms, or about fewer when the probe really removed
+  fewer (an implied PASS stands for a larger recorded configuration: `_State.learnt`). When
+  it removed more (an interior drops what needs the chosen atoms), the chosen atoms are the
+  ones refuted, not all that went: only then does each refutation weigh enough (its chosen
+  atoms were picked to keep the failure with a fair chance) for the search to move on.
 - It terminates: every step moves to a smaller configuration, settles an atom (an atom removed
   alone and refuted is settled, whatever the probe really removed) or makes refuted weights
   heavier, which shrinks the sizes picked until single atoms are tried.
@@ -211,9 +216,13 @@ class _State(Generic[T]):
             bundles=[self.bundles[k] for k in ks],
         )
 
-    def touched(self, tested: frozenset[T]) -> list[int]:
-        """The atoms that lose items in `tested`."""
-        return [k for k, atom in enumerate(self.atoms) if any(i not in tested for i in atom)]
+    def learnt(self, chosen: list[int], tested: frozenset[T]) -> list[int]:
+        """The atoms a refutation is about, when removing `chosen` was probed as `tested`:
+        the chosen atoms that `tested` lacks, when it holds all the rest (an implied PASS
+        stands for a larger recorded configuration, which says more); else all the chosen
+        (the probe removed more, as an interior does, which is how removing them is tried)."""
+        gone = [k for k, atom in enumerate(self.atoms) if any(i not in tested for i in atom)]
+        return gone if gone and set(gone) <= set(chosen) else chosen
 
     def next(self) -> list[int]:
         """The atoms the search removes next, free refutations applied (removing everything
@@ -224,6 +233,18 @@ class _State(Generic[T]):
                 return chosen
             self.refute(chosen, chosen)
         return []
+
+
+# The flat baselines of the literature, over single items (`dd.DD(test).ddmin(items, reduce)`),
+# with p0 = 0.1 and ProbDD's settling at 0.8 as in the CDD paper's artifact (zhangxiaosa/cdd).
+def probdd(items: Sequence[T], probe: Probe[T]) -> list[T]:
+    """Wang et al.'s ProbDD over single items, as published: p0 = 0.1, settled at 0.8."""
+    return minimize(items, probe, model=ProbDD(fixed(0.1), threshold=0.8))
+
+
+def cdd(items: Sequence[T], probe: Probe[T]) -> list[T]:
+    """Zhang et al.'s CDD over single items, as published: p0 = 0.1."""
+    return minimize(items, probe, model=CDD(fixed(0.1)))
 
 
 def minimize(
@@ -254,8 +275,7 @@ def minimize(
             current = _in_order(current, list(found.config))
             state = state.restrict(found.config)
         else:
-            touched = state.touched(found.config) if found.config < within else []
-            state.refute(chosen, touched or chosen)
+            state.refute(chosen, state.learnt(chosen, found.config))
     return current
 
 
