@@ -40,11 +40,13 @@ class Probes:
         self.oracle = oracle
         self.needs = stand_in  # when given, a candidate is tested as its closure-free interior
         self.reported: list[dd.Probed[int]] = []
+        self.candidates: list[frozenset[int]] = []
         self.tests = 0
         self._seen: dict[frozenset[int], Outcome] = {}
 
     def __call__(self, candidate: list[int]) -> dd.Probed[int]:
         config = frozenset(candidate)
+        self.candidates.append(config)
         if self.needs is not None:
             config = _interior(config, self.needs)
         if config not in self._seen:
@@ -88,13 +90,19 @@ def test_it_moves_only_to_configurations_seen_to_fail(
     problem: tuple, name: str, interior: bool
 ) -> None:
     """Unresolved outcomes, and a probe that may test the interior in place of the candidate:
-    the answer is the input or a configuration some probe reported as FAIL, in input order."""
+    every candidate lies within the last configuration reported to FAIL (the search went
+    there, not to the candidate that stood for it), and the answer is the input or such a
+    configuration, in input order."""
     n, culprits, needs = problem
     items = list(range(n))
     probes = Probes(dependent_oracle(culprits, needs), needs if interior else None)
     result = probabilistic.minimize(items, probes, model=MODELS[name])
-    seen_failing = {f.config for f in probes.reported if f.outcome is Outcome.FAIL}
-    assert result == items or frozenset(result) in seen_failing
+    current = frozenset(items)
+    for candidate, found in zip(probes.candidates, probes.reported, strict=True):
+        assert candidate < current
+        if found.outcome is Outcome.FAIL:
+            current = found.config
+    assert frozenset(result) == current
     assert result == [i for i in items if i in set(result)]
 
 
