@@ -62,6 +62,9 @@ Offer = Callable[[list[Config]], None]
 Reducer = Literal["ddmin", "probdd"]
 REDUCERS: tuple[Reducer, ...] = ("ddmin", "probdd")
 
+# Candidates `Search._ahead` reads per free slot at most, known ones included.
+PLAN_READ = 4
+
 # Plain candidates the hint must have kept from breaking, more than it misled, before it is
 # trusted without a plain try: two builds that failed without the hint, per one that did not.
 TRUST_AFTER = 2
@@ -259,7 +262,11 @@ class Search:
         if self.width < 2 or self.level == "commit":
             return
         upcoming: list[Config] = []
-        for plain in candidates:
+        # Planning is bounded in count: each candidate read costs an interior, and in ddmin's
+        # plan the atoms of finer levels (dd._speculated), so when the cache knows most of them
+        # reading on until `width` unknown ones turn up could keep the main thread busy while
+        # slots sit idle.
+        for plain in itertools.islice(candidates, PLAN_READ * self.width):
             closed = self.hierarchy.interior(plain)
             tried = [closed] if closed == plain or not self._hint.doubted() else [closed, plain]
             upcoming += [config for config in tried if self.cache.lookup(config) is None]
