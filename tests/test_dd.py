@@ -309,12 +309,13 @@ def test_bisect_budget_matches_git_bisect() -> None:
 
 
 def test_the_search_imports_no_io() -> None:
-    """The search layer (dd, the cache, the hierarchical strategy) and the data model it shares
+    """The search layer (dd, probabilistic, the cache) and the data model it shares
     run nothing: a fresh interpreter that imports them has loaded no git, no subprocess, no
     database, no terminal library."""
     probe = (
         "import sys\n"
-        "import ddchange.search.dd, ddchange.search.cache, ddchange.model\n"
+        "import ddchange.search.dd, ddchange.search.probabilistic, ddchange.search.cache\n"
+        "import ddchange.model\n"
         "banned = {'git', 'subprocess', 'sqlite3', 'click', 'rich', 'shutil', 'tempfile',\n"
         "          'ddchange.git', 'ddchange.trial', 'ddchange.session'}\n"
         "print(sorted(banned & set(sys.modules)))\n"

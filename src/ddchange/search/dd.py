@@ -134,6 +134,10 @@ Probe = Callable[[list[T]], Probed[T]]
 Ahead = Callable[[Iterator[list[T]]], None]
 
 
+# A whole search over single items with a probe, as `minimize` with its defaults: what DD runs.
+Reduce = Callable[[Sequence[T], Probe[T]], list[T]]
+
+
 def _nothing_ahead(_upcoming: Iterator[list[T]]) -> None:
     """The default: nothing is started early."""
 
@@ -343,9 +347,12 @@ class DD(Generic[T]):
             self._listener(Step(key, outcome, source, frozenset(self.best)))
         return outcome
 
-    def ddmin(self, items: Sequence[T]) -> list[T]:
-        """A 1-minimal failing subset of `items` (which must fail, while ∅ passes)."""
+    def ddmin(self, items: Sequence[T], reduce: Reduce[T] | None = None) -> list[T]:
+        """A 1-minimal failing subset of `items` (which must fail, while ∅ passes), by
+        textbook ddmin or by `reduce` over single items (probabilistic.py's baselines)."""
         self.best = list(items)
+        if reduce is not None:
+            return reduce(items, self._probe)
         return minimize(items, self._probe, split=self._split)
 
     def isolate(self, items: Sequence[T]) -> Isolation[T]:

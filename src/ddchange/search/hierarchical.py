@@ -1,11 +1,12 @@
 """The search: from a failing set of change units to a smaller one, 1-minimal by real outcomes.
 
-Owns the hierarchical strategy (ddmin, or dd with `isolate`, level by level down the hierarchy
-of grouping.py: files, then functions, hunks, lines), how dependencies steer it, and the final
-check that makes the answer's claims true. Pure: no git, no files, no processes. Everything it
-learns about a configuration comes from the injected `test`, which must give the outcome of a
-real run of *exactly* that configuration (ddchange's trial layer; a plain function in tests),
-and from the cache, which holds only such outcomes.
+Owns the hierarchical strategy (ddmin or probabilistic delta debugging, or dd with `isolate`,
+level by level down the hierarchy of grouping.py: files, then functions, hunks, lines), how
+dependencies steer it (and, for the probabilistic search, its prior), and the final check that
+makes the answer's claims true. Pure: no git, no files, no processes. Everything it learns
+about a configuration comes from the injected `test`, which must give the outcome of a real
+run of *exactly* that configuration (ddchange's trial layer; a plain function in tests), and
+from the cache, which holds only such outcomes.
 
 Invariants, and where they are kept:
 - The search only ever moves to configurations whose outcome was really seen (dd.py's
@@ -33,11 +34,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ddchange.diff.hunks import Diff, Hunk
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import Outcome, Source, Stats
-from ddchange.search import dd
+from ddchange.search import dd, probabilistic
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.dd import Probed, Step, split_evenly
 
@@ -51,8 +53,19 @@ Listener = Callable[[str, Step[str]], None]
 # `Search.width`): a caller may start them early. A hint only: outcomes come from `test`.
 Offer = Callable[[list[Config]], None]
 
-# Candidates that planning runs ahead looks at per probe, per slot, at most (Search._ahead).
-LOOK_AT = 4
+# How each level is reduced: Zeller and Hildebrandt's ddmin (dd.minimize, the default) or
+# probabilistic delta debugging (probabilistic.py: ProbDD with a prior of about one needed atom,
+# the hierarchy's needs bundling removals). The commit level is always ddmin: its candidates
+# stand for prefixes of history, which ddmin's halves bisect. ddmin stays the default because
+# on the bundled samples and the GDB-like change ProbDD and CDD spent as many tests or more,
+# and on rename-hunk they end at a larger 1-minimal answer: ddmin's subset tests (keep one part
+# only) reach the culprit alone past a set of changes that break the build when split, where a
+# search that only removes stops at the first 1-minimal set.
+Reducer = Literal["ddmin", "probdd"]
+REDUCERS: tuple[Reducer, ...] = ("ddmin", "probdd")
+
+# Candidates `Search._ahead` reads per free slot at most, known ones included.
+PLAN_READ = 4
 
 # Plain candidates the hint must have kept from breaking, more than it misled, before it is
 # trusted without a plain try: two builds that failed without the hint, per one that did not.
@@ -107,6 +120,7 @@ class Search:
     width: int = 1
     offer: Offer = lambda _configs: None
     finest: str = "line"  # the level the answer is 1-minimal at
+    reducer: Reducer = "ddmin"
     level: str = "file"
     current: Config = frozenset()  # the failing configuration the running level reduces
     best: Config = frozenset()  # the smallest configuration seen to fail
@@ -141,14 +155,27 @@ class Search:
     def _ddmin(self, level: str, failing: Config) -> Config:
         self.enter(level)
         self.current = failing
-        found = dd.minimize(
-            self._ordered(failing),
-            self._probe,
-            atoms=self._atoms,
-            split=split_evenly,
-            ahead=lambda upcoming: self._ahead(frozenset(c) for c in upcoming),
-            expand=self._finer,
-        )
+
+        def ahead(upcoming: Iterator[list[str]]) -> None:
+            self._ahead(frozenset(c) for c in upcoming)
+
+        if self.reducer == "ddmin" or level == "commit":
+            found = dd.minimize(
+                self._ordered(failing),
+                self._probe,
+                atoms=self._atoms,
+                split=split_evenly,
+                ahead=ahead,
+                expand=self._finer,
+            )
+        else:
+            found = probabilistic.minimize(
+                self._ordered(failing),
+                self._probe,
+                atoms=self._atoms,
+                ahead=ahead,
+                together=self._tied,
+            )
         return frozenset(found)
 
     def _dd(self, level: str, passing: Config, failing: Config) -> tuple[Config, Config]:
@@ -279,20 +306,42 @@ class Search:
 
     def _ahead(self, candidates: Iterator[Config]) -> None:
         """Offer what the next probes of `candidates` would test first: the interior where it
-        differs (the plain candidate too when the hint is in doubt), unless the cache knows.
-        At most LOOK_AT candidates per slot are looked at: late in a search the cache knows
-        most of them, and walking the speculation deeper for unknown ones (each a grouping of
-        its units) kept the main thread busy while the slots sat idle."""
+        differs (the plain candidate too when the hint is in doubt), unless the cache knows."""
         if self.width < 2 or self.level == "commit":
             return
         upcoming: list[Config] = []
-        for plain in itertools.islice(candidates, LOOK_AT * self.width):
+        # Planning is bounded in count: each candidate read costs an interior, and in ddmin's
+        # plan the atoms of finer levels (dd._speculated), so when the cache knows most of them
+        # reading on until `width` unknown ones turn up could keep the main thread busy while
+        # slots sit idle.
+        for plain in itertools.islice(candidates, PLAN_READ * self.width):
             closed = self.hierarchy.interior(plain)
             tried = [closed] if closed == plain or not self._hint.doubted() else [closed, plain]
             upcoming += [config for config in tried if self.cache.lookup(config) is None]
             if len(upcoming) >= self.width:
                 break
         self.offer(upcoming)
+
+    def _tied(self, atoms: list[list[str]]) -> list[int]:
+        """The prior's bundles (probabilistic.Together): atoms joined by a need, either way,
+        share the key of the first of them, so that the search removes them together while
+        it knows nothing else. Read once per level; the needs only order the search."""
+        atom_of = {unit: k for k, atom in enumerate(atoms) for unit in atom}
+        root = list(range(len(atoms)))
+
+        def find(k: int) -> int:
+            while root[k] != k:
+                root[k] = root[root[k]]
+                k = root[k]
+            return k
+
+        needs = self.hierarchy.needs
+        for unit, k in atom_of.items():
+            for provider in needs.get(unit, ()):
+                if provider in atom_of:
+                    a, b = find(k), find(atom_of[provider])
+                    root[max(a, b)] = min(a, b)
+        return [find(k) for k in range(len(atoms))]
 
     def _finer(self, config: list[str]) -> list[list[str]]:
         """The atoms of `config` at the running level, or, when it is one atom, at the levels
@@ -470,8 +519,9 @@ def minimize(
     cache: OutcomeCache[str] | None = None,
     missing: Missing | None = None,
     listener: Listener | None = None,
+    reducer: Reducer = "ddmin",
 ) -> Found:
-    """ddmin (or with `isolate`, dd) level by level down `levels`, then checked by real
+    """`reducer` (or with `isolate`, dd) level by level down `levels`, then checked by real
     outcomes; see the module docstring.
 
     `test` gets configurations as frozensets of the ids of `diff.hunks` (for the "line" level,
@@ -486,6 +536,7 @@ def minimize(
         cache if cache is not None else _known_ends(diff, start, monotony),
         missing or (lambda _config: frozenset()),
         listener,
+        reducer=reducer,
     )
     everything = start if start is not None else frozenset(unit.id for unit in diff.hunks)
     return (search.isolate if isolate else search.minimize)(everything, levels)
