@@ -1,10 +1,12 @@
 """benchmarks/real.py's pure parts: diffs split into items and put back together, textbook ddmin,
-and the culprit-line check (in real_judge.py and real_searches.py). The whole runner needs sdists
-from PyPI and is not run here."""
+and the culprit-line check (in real_judge.py and real_searches.py); the case folders of
+benchmarks/real/ and the import of the project under test by their checks (checking.py). The
+whole runner needs sdists from PyPI and is not run here."""
 
 from __future__ import annotations
 
 import itertools
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -147,3 +149,55 @@ def test_culprit_lines_are_added_or_removed_lines_of_the_culprit_files(repo: Pat
     assert not real_judge.holds_culprit(case, first_two)  # no deletion of line 19
     other = real_cases.Case(**{**case.__dict__, "culprit_files": ("new.txt",)})
     assert not real_judge.holds_culprit(other, diff)
+
+
+CASES = Path(__file__).resolve().parents[1] / "benchmarks" / "real"
+
+
+@pytest.mark.parametrize(
+    "directory",
+    sorted(p for p in CASES.iterdir() if (p / "case.toml").exists()),
+    ids=lambda p: p.name,
+)
+def test_every_case_pins_two_sdists_and_names_its_culprit(directory: Path) -> None:
+    case = real_cases.load_case(directory)
+    assert case.good != case.bad
+    assert all(re.fullmatch("[0-9a-f]{64}", d) for d in (case.good_sha256, case.bad_sha256))
+    assert case.source
+    assert case.culprit_files
+    assert case.culprit_lines
+    assert "from checking import" in case.check.read_text()
+
+
+CHECK = f"""
+import sys
+sys.path.insert(0, {str(CASES)!r})
+from checking import run
+
+def main(demo):
+    return demo.CODE
+
+run(main, "demo")
+"""
+
+
+@pytest.mark.parametrize(
+    ("layout", "init", "code"),
+    [
+        ("src", "CODE = 1\n", 1),
+        ("lib", "CODE = 0\n", 0),
+        (".", "CODE = 1\n", 1),
+        ("lib", "CODE = (\n", 125),  # a half-applied change that does not import
+        ("lib", "OTHER = 1\n", 125),  # main fails: cannot tell, not "the regression"
+    ],
+)
+def test_a_check_imports_the_package_from_src_lib_or_the_top(
+    tmp_path: Path, layout: str, init: str, code: int
+) -> None:
+    (tmp_path / layout / "demo").mkdir(parents=True)
+    (tmp_path / layout / "demo" / "__init__.py").write_text(init)
+    (tmp_path / "check.py").write_text(CHECK)
+    done = subprocess.run(
+        [sys.executable, "check.py"], cwd=tmp_path, env=real_cases.clean_env(), check=False
+    )
+    assert done.returncode == code
