@@ -1,11 +1,13 @@
 """benchmarks/real.py's parts: diffs split into items and put back together, textbook ddmin, the
 reference searches' harness on a small repository with a real check, the summary read from the
-rows, and the culprit-line check (in real_judge.py, real_searches.py and real.py). The whole
-runner needs sdists from PyPI and is not run here."""
+rows, and the culprit-line check (in real_judge.py, real_searches.py and real.py); the case
+folders of benchmarks/real/ and the import of the project under test by their checks
+(checking.py). The whole runner needs sdists from PyPI and is not run here."""
 
 from __future__ import annotations
 
 import itertools
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -192,13 +194,13 @@ def test_no_units_put_good_and_all_units_put_bad(
 
 
 def test_line_units_are_the_line_changes_of_git_hunks(repo: Path) -> None:
-    """Each of f.txt's hunks holds one line change here: the same edits, as the units of each
-    granularity."""
+    """The line changes of f.txt are its hunks' edits cut into lines: each hunk's, in order."""
     lines, hunks = (real_searches.units(repo, g) for g in ("line", "hunk"))
     text = [u.id for u in hunks.hunks if u.kind == "text"]
     assert len(text) == len(CHANGES)
-    assert [u.parent for u in lines.hunks if u.kind == "text"] == text
-    assert [u.id for u in lines.hunks if u.kind == "text"] == [f"{i}.0" for i in text]
+    parents = [u.parent for u in lines.hunks if u.kind == "text"]
+    assert list(dict.fromkeys(parents)) == text
+    assert all(u.id.startswith(f"{u.parent}.") for u in lines.hunks if u.kind == "text")
 
 
 @pytest.mark.parametrize("ref", real_searches.REFERENCES, ids=lambda ref: ref.mode)
@@ -246,3 +248,55 @@ def test_the_summary_compares_all_runs_and_sums_them_from_the_rows() -> None:
     assert "- default tests ≤ ddmin-lines tests on 1 of 3 (all runs)" in lines
     total = "- total tests where both found an answer (2 cases): ddchange default 40 vs "
     assert total + "ddmin-lines 60 = 0.67×" in lines
+
+
+CASES = Path(__file__).resolve().parents[1] / "benchmarks" / "real"
+
+
+@pytest.mark.parametrize(
+    "directory",
+    sorted(p for p in CASES.iterdir() if (p / "case.toml").exists()),
+    ids=lambda p: p.name,
+)
+def test_every_case_pins_two_sdists_and_names_its_culprit(directory: Path) -> None:
+    case = real_cases.load_case(directory)
+    assert case.good != case.bad
+    assert all(re.fullmatch("[0-9a-f]{64}", d) for d in (case.good_sha256, case.bad_sha256))
+    assert case.source
+    assert case.culprit_files
+    assert case.culprit_lines
+    assert "from checking import" in case.check.read_text()
+
+
+IMPORTING_CHECK = f"""
+import sys
+sys.path.insert(0, {str(CASES)!r})
+from checking import run
+
+def main(demo):
+    return demo.CODE
+
+run(main, "demo")
+"""
+
+
+@pytest.mark.parametrize(
+    ("layout", "init", "code"),
+    [
+        ("src", "CODE = 1\n", 1),
+        ("lib", "CODE = 0\n", 0),
+        (".", "CODE = 1\n", 1),
+        ("lib", "CODE = (\n", 125),  # a half-applied change that does not import
+        ("lib", "OTHER = 1\n", 125),  # main fails: cannot tell, not "the regression"
+    ],
+)
+def test_a_check_imports_the_package_from_src_lib_or_the_top(
+    tmp_path: Path, layout: str, init: str, code: int
+) -> None:
+    (tmp_path / layout / "demo").mkdir(parents=True)
+    (tmp_path / layout / "demo" / "__init__.py").write_text(init)
+    (tmp_path / "check.py").write_text(IMPORTING_CHECK)
+    done = subprocess.run(
+        [sys.executable, "check.py"], cwd=tmp_path, env=real_cases.clean_env(), check=False
+    )
+    assert done.returncode == code

@@ -1,8 +1,8 @@
 """What every check script here shares.
 
-The project under test is imported from the tree the check runs in (its `src/` when the package
-lives there), and an error the check did not expect means "cannot tell" (exit 125), never "the
-regression is present" (exit 1): a half-applied change elsewhere must not be blamed.
+The project under test is imported from the tree the check runs in (its `src/` or `lib/` when the
+package lives there), and an error the check did not expect means "cannot tell" (exit 125), never
+"the regression is present" (exit 1): a half-applied change elsewhere must not be blamed.
 """
 
 import importlib
@@ -19,7 +19,7 @@ def run(main: Callable[..., int], *modules: str) -> None:
 
     The check runs in a child process, so that a crash (a C extension's SIGSEGV in a half-applied
     change) is 125 like any other error, not a death by signal. The child imports `modules` from
-    the tree (its `src/` when the first one lives there) and calls `main` with them.
+    the tree (its `src/` or `lib/` when the first one lives there) and calls `main` with them.
     """
     if os.environ.get(_CHILD) != "1":
         done = subprocess.run([sys.executable, *sys.argv], env={**os.environ, _CHILD: "1"})
@@ -28,9 +28,9 @@ def run(main: Callable[..., int], *modules: str) -> None:
             sys.exit(UNTESTABLE)
         sys.exit(done.returncode)
     root = os.getcwd()
-    src = os.path.join(root, "src")
     top = modules[0].split(".")[0]
-    sys.path.insert(0, src if os.path.isdir(os.path.join(src, top)) else root)
+    under = [os.path.join(root, d) for d in ("src", "lib")]
+    sys.path.insert(0, next((d for d in under if os.path.isdir(os.path.join(d, top))), root))
     try:
         found = [importlib.import_module(name) for name in modules]
     except Exception as exc:  # ImportError, SyntaxError, NameError at import time ...

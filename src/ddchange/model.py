@@ -70,7 +70,7 @@ class TestRecord:
 STRATEGIES = ("diff", "history", "auto")
 # The levels of the hierarchy, coarsest first (hierarchy/grouping.py), and those an answer can
 # be 1-minimal at (--granularity).
-LEVELS = ("commit", "directory", "file", "function", "hunk", "line")
+LEVELS = ("commit", "directory", "file", "function", "hunk", "block", "line")
 GRANULARITIES = LEVELS[2:]
 # The default of --confidence: 3 reruns of the answer (search/confidence.py).
 CONFIDENCE = 0.98
@@ -88,7 +88,7 @@ class Request:
     timeout: float | None = None
     fail_pattern: str | None = None
     monotony: bool = True
-    granularity: str = "line"
+    granularity: str = "block"
     dependencies: bool = True
     # "diff": one search over GOOD..BAD's changes; "history": prefixes of its commits first;
     # "auto": bisect the first-parent history, then search inside the culprit commit
@@ -243,6 +243,9 @@ class Result:
     # `tests_run` and not records (no outcome of theirs backs anything)
     unused: int = 0
     width: int = 1  # tests that could run at once (-j N, or a Dask cluster's threads)
+    # unit id → its block (a run of changed lines with no unchanged line between them), for the
+    # culprits and the passing set: at block granularity the report shows a block as one change
+    blocks: dict[str, int] = field(default_factory=dict)
     # ddmin: how many of `checks`, at their end, removed more than one change at once (the
     # changes that need one, its block, hunk, function or file), where removing one alone did
     # not pass

@@ -164,7 +164,7 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Limited
     limited = read.limited(repo, good, bad, diff, request.keep, request.ignore)
     if not limited.diff.hunks:
         raise errors.NothingLeft(len(limited.kept), len(limited.ignored))
-    if request.granularity == "line":
+    if request.granularity in ("block", "line"):  # a block is a run of line changes
         return dataclasses.replace(limited, diff=linechanges.split_lines(limited.diff))
     return limited
 
@@ -309,7 +309,7 @@ class _Session:
     def search(self) -> str:
         """Search by the requested strategy, check and confirm; how the run ended."""
         try:
-            self.found = self._strategy()
+            self.found = self._by_origin(self._strategy())
             if self.request.confirm:
                 self.confirmation = self._confirm(self.found)
         except KeyboardInterrupt:
@@ -360,6 +360,7 @@ class _Session:
             self.limited.ignored,
             trials.unused(),
             self.searcher.width,
+            blocks={h.id: hierarchy.block(h.id) for h in culprits + context},
             wider=0 if found is None else found.wider,
         )
 
@@ -403,6 +404,28 @@ class _Session:
         if alone.outcome is Outcome.FAIL:
             return self._descend(alone.config, history=False)
         return self._descend(self.everything, history=True)
+
+    def _by_origin(self, found: Found) -> Found:
+        """At block granularity, a block of the answer whose lines came from more than one
+        commit is cut by commit and the answer checked again by removal there, so that no
+        block of two commits stands in the answer as one change unless each part is needed
+        (blame of the answer's lines only: the search itself never needs it)."""
+        if self.request.granularity != "block" or self.request.isolate:
+            return found
+        units = [h for h in self.diff.hunks if h.id in found.answer]
+        origins = self.attribution or self._origins(units)
+        hierarchy = self.searcher.hierarchy
+        blocks: dict[int, set[tuple[str, ...]]] = {}
+        for unit in units:
+            blocks.setdefault(hierarchy.block(unit.id), set()).add(origins.get(unit.id, ()))
+        if all(len(commits) < 2 for commits in blocks.values()):
+            return found
+        hierarchy.know_origins({unit.id: origins.get(unit.id, ()) for unit in units})
+        return self.searcher.refine(found.answer, "origin")
+
+    def _origins(self, units: list[hunks.Hunk]) -> dict[str, tuple[str, ...]]:
+        repo, good, bad = self.scratch.repo, self.revisions.good, self.revisions.bad
+        return provenance.attribute(repo, good, bad, self.diff, units)
 
     def _alone(self, units: frozenset[str]) -> Probed[str]:
         """GOOD + `units` (the culprit commits' changes), known or tested, as the search
@@ -476,10 +499,11 @@ class _Session:
 
     def _attribute(self, units: list[hunks.Hunk]) -> dict[str, tuple[git.CommitInfo, ...]]:
         """The commits that brought each of `units`, with author, date and subject."""
-        repo, good, bad = self.scratch.repo, self.revisions.good, self.revisions.bad
-        known = self.attribution or provenance.attribute(repo, good, bad, self.diff, units)
+        known = self.attribution or self._origins(units)
         shas = {unit.id: known.get(unit.id, ()) for unit in units}
-        infos = git.commit_infos(repo, (sha for found in shas.values() for sha in found))
+        infos = git.commit_infos(
+            self.scratch.repo, (sha for found in shas.values() for sha in found)
+        )
         return {unit: tuple(infos[sha] for sha in found) for unit, found in shas.items()}
 
     # -- helpers ------------------------------------------------------------------------------

@@ -184,7 +184,7 @@ def help_(ctx: click.Context, command: str | None) -> None:
 @click.option(
     "--granularity",
     type=click.Choice(model.GRANULARITIES),
-    default="line",
+    default="block",
     show_default=True,
     help="The finest level the answer is 1-minimal at.",
 )

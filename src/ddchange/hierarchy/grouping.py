@@ -91,6 +91,8 @@ class Hierarchy:
         self._diff = diff
         self._units = {unit.id: unit for unit in diff.hunks}
         self._scopes: dict[str, str] = {}  # worked out on first use (see `scope`)
+        self._blocks: dict[str, int] = {}  # worked out on first use (see `block`)
+        self._origins: dict[str, tuple[str, ...]] = {}  # told after a search (`know_origins`)
         self._names: Analysis | None = None
         self._analysis: Callable[[], Analysis] | None = None  # until it is made (`_analysed`)
         if dependencies and needs is None:
@@ -126,6 +128,26 @@ class Hierarchy:
             self._scopes[unit] = _scope(self._diff.files[hunk.file], hunk)
         return self._scopes[unit]
 
+    def block(self, unit: str) -> int:
+        """The number of the block a unit is in: a run of units of one git hunk with no
+        unchanged line between them, as `git diff -U0` shows it (line changes cut a block into
+        lines; git's own units are each a block). Numbered over the whole diff when first
+        asked, so that a subset's units keep their blocks."""
+        if not self._blocks:
+            number, end, last = 0, 0, ""
+            for each in self._diff.hunks:
+                if each.hunk != last or _first(each) > end:
+                    number, end = number + 1, 0
+                self._blocks[each.id], last = number, each.hunk
+                end = max(end, _first(each) + each.old_lines)
+        return self._blocks[unit]
+
+    def know_origins(self, origins: Mapping[str, tuple[str, ...]]) -> None:
+        """The commits that brought each unit, for the "origin" level: a block cut where its
+        lines come from different commits (each unit of a block whose commits are not known
+        stays a group of its own there)."""
+        self._origins.update(origins)
+
     def groups(self, level: str, units: Sequence[Hunk]) -> list[Group]:
         """`units` partitioned into the groups of `level`, in diff order."""
         key: Callable[[Hunk], tuple[object, str]] = {
@@ -134,6 +156,11 @@ class Hierarchy:
             "file": lambda u: (u.file, u.path),
             "function": lambda u: ((u.file, self.scope(u.id)), _label(u, self.scope(u.id))),
             "hunk": lambda u: (u.hunk, f"{u.path}:{u.new_start}"),
+            "block": lambda u: (("block", self.block(u.id)), f"{u.path}:{u.new_start}"),
+            "origin": lambda u: (
+                ("origin", self.block(u.id), self._origins.get(u.id, (u.id,))),
+                f"{u.path}:{u.new_start}",
+            ),
             "line": lambda u: (u.id, f"{u.path}:{u.new_start}"),
         }[level]
         grouped: dict[object, list[str]] = {}
@@ -201,6 +228,11 @@ class Hierarchy:
     def _need(self, user: str, provider: str) -> None:
         self._needs.setdefault(user, set()).add(provider)
         self._needed_by.setdefault(provider, set()).add(user)
+
+
+def _first(unit: Hunk) -> int:
+    """The first old line a unit covers (a pure insertion after line k: k + 1)."""
+    return unit.old_start if unit.old_lines else unit.old_start + 1
 
 
 def _scope(file: FileDiff, unit: Hunk) -> str:

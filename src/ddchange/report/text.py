@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ddchange.model import Outcome, Result
 from ddchange.report.words import (
+    blocks,
     commit_line,
     confirmation,
     flaky,
@@ -80,24 +81,35 @@ def render(result: Result) -> str:
 
 
 def _culprits(result: Result) -> list[str]:
-    """Each culprit with where it is, its commits and its diff: first those without which the
-    test passed (the failure is there), then those without which it could not be tested."""
+    """Each culprit (at block granularity, each block of them) with where it is, its commits
+    and its diff: first those without which the test passed (the failure is there), then those
+    without which it could not be tested."""
     outcomes = without_each(result)
-    cause = [h for h in result.culprits if outcomes.get(h.id) is Outcome.PASS]
-    rest = [h for h in result.culprits if outcomes.get(h.id) is not Outcome.PASS]
+    changes = (
+        blocks(result, result.culprits)
+        if result.request.granularity == "block"
+        else [[hunk] for hunk in result.culprits]
+    )
+    cause = [c for c in changes if outcomes.get(c[0].id) is Outcome.PASS]
+    rest = [c for c in changes if outcomes.get(c[0].id) is not Outcome.PASS]
     lines: list[str] = []
     if cause and rest:
         lines += [f"Without each of these {plural(len(cause), 'change')} the test passed:", ""]
-    for number, hunk in enumerate(cause + rest, 1):
-        if cause and rest and hunk is rest[0]:
+    for number, change in enumerate(cause + rest, 1):
+        if cause and rest and change is rest[0]:
             lines += [
                 f"Also needed: without each of these {plural(len(rest), 'change')} the test "
                 "could not be tested (it did not build or run):",
                 "",
             ]
-        scope = result.scopes.get(hunk.id, "")
-        commits = [f"    commit {commit_line(i)}" for i in result.attribution.get(hunk.id, ())]
-        lines += [f"[{number}] {location(hunk, scope)}", *commits, *_shown_diff(hunk.diff), ""]
+        first = change[0]
+        shas = dict.fromkeys(i for hunk in change for i in result.attribution.get(hunk.id, ()))
+        lines += [
+            f"[{number}] {location(first, result.scopes.get(first.id, ''))}",
+            *(f"    commit {commit_line(info)}" for info in shas),
+            *_shown_diff("".join(hunk.diff for hunk in change)),
+            "",
+        ]
     return lines
 
 

@@ -33,6 +33,10 @@ def headline(result: Result) -> str:
         f"({result.revisions.bad[:12]})"
     )
     changes = f"{plural(count, 'change')} of {len(result.diff.hunks)}"
+    if request.granularity == "block":
+        count = len(blocks(result, result.culprits))
+        total = len(result.culprits), len(result.diff.hunks)
+        changes = f"{plural(count, 'change')} ({total[0]} of {total[1]} line changes)"
     command = f"`{shlex.join(request.test)}`"
     if result.outcome == "interrupted":
         return (
@@ -53,6 +57,14 @@ def headline(result: Result) -> str:
         )
     verb = "makes" if count == 1 else "make"
     return f"ddchange: {changes} {between} {verb} {command} fail. {_minimality(result)}"
+
+
+def blocks(result: Result, units: list[Hunk]) -> list[list[Hunk]]:
+    """`units` (in diff order) gathered by block: at block granularity one change each."""
+    gathered: dict[int, list[Hunk]] = {}
+    for unit in units:
+        gathered.setdefault(result.blocks.get(unit.id, -len(gathered) - 1), []).append(unit)
+    return list(gathered.values())
 
 
 def without_each(result: Result) -> dict[str, Outcome]:
@@ -87,6 +99,8 @@ def _minimality(result: Result) -> str:
     split = len(result.checks) - result.wider
     outcomes = [c.outcome for c in result.checks[:split]]
     wider = [c.outcome for c in result.checks[split:]]
+    if len(outcomes) == 1 and outcomes[0] is Outcome.PASS:
+        return "Without it the test passes (checked by a run)."
     if outcomes and all(o is Outcome.PASS for o in outcomes):
         return "Removing any one of them makes it pass (each checked by a run)."
     said = f"It is 1-minimal: without any one of them, it {_tally(outcomes, Outcome.FAIL)}."

@@ -223,6 +223,13 @@ class Search:
                 checks = [failing - atom for atom in atoms] + [failing - group for group in wider]
                 return self._found(failing, frozenset(), tuple(checks), len(wider))
 
+    def refine(self, answer: Config, level: str) -> Found:
+        """The check by real outcomes again, for an answer of the search, at `level` (finer
+        than the search went): each of its atoms there removed in turn, and the wider
+        removals; removals the search ran already are taken from the cache."""
+        self.best, self.current, self.finest = answer, answer, level
+        return self.verify_minimal(level, answer)
+
     def _remove_each(self, failing: Config, removals: list[Config]) -> tuple[Config, bool]:
         """`failing` without each of `removals` in turn, run for real; every one that still
         fails is taken. The configuration left, and whether any was taken."""
@@ -249,10 +256,10 @@ class Search:
         units = self._hunks(failing)
         groups = [
             frozenset(group.members)
-            for level in ("file", "function", "hunk")
+            for level in ("file", "function", "hunk", "block")
             for group in self.hierarchy.groups(level, units)
         ]
-        groups += [*_blocks(units), *atoms]
+        groups += atoms
         removals: list[Config] = []
         for group in groups:
             closed = failing - self.hierarchy.interior(failing - group)
@@ -483,34 +490,11 @@ class Search:
         return [list(group.members) for group in self.hierarchy.groups(level, units)]
 
 
-def _blocks(units: list[Hunk]) -> list[Config]:
-    """`units` (in diff order) cut into blocks: runs of units of one git hunk with no unchanged
-    line between them, as `git diff -U0` would show them."""
-    blocks: list[list[Hunk]] = []
-    for unit in units:
-        last = blocks[-1][-1] if blocks else None
-        if last is not None and last.hunk == unit.hunk and _first(unit) <= _end(last):
-            blocks[-1].append(unit)
-        else:
-            blocks.append([unit])
-    return [frozenset(unit.id for unit in block) for block in blocks]
-
-
-def _first(unit: Hunk) -> int:
-    """The first old line a unit covers (a pure insertion after line k: k + 1)."""
-    return unit.old_start if unit.old_lines else unit.old_start + 1
-
-
-def _end(unit: Hunk) -> int:
-    """The old line just after what a unit covers."""
-    return _first(unit) + unit.old_lines
-
-
 def minimize(
     diff: Diff,
     test: Test,
     *,
-    levels: Sequence[str] = ("file", "function", "hunk", "line"),
+    levels: Sequence[str] = ("file", "function", "hunk", "block", "line"),
     dependencies: bool = True,
     monotony: bool = True,
     isolate: bool = False,
