@@ -146,6 +146,8 @@ def answer(report: Mapping[str, object], field: str = "diff") -> list[tuple[str,
     """The culprits' paths with their `field`: "diff" (what samples.matches reads) or "kind"."""
     culprits = report.get("culprits")
     assert isinstance(culprits, list)
+    if field == "diff":
+        return samples.changes((c["path"], c["diff"], c["block"]) for c in culprits)
     return [(c["path"], c[field]) for c in culprits]
 
 

@@ -175,9 +175,7 @@ def row(
     plain = ddchange(scenario, make(workdir / f"{scenario.name}-ddmin"))
     isolated = ddchange(scenario, make(workdir / f"{scenario.name}-isolate"), isolate=True)
     commits = culprit_commits(auto)
-    expected = all(
-        samples.matches(scenario, [(h.path, h.diff) for h in r.culprits]) for r in (auto, plain)
-    )
+    expected = all(samples.matches(scenario, samples.answer(r)) for r in (auto, plain))
     between = f"{scenario.good}..{scenario.bad}"
     first_parent = git(repo, "rev-list", "--first-parent", between).split()
     every = git(repo, "rev-list", between).split()

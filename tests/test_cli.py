@@ -70,7 +70,8 @@ def make_user_mess(repo: Path) -> None:
 
 
 def culprit_matches(scenario: samples.Scenario, culprits: list[dict[str, str]]) -> bool:
-    return samples.matches(scenario, [(c["path"], c["diff"]) for c in culprits])
+    units = [(c["path"], c["diff"], c["block"]) for c in culprits]
+    return samples.matches(scenario, samples.changes(units))
 
 
 @pytest.mark.parametrize("name", [s.name for s in samples.scenarios()])

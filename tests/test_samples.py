@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ddchange.hierarchy.grouping import Hierarchy
 from ddchange import git, samples
 from ddchange.diff import content, hunks, linechanges, read
 from ddchange.errors import UnknownScenario
@@ -175,12 +176,15 @@ def test_expected_answer_fails_and_needs_each_of_its_units(
     path, scenario = sample_repo(name)
     repo = git.open_repo(path)
     good = git.resolve_commit(repo, scenario.good)
-    # The answer is in line changes, the granularity a search ends at by default.
+    # The answer is in blocks of line changes, the granularity a search ends at by default:
+    # each expected line names the block it is in.
     diff = linechanges.split_lines(
         read.read_diff(repo, good, git.resolve_commit(repo, scenario.bad))
     )
-    answer = [expected_unit(diff, expected) for expected in scenario.expected]
-    assert len(set(answer)) == len(answer)
+    hierarchy = Hierarchy(diff, dependencies=False)
+    blocks = [hierarchy.block(expected_unit(diff, expected)) for expected in scenario.expected]
+    assert len(set(blocks)) == len(blocks)
+    changes = [[u.id for u in diff.hunks if hierarchy.block(u.id) == b] for b in blocks]
     with worktree.scratch_worktree(repo, good) as scratch:
 
         def verdict(chosen: list[str], expect: runner.Expectation) -> runner.Verdict:
@@ -197,10 +201,10 @@ def test_expected_answer_fails_and_needs_each_of_its_units(
         assert bad.outcome is Outcome.FAIL
         assert bad.test is not None
         same_failure = runner.Expectation(exit_code=bad.test.exit_code)
-        assert verdict(answer, same_failure).outcome is Outcome.FAIL
-        for unit in answer:
-            rest = [other for other in answer if other != unit]
-            assert verdict(rest, same_failure).outcome is not Outcome.FAIL, unit
+        assert verdict([u for c in changes for u in c], same_failure).outcome is Outcome.FAIL
+        for change in changes:
+            rest = [u for other in changes if other is not change for u in other]
+            assert verdict(rest, same_failure).outcome is not Outcome.FAIL, change
 
 
 def expected_unit(diff: hunks.Diff, expected: samples.Expected) -> str:

@@ -47,11 +47,15 @@ def introduced_by(repo: Path, good: str, bad: str, path: str, line: str) -> str:
 def assert_attributed(
     repo: Path, scenario: samples.Scenario, culprits: list[dict[str, Any]]
 ) -> set[str]:
-    """Each culprit names exactly the commit whose own diff wrote its expected line, with
-    that commit's subject and author; the commits named."""
+    """Each culprit that holds an expected line (at block granularity a block also holds the
+    lines around it) names exactly the commit whose own diff wrote that line, with that
+    commit's subject and author; the commits named."""
     named = set()
     for culprit in culprits:
-        expected = next(e for e in scenario.expected if e.line in culprit["diff"].splitlines())
+        lines = culprit["diff"].splitlines()
+        expected = next((e for e in scenario.expected if e.line in lines), None)
+        if expected is None:
+            continue
         sha = introduced_by(repo, scenario.good, scenario.bad, expected.path, expected.line)
         assert [c["sha"] for c in culprit["commits"]] == [sha]
         facts = git(repo, "log", "-1", "--format=%s%x00%an <%ae>", sha).strip().split("\0")

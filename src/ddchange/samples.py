@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ddchange import git
 from ddchange.errors import UnknownScenario
-from ddchange.model import Request
+from ddchange.model import Request, Result
 
 SCENARIO_FILE = "scenario.toml"
 # What `ddchange demo` runs without a name: it needs nothing but python3.
@@ -108,6 +108,24 @@ def request(scenario: Scenario, repo: Path) -> Request:
         test=scenario.test,
         build=scenario.build,
         timeout=scenario.timeout,
+    )
+
+
+def changes(units: Iterable[tuple[str, str, int | None]]) -> list[tuple[str, str]]:
+    """An answer's changes as (path, diff) from its units as (path, diff, block): the units of
+    one block (a block number, at block granularity; None elsewhere) are one change."""
+    gathered: dict[tuple[str, int], tuple[str, list[str]]] = {}
+    for number, (path, diff, block) in enumerate(units):
+        key = ("unit", number) if block is None else ("block", block)
+        gathered.setdefault(key, (path, []))[1].append(diff)
+    return [(path, "".join(diffs)) for path, diffs in gathered.values()]
+
+
+def answer(result: Result) -> list[tuple[str, str]]:
+    """A result's changes as `matches` reads them (see `changes`)."""
+    by_block = result.request.granularity == "block"
+    return changes(
+        (h.path, h.diff, result.blocks.get(h.id) if by_block else None) for h in result.culprits
     )
 
 

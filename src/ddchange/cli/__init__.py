@@ -397,8 +397,7 @@ def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bo
             click.echo(f"repository: {repo}  ({scenario.good}..{scenario.bad})", err=True)
         request = samples.request(scenario, repo)
         result = outputs.search(lambda show: session.run(request, show), quiet, verbose)
-        answer = [(hunk.path, hunk.diff) for hunk in result.culprits]
-        verdict = "matches" if samples.matches(scenario, answer) else "DIFFERS FROM"
+        verdict = "matches" if samples.matches(scenario, samples.answer(result)) else "DIFFERS FROM"
         click.echo(f"The answer {verdict} the scenario's expected answer.")
         if verdict != "matches":
             raise SystemExit(EXIT_BUG)

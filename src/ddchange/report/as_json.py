@@ -26,6 +26,8 @@ def _unit(hunk: Hunk, result: Result, without: Mapping[str, Outcome]) -> dict[st
         "commits": [_commit(info) for info in result.attribution.get(hunk.id, ())],
         # ddmin: the recorded outcome of the answer without it (pass: the failure is there)
         "without_it": None if outcome is None else outcome.value,
+        # at block granularity, the block it is in (a block's units are one change)
+        "block": result.blocks.get(hunk.id) if result.request.granularity == "block" else None,
     }
 
 
