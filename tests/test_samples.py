@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from ddchange.hierarchy.grouping import Hierarchy
 from ddchange import git, samples
 from ddchange.diff import content, hunks, linechanges, read
 from ddchange.errors import UnknownScenario
+from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import Outcome
 from ddchange.trial import runner, worktree
 
