@@ -135,17 +135,7 @@ def test_ddmin_single_item_and_unresolved() -> None:
 
 
 def test_culprit_lines_are_added_or_removed_lines_of_the_culprit_files(repo: Path) -> None:
-    case = real_cases.Case(
-        name="x",
-        directory=repo,
-        package="p",
-        good="1",
-        bad="2",
-        good_sha256="",
-        bad_sha256="",
-        culprit_files=("f.txt",),
-        culprit_lines=("line 10 edited", "line 19"),
-    )
+    case = small_case(repo, "line 10 edited", "line 19")
     diff = git(repo, "diff", "-U0", "good", "bad")
     assert real_judge.holds_culprit(case, diff)
     items = real_judge.split_items(diff)
@@ -163,6 +153,11 @@ def case(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> real_cases.Cas
     """A case on `repo` whose check fails on the edit of line 10 alone."""
     directory = tmp_path_factory.mktemp("case")
     (directory / "check.py").write_text(CHECK)
+    return small_case(directory, "line 10 edited")
+
+
+def small_case(directory: Path, *culprit_lines: str) -> real_cases.Case:
+    """A case of f.txt's edits with its check in `directory`, and no sdists."""
     return real_cases.Case(
         name="small",
         directory=directory,
@@ -172,7 +167,7 @@ def case(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> real_cases.Cas
         good_sha256="",
         bad_sha256="",
         culprit_files=("f.txt",),
-        culprit_lines=("line 10 edited",),
+        culprit_lines=culprit_lines,
     )
 
 
