@@ -348,3 +348,19 @@ def test_a_header_holds_a_line_when_the_layout_says_so(
     data = content.encode()
     held_by = headers.holding("int f(void)", data, line_starts(data), first)
     assert held_by == ("int f(void)" if held else "")
+
+
+def test_a_block_held_in_part_is_as_many_groups_as_runs() -> None:
+    """Four line changes of one block: a configuration without the second holds two runs,
+    which the answer's own `git diff -U0` would show as two hunks; whole, it is one group."""
+    diff = synthetic_diff([[4]])
+    hierarchy = Hierarchy(diff, dependencies=False)
+    units = list(diff.hunks)
+    assert [g.members for g in hierarchy.groups("block", units)] == [
+        ("0.0.0", "0.0.1", "0.0.2", "0.0.3")
+    ]
+    partial = [units[0], units[2], units[3]]
+    assert [g.members for g in hierarchy.groups("block", partial)] == [
+        ("0.0.0",),
+        ("0.0.2", "0.0.3"),
+    ]

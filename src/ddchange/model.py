@@ -243,8 +243,8 @@ class Result:
     # `tests_run` and not records (no outcome of theirs backs anything)
     unused: int = 0
     width: int = 1  # tests that could run at once (-j N, or a Dask cluster's threads)
-    # unit id → its block (a run of changed lines with no unchanged line between them), for the
-    # culprits and the passing set: at block granularity the report shows a block as one change
+    # culprit id → its block (a run of the answer's changed lines with no unchanged line
+    # between them): at block granularity the report shows a block as one change
     blocks: dict[str, int] = field(default_factory=dict)
     # ddmin: how many of `checks`, at their end, removed more than one change at once (the
     # changes that need one, its block, hunk, function or file), where removing one alone did

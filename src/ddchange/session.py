@@ -360,7 +360,7 @@ class _Session:
             self.limited.ignored,
             trials.unused(),
             self.searcher.width,
-            blocks={h.id: hierarchy.block(h.id) for h in culprits + context},
+            blocks=hierarchy.runs(culprits),
             wider=0 if found is None else found.wider,
         )
 

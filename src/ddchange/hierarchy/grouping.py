@@ -92,6 +92,7 @@ class Hierarchy:
         self._units = {unit.id: unit for unit in diff.hunks}
         self._scopes: dict[str, str] = {}  # worked out on first use (see `scope`)
         self._blocks: dict[str, int] = {}  # worked out on first use (see `block`)
+        self._index: dict[str, int] = {}  # each unit's place in the diff, on first use
         self._origins: dict[str, tuple[str, ...]] = {}  # told after a search (`know_origins`)
         self._names: Analysis | None = None
         self._analysis: Callable[[], Analysis] | None = None  # until it is made (`_analysed`)
@@ -142,6 +143,22 @@ class Hierarchy:
                 end = max(end, _first(each) + each.old_lines)
         return self._blocks[unit]
 
+    def runs(self, units: Sequence[Hunk]) -> dict[str, int]:
+        """Each of `units` (in diff order) numbered by its run: units of one block with none
+        of that block's units missing between them. A configuration that holds only part of a
+        block shows its runs as apart (unchanged lines lie between them), and so does the
+        answer's own `git diff -U0`: a block of the search is one of its hunks."""
+        if not self._index:
+            self._index = {unit.id: n for n, unit in enumerate(self._diff.hunks)}
+        runs: dict[str, int] = {}
+        number, last = 0, None
+        for unit in units:
+            here = self._index[unit.id]
+            if last is None or self.block(unit.id) != self.block(last[0]) or here != last[1] + 1:
+                number += 1
+            runs[unit.id], last = number, (unit.id, here)
+        return runs
+
     def know_origins(self, origins: Mapping[str, tuple[str, ...]]) -> None:
         """The commits that brought each unit, for the "origin" level: a block cut where its
         lines come from different commits (each unit of a block whose commits are not known
@@ -150,15 +167,16 @@ class Hierarchy:
 
     def groups(self, level: str, units: Sequence[Hunk]) -> list[Group]:
         """`units` partitioned into the groups of `level`, in diff order."""
+        runs = self.runs(units) if level in ("block", "origin") else {}
         key: Callable[[Hunk], tuple[object, str]] = {
             "commit": lambda u: (self.commits.get(u.id, 0), f"commit {self.commits.get(u.id, 0)}"),
             "directory": lambda u: (os.path.dirname(u.path), os.path.dirname(u.path) or "."),
             "file": lambda u: (u.file, u.path),
             "function": lambda u: ((u.file, self.scope(u.id)), _label(u, self.scope(u.id))),
             "hunk": lambda u: (u.hunk, f"{u.path}:{u.new_start}"),
-            "block": lambda u: (("block", self.block(u.id)), f"{u.path}:{u.new_start}"),
+            "block": lambda u: (("block", runs[u.id]), f"{u.path}:{u.new_start}"),
             "origin": lambda u: (
-                ("origin", self.block(u.id), self._origins.get(u.id, (u.id,))),
+                ("origin", runs[u.id], self._origins.get(u.id, (u.id,))),
                 f"{u.path}:{u.new_start}",
             ),
             "line": lambda u: (u.id, f"{u.path}:{u.new_start}"),
