@@ -396,13 +396,15 @@ class Search:
         """The outcome of one configuration as the search finds it out: its interior first,
         then, when that does not fail and the hint is in doubt, the configuration itself."""
         closed = self.hierarchy.interior(config)
+        inside: Outcome | None = None
         if closed != config:
             found = self._resolving(closed)
             if found.outcome is Outcome.FAIL or not self._hint.doubted():
                 return found
+            inside = found.outcome
         found = self._ask(config)
-        if closed != config:
-            self._judge_hint(config, found.outcome)
+        if inside is not None:
+            self._judge_hint(config, inside, found.outcome)
         return found
 
     def _probe(self, candidate: list[str]) -> Probed[str]:
@@ -414,9 +416,13 @@ class Search:
             plain = self.hierarchy.prefix(groups, plain)
         return self.probe(plain)
 
-    def _judge_hint(self, plain: Config, outcome: Outcome) -> None:
+    def _judge_hint(self, plain: Config, inside: Outcome, outcome: Outcome) -> None:
+        """The hint was right when the plain candidate did not build and its interior did (a
+        PASS), wrong when the plain candidate resolved (its needs are disproved); when neither
+        built, it told nothing. A test that rarely builds at all would otherwise count every
+        try as the hint's success, and trust it while its interiors never fail."""
         if outcome is Outcome.UNRESOLVED:
-            self._hint.right += 1
+            self._hint.right += inside is not Outcome.UNRESOLVED
         elif self.hierarchy.unlearn(plain):
             self._hint.wrong += 1
             self._unlearned += 1
