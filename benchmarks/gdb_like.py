@@ -41,7 +41,7 @@ import gdb_oracle
 import gdb_project
 from results import PARTS, Runs, parts_prose, runs, write_section
 
-from ddchange import git
+from ddchange import git, model
 from ddchange.diff import linechanges, read
 from ddchange.diff.hunks import Diff
 from ddchange.hierarchy import grouping
@@ -66,7 +66,7 @@ STRATEGIES = (
     Strategy("flat", ("hunk",), dependencies=False),
     Strategy("by file", ("file", "hunk"), dependencies=False),
     Strategy("by function", ("function", "hunk"), dependencies=False),
-    Strategy("full + dependencies", ("file", "function", "hunk", "line"), dependencies=True),
+    Strategy("full + dependencies", ("file", "function", "hunk", "block"), dependencies=True),
     # What `ddchange GOOD..BAD` does: a directory level for wide diffs, failure resolution.
     Strategy("as the command", (), dependencies=True, resolve=True),
 )
@@ -129,8 +129,9 @@ class Measured:
 
 def measure(case: Case, strategy: Strategy, budget: int) -> Measured:
     """One search over `case` with `strategy`, against the simulated build and test."""
-    levels = strategy.levels or tuple(grouping.levels_for("line", case.diff))
-    diff = linechanges.split_lines(case.diff) if "line" in levels else case.diff
+    levels = strategy.levels or tuple(grouping.levels_for(model.Request.granularity, case.diff))
+    lines = {"block", "line"} & set(levels)  # a block is a run of line changes
+    diff = linechanges.split_lines(case.diff) if lines else case.diff
     oracle = case.oracle(diff, budget)
     hierarchy = grouping.Hierarchy(diff, dependencies=strategy.dependencies)
 
