@@ -133,7 +133,9 @@ def measure(case: Case, strategy: Strategy, budget: int) -> Measured:
     lines = {"block", "line"} & set(levels)  # a block is a run of line changes
     diff = linechanges.split_lines(case.diff) if lines else case.diff
     oracle = case.oracle(diff, budget)
-    hierarchy = grouping.Hierarchy(diff, dependencies=strategy.dependencies)
+    hierarchy = grouping.Hierarchy(
+        diff, dependencies=strategy.dependencies, whole_blocks=levels[-1] == "block"
+    )
 
     def missing(config: frozenset[str]) -> frozenset[str]:
         """The failure resolution loop's input: what the last simulated build said."""

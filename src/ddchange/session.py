@@ -236,6 +236,7 @@ class _Session:
             dependencies=request.dependencies,
             commits=provenance.positions(self.attribution, history),
             analysis=analysis,
+            whole_blocks=request.granularity == "block",
         )
         self.searcher = Search(
             diff,

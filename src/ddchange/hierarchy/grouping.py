@@ -81,6 +81,7 @@ class Hierarchy:
         needs: Mapping[str, Iterable[str]] | None = None,
         commits: Mapping[str, int] | None = None,
         analysis: Callable[[], Analysis] | None = None,
+        whole_blocks: bool = False,
     ) -> None:
         """`needs`, when given, replaces the analysis of names (tests, known ground truth).
         Otherwise that analysis, the costly part (every changed file parsed, its names
@@ -88,11 +89,15 @@ class Hierarchy:
         session has it made meanwhile, during the pre-flight), else here. `commits` numbers
         each unit's commit in history order, for the "commit" level."""
         self.commits = commits or {}
+        # A block goes whole into an interior (at block granularity, where no level splits
+        # one): a block cut by a dropped line is half a statement, which never builds.
+        self.whole_blocks = whole_blocks
         self._diff = diff
         self._units = {unit.id: unit for unit in diff.hunks}
         self._scopes: dict[str, str] = {}  # worked out on first use (see `scope`)
         self._blocks: dict[str, int] = {}  # worked out on first use (see `block`)
         self._index: dict[str, int] = {}  # each unit's place in the diff, on first use
+        self._members: dict[int, list[str]] = {}  # each block's units, on first use
         self._origins: dict[str, tuple[str, ...]] = {}  # told after a search (`know_origins`)
         self._names: Analysis | None = None
         self._analysis: Callable[[], Analysis] | None = None  # until it is made (`_analysed`)
@@ -203,7 +208,8 @@ class Hierarchy:
         return frozenset(kept)
 
     def interior(self, config: Iterable[str]) -> frozenset[str]:
-        """The largest subset of `config` in which every unit has all it needs."""
+        """The largest subset of `config` in which every unit has all it needs (with
+        `whole_blocks`, and every block is whole or absent)."""
         kept, needs = set(config), self._analysed()
         dropped = [unit for unit in kept if not needs.get(unit, set()) <= kept]
         while dropped:
@@ -212,7 +218,16 @@ class Hierarchy:
                 continue
             kept.discard(unit)
             dropped.extend(user for user in self._needed_by.get(unit, ()) if user in kept)
+            if self.whole_blocks:
+                dropped.extend(mate for mate in self._mates(unit) if mate in kept)
         return frozenset(kept)
+
+    def _mates(self, unit: str) -> list[str]:
+        """The units of `unit`'s block."""
+        if not self._members:
+            for each in self._diff.hunks:
+                self._members.setdefault(self.block(each.id), []).append(each.id)
+        return self._members[self.block(unit)]
 
     def learn(self, config: frozenset[str], missing: Iterable[str]) -> bool:
         """Add the needs that a failed build of `config` reveals by the names it said were
