@@ -366,7 +366,8 @@ def real_section(real: RealRun, seed: int) -> str:
     )
     return (
         f"\nReal run, {REAL_SIZE:,} hunks, seed {seed}, gcc and make: `ddchange GOOD..BAD "
-        '--build make -- sh test.sh` (default granularity `line`). "oracle agrees": the '
+        f"--build make -- sh test.sh` (default granularity `{model.Request.granularity}`). "
+        '"oracle agrees": the '
         "simulated build and test give the outcome gcc and the test gave, on every configuration "
         f"the real run built; {parts_prose([real.parts])}. {predicted}\n\n" + table(header, [row])
     )
