@@ -123,10 +123,9 @@ def changes(units: Iterable[tuple[str, str, int | None]]) -> list[tuple[str, str
 
 def answer(result: Result) -> list[tuple[str, str]]:
     """A result's changes as `matches` reads them (see `changes`)."""
-    by_block = result.request.granularity == "block"
-    return changes(
-        (h.path, h.diff, result.blocks.get(h.id) if by_block else None) for h in result.culprits
-    )
+    from ddchange.report.words import blocks  # the report's own gathering, loaded when asked
+
+    return [(c[0].path, "".join(h.diff for h in c)) for c in blocks(result, result.culprits)]
 
 
 def matches(scenario: Scenario, found: Sequence[tuple[str, str]]) -> bool:

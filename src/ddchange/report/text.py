@@ -85,11 +85,7 @@ def _culprits(result: Result) -> list[str]:
     and its diff: first those without which the test passed (the failure is there), then those
     without which it could not be tested."""
     outcomes = without_each(result)
-    changes = (
-        blocks(result, result.culprits)
-        if result.request.granularity == "block"
-        else [[hunk] for hunk in result.culprits]
-    )
+    changes = blocks(result, result.culprits)
     cause = [c for c in changes if outcomes.get(c[0].id) is Outcome.PASS]
     rest = [c for c in changes if outcomes.get(c[0].id) is not Outcome.PASS]
     lines: list[str] = []

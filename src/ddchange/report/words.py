@@ -60,7 +60,10 @@ def headline(result: Result) -> str:
 
 
 def blocks(result: Result, units: list[Hunk]) -> list[list[Hunk]]:
-    """`units` (in diff order) gathered by block: at block granularity one change each."""
+    """`units` (in diff order) as the answer's changes: at block granularity gathered by block,
+    elsewhere one each."""
+    if result.request.granularity != "block":
+        return [[unit] for unit in units]
     gathered: dict[int, list[Hunk]] = {}
     for unit in units:
         gathered.setdefault(result.blocks.get(unit.id, -len(gathered) - 1), []).append(unit)
