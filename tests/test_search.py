@@ -261,6 +261,29 @@ def test_a_right_hint_keeps_candidates_buildable() -> None:
     assert with_hint.calls * 2.5 < without.calls
 
 
+def test_a_trusted_hint_whose_interior_cannot_be_tested_is_audited_by_the_plain_candidate() -> None:
+    """The hint earns trust (twice its interior built where the plain candidate did not), then
+    names a need that is wrong while it misses a true one: its interior cannot be tested, and
+    the plain candidate, tried anyway, fails. Without that try the search would hold an
+    UNRESOLVED where a FAIL was one run away."""
+    diff = synthetic_diff([[1] * 6])
+    ids = [u.id for u in diff.hunks]
+    a, b, c, d, e, f = ids
+    true = {b: {a}, d: {c}, f: {e}}
+    believed = {b: {a}, d: {c}, e: {c}}  # e's need is wrong, f's is missed
+    recorded = Recorded(monotone_oracle(true, [frozenset({e})]), frozenset(ids))
+    cache = OutcomeCache[str]()
+    for config, outcome in recorded.records.items():
+        cache.store(config, outcome)
+    search = Search(diff, recorded, Hierarchy(diff, needs=believed), cache)
+    for plain in ({b}, {d}):  # the interior (nothing) passes, the plain candidate cannot build
+        assert search.probe(frozenset(plain)).outcome is Outcome.UNRESOLVED
+    found = search.probe(frozenset({e, f}))
+    assert recorded.records[frozenset({f})] is Outcome.UNRESOLVED, "the interior, first"
+    assert (found.outcome, found.config) == (Outcome.FAIL, frozenset({e, f}))
+    assert recorded.calls == 4
+
+
 def verified(
     shape: list[list[int]], true: dict[str, set[str]], believed: dict[str, set[str]]
 ) -> tuple[Found, Recorded]:

@@ -15,7 +15,10 @@ Invariants, and where they are kept:
   real outcome: `Found.answer` was seen to FAIL, `Found.passing` to PASS.
 - Dependencies are a hint, never a filter. A candidate whose units lack what they need is
   first tried as its interior (the largest dependency-closed subset, which builds); when that
-  does not fail and the hint is in doubt, the plain candidate is tried too (`_probe`). A plain
+  does not fail and the hint is in doubt, the plain candidate is tried too (`probe`). A hint
+  in trust is still audited: when its interior cannot be tested, the plain candidate is tried
+  while such tries keep resolving often enough (`_Hint.audits`): a wrong need that drops a
+  change another one truly needs must not hide a FAIL one run away. A plain
   candidate that resolves (PASS or FAIL) disproves the needs it violates, which are forgotten
   (`Hierarchy.unlearn`); a build that fails for a missing name teaches one (Zeller's failure
   resolution loop, `Hierarchy.learn`). So the hint can make a search cheaper, never its answer
@@ -99,9 +102,18 @@ class _Hint:
     right: int = 0
     wrong: int = 0
     misled: bool = False
+    # Audits: while trusted, an interior that could not be tested is followed by a plain try,
+    # which either resolved (the hint's interior was the wrong thing to run) or did not.
+    rescued: int = 0
+    wasted: int = 0
 
     def doubted(self) -> bool:
         return self.misled or self.right < TRUST_AFTER * (self.wrong + 1)
+
+    def audits(self) -> bool:
+        """Whether a trusted hint's untestable interior is worth a plain try: while such
+        tries resolved at least once per TRUST_AFTER that did not."""
+        return self.wasted < TRUST_AFTER * (self.rescued + 1)
 
 
 @dataclass
@@ -397,14 +409,19 @@ class Search:
         then, when that does not fail and the hint is in doubt, the configuration itself."""
         closed = self.hierarchy.interior(config)
         inside: Outcome | None = None
+        audit = False
         if closed != config:
             found = self._resolving(closed)
-            if found.outcome is Outcome.FAIL or not self._hint.doubted():
+            if found.outcome is Outcome.FAIL:
                 return found
+            if not self._hint.doubted():
+                audit = found.outcome is Outcome.UNRESOLVED and self._hint.audits()
+                if not audit:
+                    return found
             inside = found.outcome
         found = self._ask(config)
         if inside is not None:
-            self._judge_hint(config, inside, found.outcome)
+            self._judge_hint(config, inside, found.outcome, audit)
         return found
 
     def _probe(self, candidate: list[str]) -> Probed[str]:
@@ -416,11 +433,15 @@ class Search:
             plain = self.hierarchy.prefix(groups, plain)
         return self.probe(plain)
 
-    def _judge_hint(self, plain: Config, inside: Outcome, outcome: Outcome) -> None:
+    def _judge_hint(self, plain: Config, inside: Outcome, outcome: Outcome, audit: bool) -> None:
         """The hint was right when the plain candidate did not build and its interior did (a
         PASS), wrong when the plain candidate resolved (its needs are disproved); when neither
         built, it told nothing. A test that rarely builds at all would otherwise count every
-        try as the hint's success, and trust it while its interiors never fail."""
+        try as the hint's success, and trust it while its interiors never fail. An audit (a
+        trusted hint's interior did not build) is scored apart: see `_Hint.audits`."""
+        if audit:
+            self._hint.rescued += outcome is not Outcome.UNRESOLVED
+            self._hint.wasted += outcome is Outcome.UNRESOLVED
         if outcome is Outcome.UNRESOLVED:
             self._hint.right += inside is not Outcome.UNRESOLVED
         elif self.hierarchy.unlearn(plain):
