@@ -16,11 +16,13 @@ from pathlib import Path
 from endtoend import ddchange, two_commits
 
 from ddchange.cli.display import Tally
-from ddchange.model import Outcome, Progress, Running, Source
+from ddchange.events import estimate
+from ddchange.model import Estimate, Outcome, Progress, Running, Source
 
 LINE = re.compile(
     r"^test +(\d+) +([\w-]+): .* -> (PASS|FAIL|UNRESOLVED) .*  · (\d+) run, (\d+) cached, "
-    r"(\d+) implied, (\d+) unresolved; about (\d+) tests? left \(estimate\)$"
+    r"(\d+) implied, (\d+) unresolved; about (\d+) tests? left "
+    r"\((?:(\d+)-(\d+) half the time|estimate)\)$"
 )
 
 
@@ -46,18 +48,21 @@ def test_the_plain_form_gives_one_line_per_test_with_counts_and_an_estimate(
     assert int(last.group(8)) <= 1, "at the end, about nothing is left"
     estimates = [int(m.group(8)) for m in parsed if m]
     assert estimates[0] >= run.report["tests_run"] // 2, "the first estimate is no wild guess"
+    ranges = [[int(m.group(n)) for n in (9, 8, 10)] for m in parsed if m and m.group(9)]
+    assert ranges, "the search's guess comes with its range"
+    assert all(low <= likely <= high for low, likely, high in ranges)
 
 
 def _progress(outcome: Outcome, source: Source, tests: int, left: int) -> Progress:
-    return Progress("hunk", outcome, source, "exit 1", 3, 3, tests, "", left)
+    return Progress("hunk", outcome, source, "exit 1", 3, 3, tests, "", Estimate(fixed=left))
 
 
 def test_the_status_shows_the_test_in_flight_and_how_long_it_has_run() -> None:
     tally = Tally()
-    tally.add(Running("hunk", 5, 13, started=100.0, left=9))
+    tally.add(Running("hunk", 5, 13, started=100.0, left=Estimate(fixed=4, search=5)))
     assert tally.status(now=112.4) == (
         "test 13 running 12s (hunk: 5 changes) · 0 run, 0 cached, 0 implied, 0 unresolved; "
-        "about 9 tests left (estimate)"
+        "about 9 tests left (6-19 half the time)"
     )
     tally.add(_progress(Outcome.UNRESOLVED, Source.TEST, 13, 8))
     tally.add(_progress(Outcome.PASS, Source.CACHE, 13, 8))
@@ -65,7 +70,7 @@ def test_the_status_shows_the_test_in_flight_and_how_long_it_has_run() -> None:
     assert tally.status(now=200.0) == (
         "13 run, 1 cached, 1 implied, 1 unresolved; about 7 tests left (estimate)"
     )
-    tally.add(Running("bisect", 1, 14, started=0.0, commit="0123456789abcdef", left=1))
+    tally.add(Running("bisect", 1, 14, started=0.0, commit="0123456789abcdef"))
     assert tally.status(now=3.0).startswith("test 14 running 3s (bisect: commit 0123456) · ")
 
 
@@ -118,3 +123,17 @@ def test_the_command_is_shown_as_it_would_be_typed(tmp_path: Path) -> None:
     run = ddchange(repo.path, "good..bad", "--", "sh", "-c", "sh test.sh")
     assert run.returncode == 0, run.stderr
     assert "makes `sh -c 'sh test.sh'` fail" in run.stdout
+
+
+def test_the_estimate_is_the_checks_to_come_plus_as_many_search_tests_again() -> None:
+    """Before the search: the pre-flight's runs not made yet, the checks at the end, and what
+    one cause would take over all the changes. Once the search has halved them twice: as many
+    tests again as it has run. In the checks at the end: only the reruns not made yet."""
+    first = estimate([], "good", 1024, 1024, preflight=1, ends=4)
+    assert (first.fixed, first.search) == (6, 16)  # 2 + 4; 1.5 per halving of 1024, + 1
+    searched = ["good", "bad", *["hunk"] * 30]
+    later = estimate(searched, "hunk", 16, 1024, preflight=1, ends=4)
+    assert (later.fixed, later.search) == (4, 31)
+    assert (later.low, later.likely, later.high) == (4 + 11, 4 + 31, 4 + 93)
+    ending = estimate([*searched, "confirm"], "confirm", 1, 1024, preflight=1, ends=4)
+    assert (ending.fixed, ending.search, ending.likely) == (3, 0, 3)

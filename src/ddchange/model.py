@@ -120,6 +120,33 @@ class Revisions:
     bad: str
 
 
+# The search's share of an estimate is shown with a range from a third of it to three times it:
+# on the real regressions the tests it still ran fell inside about half the time
+# (benchmarks/estimate.py measures how often).
+SPREAD = 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class Estimate:
+    """About how many real tests are still to run: `fixed` ones that will run (the pre-flight's
+    runs not made yet, the checks at the end) and the search's, a guess (see events.py)."""
+
+    fixed: int = 0
+    search: int = 0
+
+    @property
+    def likely(self) -> int:
+        return self.fixed + self.search
+
+    @property
+    def low(self) -> int:
+        return self.fixed + -(-self.search // SPREAD)
+
+    @property
+    def high(self) -> int:
+        return self.fixed + SPREAD * self.search
+
+
 @dataclass(frozen=True)
 class Progress:
     """Sent to the listener after every evaluation, real or answered without a run."""
@@ -132,7 +159,7 @@ class Progress:
     remaining: int  # change units in the smallest failing configuration (minus the passing)
     tests_run: int
     commit: str = ""  # the commit tested, in the "bisect" phase
-    left: int = 0  # an estimate of the real tests still to run (shown as one)
+    left: Estimate = Estimate()  # the real tests still to run (shown as an estimate)
 
 
 @dataclass(frozen=True)
@@ -144,7 +171,7 @@ class Running:
     number: int  # the real test this is, counting from 1 in this process
     started: float  # time.monotonic() when it started
     commit: str = ""
-    left: int = 0  # an estimate of the real tests still to run, this one included
+    left: Estimate = Estimate()  # the real tests still to run, this one included
     alongside: int = 0  # other tests going at the same time (-j N)
 
 

@@ -32,7 +32,7 @@ class Tally:
     cached: int = 0
     implied: int = 0
     unresolved: int = 0
-    left: int = 0
+    left: model.Estimate = model.Estimate()
     running: Running | None = None
 
     def add(self, event: model.Progress | Running) -> None:
@@ -47,10 +47,13 @@ class Tally:
         self.unresolved += event.source is Source.TEST and event.outcome is Outcome.UNRESOLVED
 
     def counts(self) -> str:
-        """`12 run, 3 cached, 20 implied, 1 unresolved; about 9 tests left (estimate)`."""
+        """`12 run, 3 cached, 20 implied, 1 unresolved; about 16 tests left (6-40 half the
+        time)`: the range is the search's guess (model.SPREAD); without one, `(estimate)`."""
+        left = self.left
+        spread = f"{left.low}-{left.high} half the time" if left.search else "estimate"
         return (
             f"{self.tests} run, {self.cached} cached, {self.implied} implied, "
-            f"{self.unresolved} unresolved; about {plural(self.left, 'test')} left (estimate)"
+            f"{self.unresolved} unresolved; about {plural(left.likely, 'test')} left ({spread})"
         )
 
     def status(self, now: float) -> str:

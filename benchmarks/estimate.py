@@ -1,0 +1,120 @@
+"""How good is the estimate of tests left? A replay of the real regressions' test logs.
+
+    .venv/bin/python benchmarks/estimate.py [--work DIR]   # rewrites its section of RESULTS.md
+
+`benchmarks/real.py` leaves each case's default run as `DIR/CASE/out/default.json`, with its
+test log in order. This script walks each log and, before every test of the search, asks
+ddchange's own `events.estimate` what it would have shown there: the phases of the tests run so
+far and the changes still in play (the smallest configuration seen to fail). It sets the
+search's share of that estimate against the search's tests that really came after, this one
+included, and counts how often they fell inside the range the progress line shows (from a
+third of the guess to three times it, `model.SPREAD`). Only the search's share is judged: the
+pre-flight and checks still to come are known, not guessed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from results import CHECKS, PREFLIGHT, RESULTS, write_section
+
+from ddchange import events, model
+
+HEADING = "## Estimate of tests left (`benchmarks/estimate.py`)"
+OUTSIDE = (*PREFLIGHT, *CHECKS, "bisect")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Replay:
+    case: str
+    tests: int  # every record of the log
+    steps: int  # tests of the search: an estimate was shown before each
+    inside: int  # steps where what the search still ran fell inside the range shown
+    ratios: list[float]  # what the search still ran, over the guess, at each step
+
+
+def replay(case: str, report: dict[str, object]) -> Replay:
+    log = report["log"]
+    assert isinstance(log, list)
+    start = int(str(report["hunks_total"]))
+    phases = [str(record["phase"]) for record in log]
+    searched_after = [0] * (len(log) + 1)
+    for n in range(len(log) - 1, -1, -1):
+        searched_after[n] = searched_after[n + 1] + (phases[n] not in OUTSIDE)
+    units, inside, ratios = start, 0, []
+    for n, record in enumerate(log):
+        if phases[n] not in OUTSIDE:
+            guess = events.estimate(phases[:n], phases[n], units, start, 0, 0).search
+            left = searched_after[n]
+            low, high = model.Estimate(search=guess).low, model.Estimate(search=guess).high
+            inside += low <= left <= high
+            ratios.append(left / guess)
+        if record["outcome"] == "fail" and phases[n] not in CHECKS:
+            units = min(units, len(record["config"]))
+    return Replay(case=case, tests=len(log), steps=len(ratios), inside=inside, ratios=ratios)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "—"
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(int(q * len(ordered)), len(ordered) - 1)]
+
+
+def table(replays: list[Replay]) -> str:
+    rows = [
+        "| case | tests run | of them the search's | inside the range | median ratio | "
+        "ratio, 10th–90th percentile |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in replays:
+        rows.append(
+            f"| {r.case} | {r.tests} | {r.steps} | {_share(r.inside, r.steps)} | "
+            f"{statistics.median(r.ratios):.2f} | "
+            f"{_quantile(r.ratios, 0.1):.2f}–{_quantile(r.ratios, 0.9):.2f} |"
+        )
+    every = [ratio for r in replays for ratio in r.ratios]
+    steps, inside = sum(r.steps for r in replays), sum(r.inside for r in replays)
+    per_case = statistics.mean(r.inside / r.steps for r in replays)
+    rows += [
+        "",
+        f"- every step of every case: inside the range {_share(inside, steps)} of {steps}; "
+        f"ratio 25th–75th percentile {_quantile(every, 0.25):.2f}–{_quantile(every, 0.75):.2f}, "
+        f"10th–90th {_quantile(every, 0.1):.2f}–{_quantile(every, 0.9):.2f}",
+        f"- each case weighted alike: inside the range {100 * per_case:.0f}% of its steps",
+    ]
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir(), "ddchange-real"))
+    parser.add_argument("--results", type=Path, default=RESULTS, help="file to write")
+    args = parser.parse_args()
+    found = sorted(args.work.glob("*/out/default.json"))
+    if not found:
+        parser.error(f"no */out/default.json under {args.work}: run benchmarks/real.py first")
+    replays = [replay(path.parents[1].name, json.loads(path.read_text())) for path in found]
+    body = (
+        f"On {platform.machine()}, Python {platform.python_version()}: "
+        f"`benchmarks/estimate.py --work {args.work}`, over the test logs of the default runs "
+        f"that `benchmarks/real.py` left there ({len(replays)} cases). At each test of the "
+        "search, the ratio is the search's tests that really came after (this one included) "
+        "over the search's share of the estimate shown before it; the progress line shows the "
+        f"range from 1/{model.SPREAD} of that share to {model.SPREAD} times it, and says the "
+        "rest will fall inside it half the time.\n\n" + table(replays)
+    )
+    write_section(HEADING, body, args.results)
+    print(body)
+
+
+if __name__ == "__main__":
+    main()
