@@ -99,6 +99,17 @@ class EmptyDiff(DDChangeError):
 
 
 @dataclass
+class UnsafePath(DDChangeError):
+    """The tree of `commit` (a full object name) holds `path`, which git's checkout refuses
+    (`problem`: "a '..' component", ...): written as it is, it would reach outside the scratch
+    tree or into its repository. Found when the diff is read, before anything is written."""
+
+    commit: str
+    path: str
+    problem: str
+
+
+@dataclass
 class UnknownScenario(DDChangeError):
     name: str
     known: tuple[str, ...]

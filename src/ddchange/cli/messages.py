@@ -105,6 +105,13 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
                 "Check the range with `git diff --stat GOOD BAD`.",
                 2,
             )
+        case errors.UnsafePath(commit, path, problem):
+            return (
+                f"commit {commit[:12]} holds the path {path!r}, with {problem}: git refuses to "
+                "check it out, since it could write outside the work tree or into .git, and so "
+                "does ddchange. Choose revisions without it (`git fsck` lists such trees).",
+                2,
+            )
         case errors.UnknownScenario(name, known):
             return f"no sample scenario {name!r}; choose one of: {', '.join(known)}.", 2
         case errors.PreflightFailed():

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ddchange import errors, git
-from ddchange.diff import hunks, limits, parse
+from ddchange.diff import hunks, limits, parse, safety
 
 if TYPE_CHECKING:
     from ddchange.git import Repo
@@ -35,8 +35,17 @@ def tree_marks(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, tuple[in
 
 
 def read_diff(repo: Repo, good: str, bad: str) -> hunks.Diff:
-    """The change units between the commits `good` and `bad` (full object names)."""
+    """The change units between the commits `good` and `bad` (full object names).
+
+    Raises `errors.UnsafePath` for a path that git's checkout would refuse (`safety`), before
+    anything is read further or written anywhere."""
     raw = git.diff_raw(repo, good, bad)
+    for entry in raw:
+        for commit, path, mode in ((good, entry.old_path, entry.old_mode),
+                                   (bad, entry.new_path, entry.new_mode)):  # fmt: skip
+            problem = safety.refusal(path, mode) if mode else None
+            if problem:
+                raise errors.UnsafePath(commit, path, problem)
     patch = git.diff_patch(repo, good, bad)
     return parse.parse_diff(raw, patch, git.read_blobs(repo, parse.needed_blobs(raw)))
 

@@ -41,6 +41,11 @@ def exists_here(full: Path, root: Path) -> bool:
     return os.path.lexists(text)
 
 
+def is_entry(full: Path, root: Path) -> bool:
+    """Whether `full` holds what git tracks, a file or a symlink, in the work tree itself."""
+    return exists_here(full, root) and (full.is_symlink() or full.is_file())
+
+
 def is_directory(path: str | Path) -> bool:
     try:
         return stat.S_ISDIR(os.lstat(path).st_mode)

@@ -136,7 +136,8 @@ class Scratch:
 
     def patch(self, base_sha: str, paths: Collection[str]) -> bytes:
         """A patch (for `git apply`) from `base_sha` to the files now at `paths`."""
-        return git.tree_patch(self.path, base_sha, paths)
+        present = {path for path in paths if files.is_entry(self.path / path, self.path)}
+        return git.tree_patch(self.path, base_sha, sorted(present), sorted({*paths} - present))
 
     def _checked_out(
         self, states: Mapping[str, FileState | None], *, fresh: bool
