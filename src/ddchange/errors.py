@@ -102,9 +102,10 @@ class EmptyDiff(DDChangeError):
 class UnsafePath(DDChangeError):
     """The tree of `commit` (a full object name) holds `path`, which git's checkout refuses
     (`problem`: "a '..' component", ...): written as it is, it would reach outside the scratch
-    tree or into its repository. Found when the diff is read, before anything is written."""
+    tree or into its repository. Found when the diff is read, before anything is written;
+    `commit` is None where the scratch tree itself was asked to write such a path."""
 
-    commit: str
+    commit: str | None
     path: str
     problem: str
 

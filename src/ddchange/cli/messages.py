@@ -105,12 +105,18 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
                 "Check the range with `git diff --stat GOOD BAD`.",
                 2,
             )
-        case errors.UnsafePath(commit, path, problem):
+        case errors.UnsafePath(str(commit), path, problem):
             return (
                 f"commit {commit[:12]} holds the path {path!r}, with {problem}: git refuses to "
                 "check it out, since it could write outside the work tree or into .git, and so "
                 "does ddchange. Choose revisions without it (`git fsck` lists such trees).",
                 2,
+            )
+        case errors.UnsafePath(None, path, problem):
+            return (
+                f"refused to write {path!r} in the scratch tree, with {problem}; this is a "
+                "ddchange bug (such paths are refused when the diff is read): please report it.",
+                3,
             )
         case errors.UnknownScenario(name, known):
             return f"no sample scenario {name!r}; choose one of: {', '.join(known)}.", 2

@@ -17,9 +17,12 @@ if TYPE_CHECKING:
 
 
 def tree_states(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, hunks.FileState | None]:
-    """The state of each of `paths` in the tree of `rev`: None where it has no such file."""
+    """The state of each of `paths` in the tree of `rev`: None where it has no such file.
+    Raises `errors.UnsafePath` for a path there that git's checkout would refuse (`safety`)."""
     tree = git.ls_tree(repo, rev)
     wanted = list(paths)
+    for path in wanted:
+        _refuse_unsafe(rev, path, tree[path].mode if path in tree else 0)
     blobs = git.read_blobs(repo, (tree[path].sha for path in wanted if path in tree))
     return {
         path: hunks.FileState(blobs[tree[path].sha], tree[path].mode) if path in tree else None
@@ -37,17 +40,24 @@ def tree_marks(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, tuple[in
 def read_diff(repo: Repo, good: str, bad: str) -> hunks.Diff:
     """The change units between the commits `good` and `bad` (full object names).
 
-    Raises `errors.UnsafePath` for a path that git's checkout would refuse (`safety`), before
-    anything is read further or written anywhere."""
+    Raises `errors.UnsafePath` for a path in either tree that git's checkout would refuse
+    (`safety`), before anything is written: GOOD's whole tree is checked out in the scratch
+    tree, and the diff's new side is what BAD has beyond it."""
+    for path, entry in git.ls_tree(repo, good).items():
+        _refuse_unsafe(good, path, entry.mode)
     raw = git.diff_raw(repo, good, bad)
-    for entry in raw:
-        for commit, path, mode in ((good, entry.old_path, entry.old_mode),
-                                   (bad, entry.new_path, entry.new_mode)):  # fmt: skip
-            problem = safety.refusal(path, mode) if mode else None
-            if problem:
-                raise errors.UnsafePath(commit, path, problem)
+    for change in raw:
+        _refuse_unsafe(bad, change.new_path, change.new_mode)
     patch = git.diff_patch(repo, good, bad)
     return parse.parse_diff(raw, patch, git.read_blobs(repo, parse.needed_blobs(raw)))
+
+
+def _refuse_unsafe(commit: str, path: str, mode: int) -> None:
+    """Raise `errors.UnsafePath` if the tree of `commit` holds `path` (`mode` is not 0) and
+    git's checkout would refuse it."""
+    problem = safety.refusal(path, mode) if mode else None
+    if problem:
+        raise errors.UnsafePath(commit, path, problem)
 
 
 def limited(

@@ -13,6 +13,7 @@ Pure: no git, no file system.
 from __future__ import annotations
 
 _SYMLINK = 0o120000
+_BAD = ("//", "/./", "/../")  # an empty, "." or ".." component, in a path framed by slashes
 
 # Code points that HFS+ leaves out when it compares names: ".g\u200cit" is ".git" there.
 _HFS_IGNORED = dict.fromkeys(
@@ -23,6 +24,9 @@ _HFS_IGNORED = dict.fromkeys(
 def refusal(path: str, mode: int) -> str | None:
     """Why git's checkout would refuse a tree entry at `path` with `mode` (a few words for a
     message), or None if it would not."""
+    framed = f"/{path}/"
+    if path.isascii() and "git" not in path.lower() and not any(map(framed.__contains__, _BAD)):
+        return None  # the common case, decided at a glance (a whole tree is checked)
     components = path.split("/")
     for component in components:
         if component in ("", ".", ".."):

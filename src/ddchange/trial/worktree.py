@@ -74,6 +74,7 @@ class Scratch:
         changing = not all(self._has(path, state) for path, state in attributes.items())
         before = self._converted_others(states) if changing else set()
         unknown = {p for p in states if touched is None or not self._known(p, states, touched)}
+        files.refuse_unsafe({p: states[p] for p in unknown})
         removed = [
             p
             for p in files.deepest_first({p: states[p] for p in unknown})
