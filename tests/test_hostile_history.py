@@ -99,14 +99,15 @@ def history(
     bad = commit(repo, tree(repo, [script, a_bad, *bad_extra]), good, "bad")
     repo.git("update-ref", "refs/tags/good", good)
     repo.git("update-ref", "refs/tags/bad", bad)
-    repo.git("update-ref", "refs/heads/main", bad)
+    repo.git("update-ref", "refs/heads/main", good)  # the clone of the scratch tree starts here
     return good, bad
 
 
 def snapshot(root: Path, *, leave_out: str = "") -> dict[str, tuple[int, int, bytes]]:
     """Every file, directory and symlink under `root` (the .git of a repository too): mode,
-    modification time (of files but objects), and bytes or link target. `leave_out`: a directory that is not compared
-    (the journal ddchange keeps in the user's .git, which a run that searches writes)."""
+    modification time (of files but objects), and bytes or link target. `leave_out`: a
+    directory that is not compared (the journal ddchange keeps in the user's .git, which a
+    run that searches writes)."""
     found = {}
     for directory, subdirectories, names in os.walk(root):
         subdirectories[:] = [d for d in subdirectories if os.path.join(directory, d) != leave_out]
@@ -192,12 +193,18 @@ def test_a_dotdot_entry_in_bad_touches_nothing_outside(kind: str, tmp_path: Path
     assert "'../../victim/secret.txt', with a '..' component" in run.stderr
 
 
-def test_a_dotgit_config_entry_never_reaches_the_scratch_repository(tmp_path: Path) -> None:
+@pytest.mark.parametrize("side", ["bad", "both"])
+def test_a_dotgit_config_entry_never_reaches_the_scratch_repository(
+    side: str, tmp_path: Path
+) -> None:
+    """`.git/config` with a core.fsmonitor command: added by BAD, it would be written over the
+    scratch repository's config, and the test's next `git status` would run the command. In
+    GOOD too, git's own checkout of GOOD would refuse it, less clearly."""
     w = world(tmp_path)
     config = f"[core]\n\tfsmonitor = touch '{w.marker}'\n".encode()
-    dotgit = tree(w.repo, [(BLOB, b"config", blob(w.repo, config))])
-    good, _ = history(w, [(TREE, b".git", dotgit)], [(TREE, b".git", dotgit)])
-    assert_refused(run_guarded(w), good)
+    dotgit = TREE, b".git", tree(w.repo, [(BLOB, b"config", blob(w.repo, config))])
+    good, bad = history(w, [dotgit] if side == "both" else [], [dotgit], b"git status; " + TEST)
+    assert_refused(run_guarded(w), good if side == "both" else bad)
 
 
 # -- generated names and modes --------------------------------------------------------------
