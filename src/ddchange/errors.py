@@ -111,6 +111,16 @@ class UnsafePath(DDChangeError):
 
 
 @dataclass
+class UnreadableTrees(DDChangeError):
+    """git cannot list the trees of `good` and `bad` (full object names), or their diff:
+    `stderr` is its complaint ("empty filename in tree entry": a crafted or damaged tree)."""
+
+    good: str
+    bad: str
+    stderr: str
+
+
+@dataclass
 class UnknownScenario(DDChangeError):
     name: str
     known: tuple[str, ...]

@@ -6,7 +6,8 @@ that the git layer returns plain entries and bytes and never needs the diff laye
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from ddchange import errors, git
@@ -43,13 +44,34 @@ def read_diff(repo: Repo, good: str, bad: str) -> hunks.Diff:
     Raises `errors.UnsafePath` for a path in either tree that git's checkout would refuse
     (`safety`), before anything is written: GOOD's whole tree is checked out in the scratch
     tree, and the diff's new side is what BAD has beyond it."""
-    for path, entry in git.ls_tree(repo, good).items():
+    with _reading_trees(good, bad):
+        tree, raw = git.ls_tree(repo, good), git.diff_raw(repo, good, bad)
+    for path, entry in tree.items():
         _refuse_unsafe(good, path, entry.mode)
-    raw = git.diff_raw(repo, good, bad)
     for change in raw:
         _refuse_unsafe(bad, change.new_path, change.new_mode)
     patch = git.diff_patch(repo, good, bad)
     return parse.parse_diff(raw, patch, git.read_blobs(repo, parse.needed_blobs(raw)))
+
+
+def check_history(repo: Repo, good: str, bad: str) -> None:
+    """Raise `errors.UnsafePath` for a path that a commit of the first-parent history in
+    good..bad brings in and git's checkout would refuse: the search by history applies those
+    commits' trees, and must refuse them before the first test, not in the middle."""
+    with _reading_trees(good, bad):
+        changes = git.first_parent_changes(repo, good, bad)
+    for commit, change in changes:
+        _refuse_unsafe(commit, change.new_path, change.new_mode)
+
+
+@contextmanager
+def _reading_trees(good: str, bad: str) -> Iterator[None]:
+    """git failing to read the trees is `errors.UnreadableTrees`: a crafted tree can be more
+    than git reads ("empty filename in tree entry")."""
+    try:
+        yield
+    except errors.GitFailed as failure:
+        raise errors.UnreadableTrees(good, bad, failure.stderr) from failure
 
 
 def _refuse_unsafe(commit: str, path: str, mode: int) -> None:
