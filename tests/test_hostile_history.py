@@ -29,10 +29,11 @@ from pathlib import Path
 import pytest
 from endtoend import Run, found, refused
 from gitsandbox import Sandbox, init
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from ddchange import errors, git
+from ddchange.diff import safety
 from ddchange.diff.hunks import FileState
 from ddchange.trial.worktree import scratch_worktree
 
@@ -269,12 +270,12 @@ def hostile_names(draw: st.DrawFn) -> bytes:
     """Names git refuses and names a hair away from them: `..`, `.`, empty, `.git` and
     `git~1` in any case, with HFS+-ignored code points, NTFS trailing dots and spaces, an
     alternate data stream, a backslash; and plain odd names."""
-    stem = draw(st.sampled_from(["..", ".", "", ".git", "git~1", ".gitmodules", "git", ".gi"]))
+    stem = draw(st.sampled_from(["..", ".", "", ".git", ".git", "git~1", ".gitmodules", ".gi"]))
     stem = "".join(c.upper() if draw(st.booleans()) else c for c in stem)
     if stem and draw(st.booleans()):
         at = draw(st.integers(0, len(stem)))
         stem = stem[:at] + draw(st.sampled_from(HFS_IGNORED)) + stem[at:]
-    suffix = draw(st.sampled_from(["", ".", " ", ". .", "::$INDEX_ALLOCATION", "x", "~2"]))
+    suffix = draw(st.sampled_from(["", "", "", ".", " ", ". .", "::$INDEX_ALLOCATION", "x", "~2"]))
     prefix = draw(st.sampled_from(["", "", "a\\", "b/"]))
     name = prefix + stem + suffix
     odd = st.text(st.characters(blacklist_characters="\0/", codec="utf-8"), max_size=5)
@@ -313,6 +314,40 @@ def test_any_crafted_entry_is_refused_as_git_refuses_it_or_searched_right(
     else:
         event(f"searched, exit {run.returncode}")
         assert found(run) == [("a.txt", "text")]
+
+
+@given(name=hostile_names(), mode=st.sampled_from([TREE, BLOB, EXE, LINK, GITLINK]))
+@example(name=".g\u200cit".encode(), mode=TREE)  # HFS+
+@example(name="\ufeff.GIT".encode(), mode=BLOB)
+@example(name=b"GIT~1. ", mode=TREE)  # NTFS
+@example(name=b".git::$INDEX_ALLOCATION", mode=TREE)
+@example(name=b"a\\.git", mode=BLOB)
+@example(name=b".gitmodules.", mode=LINK)
+@example(name=b".gitmodules", mode=BLOB)  # a file of that name is fine
+@example(name=b".gitx", mode=TREE)
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_path_rule_is_git_s(name: bytes, mode: str, tmp_path: Path) -> None:
+    """`safety.refusal`, on the paths `git ls-tree -r` lists, refuses a tree exactly when
+    `git read-tree` does (with the NTFS and HFS+ protections on)."""
+    repo = Sandbox(tmp_path / "rule")
+    if not repo.path.exists():
+        init(repo.path)
+    inner = tree(repo, [(BLOB, b"f", blob(repo, b"x"))])
+    sha = {TREE: inner, GITLINK: inner}.get(mode) or blob(repo, b"x")
+    root = commit(
+        repo, tree(repo, [(mode, name, sha), (BLOB, b"plain", blob(repo, b"y"))]), None, "c"
+    )
+    listed = subprocess.run(
+        ["git", "ls-tree", "-r", "-z", root], cwd=repo.path, capture_output=True
+    )
+    assume(listed.returncode == 0)  # an empty name: git cannot list it (see UnreadableTrees)
+    paths = [record.split(b"\t", 1) for record in filter(None, listed.stdout.split(b"\0"))]
+    refused = [
+        safety.refusal(os.fsdecode(path), int(meta.split(b" ")[0], 8)) for meta, path in paths
+    ]
+    verdict = git_refuses(repo, root)
+    event("git refuses" if verdict else "git checks it out")
+    assert any(refused) == verdict, refused
 
 
 # -- a symlink, and a path beneath it ------------------------------------------------------
