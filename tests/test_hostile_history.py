@@ -422,7 +422,8 @@ def test_a_directory_that_becomes_a_symlink_or_back(
 
 
 def test_the_scratch_tree_refuses_a_path_out_of_it(tmp_path: Path) -> None:
-    """Whatever reaches `Scratch.apply`, a `..` or `.git` path is written nowhere."""
+    """Whatever reaches `Scratch.apply`, a `..` or `.git` path is written nowhere, and nothing
+    is written, removed or replaced through a symlink in the tree."""
     w = world(tmp_path)
     history(w, [], [])
     repo = git.open_repo(w.repo.path)
@@ -435,5 +436,19 @@ def test_the_scratch_tree_refuses_a_path_out_of_it(tmp_path: Path) -> None:
                     with pytest.raises(errors.UnsafePath):
                         scratch.apply({path: state})
             assert (snapshot(w.victim), snapshot(scratch.path / ".git")) == before
+            # A symlink a test left in the tree: a path beneath it is written in a directory
+            # that takes its place, and a removal beneath it removes nothing.
+            (scratch.path / "d").symlink_to(w.victim)
+            scratch.apply({"d/secret.txt": None})
+            assert (scratch.path / "d").is_symlink()
+            scratch.apply({"d/secret.txt": FileState(b"pwned\n", 0o100644)})
+            assert not (scratch.path / "d").is_symlink()
+            assert (scratch.path / "d" / "secret.txt").read_bytes() == b"pwned\n"
+            (scratch.path / "d" / "secret.txt").unlink()
+            (scratch.path / "d").rmdir()
+            (scratch.path / "d").symlink_to(w.victim / "secret.txt")
+            scratch.apply({"d": FileState(b"pwned\n", 0o100644)})  # replaces the symlink
+            assert (scratch.path / "d").read_bytes() == b"pwned\n"
+            assert snapshot(w.victim) == before[0]
     finally:
         tempfile.tempdir = None
