@@ -29,7 +29,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ddchange import git
+from ddchange import errors, git
+from ddchange.diff import read
 from ddchange.diff.hunks import FileState, pieces
 from ddchange.trial import files
 from ddchange.trial.runner import SCRATCH_VARIABLE
@@ -244,7 +245,11 @@ def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
     """
     path = scratch_directory()
     try:
-        git.clone_scratch(repo, path, good_sha)
+        try:
+            git.clone_scratch(repo, path, good_sha)
+        except errors.GitFailed:
+            read.check_tree(repo, good_sha)  # a path git refuses to check out: which one
+            raise
         watch = Watch(path)
         try:
             yield Scratch(repo, path, good_sha, watch=watch)
