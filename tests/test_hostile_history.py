@@ -33,6 +33,7 @@ from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from ddchange import errors, git
+from ddchange.cli.messages import explain
 from ddchange.diff import safety
 from ddchange.diff.hunks import FileState
 from ddchange.trial.worktree import scratch_worktree
@@ -287,6 +288,9 @@ def hostile_names(draw: st.DrawFn) -> bytes:
     mode=st.sampled_from([TREE, BLOB, EXE, LINK, "100664", GITLINK]),
     side=st.sampled_from(["good", "bad", "both"]),
 )
+@example(name=b"", mode=BLOB, side="good")  # git cannot even list it
+@example(name=b"GIT~1", mode=TREE, side="bad")
+@example(name=b".gitx", mode=TREE, side="bad")  # fine: searched
 @settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_any_crafted_entry_is_refused_as_git_refuses_it_or_searched_right(
     name: bytes, mode: str, side: str, tmp_path: Path
@@ -433,8 +437,10 @@ def test_the_scratch_tree_refuses_a_path_out_of_it(tmp_path: Path) -> None:
             before = snapshot(w.victim), snapshot(scratch.path / ".git")
             for path in ("../../victim/secret.txt", ".git/config", "x/../../../victim/sub"):
                 for state in (None, FileState(b"pwned\n", 0o100644)):
-                    with pytest.raises(errors.UnsafePath):
+                    with pytest.raises(errors.UnsafePath) as refusal:
                         scratch.apply({path: state})
+                    message, code = explain(refusal.value)
+                    assert (code, len(message.splitlines())) == (3, 1)  # ours to fix
             assert (snapshot(w.victim), snapshot(scratch.path / ".git")) == before
             # A symlink a test left in the tree: a path beneath it is written in a directory
             # that takes its place, and a removal beneath it removes nothing.
