@@ -343,6 +343,13 @@ def _changed_paths(zoo: Zoo) -> list[str]:
     return sorted({p for e in raw if e.new_mode != 0o160000 for p in (e.old_path, e.new_path)})
 
 
+def _present(there: Path, paths: list[str]) -> tuple[list[str], list[str]]:
+    """`paths` split into those with a file or symlink at them, and the others (the zoo holds
+    no symlinked directory to look beyond)."""
+    present = [p for p in paths if os.path.islink(there / p) or (there / p).is_file()]
+    return present, sorted(set(paths) - set(present))
+
+
 def test_tree_patch_applies_to_base_and_leaves_repository_alone(zoo: Zoo, tmp_path: Path) -> None:
     there = _worktree_at(zoo, tmp_path / "bad", zoo.bad)
     (there / "added.txt").write_bytes(b"content no object has yet\n")
@@ -352,7 +359,7 @@ def test_tree_patch_applies_to_base_and_leaves_repository_alone(zoo: Zoo, tmp_pa
     scratch_index_bytes = (there / scratch_index).read_bytes()
     objects = _objects(zoo.repo)
 
-    patch = git.tree_patch(there, zoo.good, paths)
+    patch = git.tree_patch(there, zoo.good, *_present(there, paths))
 
     assert _objects(zoo.repo) == objects
     assert (zoo.repo.path / ".git" / "index").read_bytes() == index
@@ -376,7 +383,7 @@ def test_tree_patch_applies_to_base_and_leaves_repository_alone(zoo: Zoo, tmp_pa
 
 def test_tree_patch_of_unchanged_files_is_empty(zoo: Zoo, tmp_path: Path) -> None:
     there = _worktree_at(zoo, tmp_path / "bad", zoo.bad)
-    assert git.tree_patch(there, zoo.bad, _changed_paths(zoo)) == b""
+    assert git.tree_patch(there, zoo.bad, *_present(there, _changed_paths(zoo))) == b""
 
 
 def test_tree_patch_works_when_the_repository_path_holds_a_colon(tmp_path: Path) -> None:
@@ -385,5 +392,5 @@ def test_tree_patch_works_when_the_repository_path_holds_a_colon(tmp_path: Path)
     repo.write("a.txt", "one\n")
     base = repo.commit()
     (repo.path / "a.txt").write_text("two\n")
-    patch = git.tree_patch(repo.path, base, ["a.txt"])
+    patch = git.tree_patch(repo.path, base, ["a.txt"], [])
     assert b"-one\n+two\n" in patch

@@ -99,6 +99,28 @@ class EmptyDiff(DDChangeError):
 
 
 @dataclass
+class UnsafePath(DDChangeError):
+    """The tree of `commit` (a full object name) holds `path`, which git's checkout refuses
+    (`problem`: "a '..' component", ...): written as it is, it would reach outside the scratch
+    tree or into its repository. Found when the diff is read, before anything is written;
+    `commit` is None where the scratch tree itself was asked to write such a path."""
+
+    commit: str | None
+    path: str
+    problem: str
+
+
+@dataclass
+class UnreadableTrees(DDChangeError):
+    """git cannot list the trees of `good` and `bad` (full object names), or their diff:
+    `stderr` is its complaint ("empty filename in tree entry": a crafted or damaged tree)."""
+
+    good: str
+    bad: str
+    stderr: str
+
+
+@dataclass
 class UnknownScenario(DDChangeError):
     name: str
     known: tuple[str, ...]

@@ -158,6 +158,8 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Limited
     """The change units between the revisions to search, less what --keep and --ignore take
     out; there must be at least one."""
     diff = read.read_diff(repo, revisions.good, revisions.bad)
+    if request.strategy == "auto":  # the commits between are tested too (`_test_commit`)
+        read.check_history(repo, revisions.good, revisions.bad)
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
     good, bad = revisions.good, revisions.bad

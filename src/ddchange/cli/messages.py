@@ -105,6 +105,26 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
                 "Check the range with `git diff --stat GOOD BAD`.",
                 2,
             )
+        case errors.UnsafePath(str(commit), path, problem):
+            return (
+                f"commit {commit[:12]} holds the path {path!r}, with {problem}: git refuses to "
+                "check it out, since it could write outside the work tree or into .git, and so "
+                "does ddchange. Choose revisions without it (`git fsck` lists such trees).",
+                2,
+            )
+        case errors.UnsafePath(None, path, problem):
+            return (
+                f"refused to write {path!r} in the scratch tree, with {problem}; this is a "
+                "ddchange bug (such paths are refused when the diff is read): please report it.",
+                3,
+            )
+        case errors.UnreadableTrees(good, bad, stderr):
+            return (
+                f"git cannot read the trees of {good[:12]} and {bad[:12]} "
+                f"({_last_line(stderr)}); check the history with `git fsck`, or choose other "
+                "revisions.",
+                2,
+            )
         case errors.UnknownScenario(name, known):
             return f"no sample scenario {name!r}; choose one of: {', '.join(known)}.", 2
         case errors.PreflightFailed():
@@ -127,10 +147,9 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
         case errors.JournalUnavailable(path, reason):
             return f"the journal {path} {_journal_advice(reason)}", 1
         case errors.GitFailed(command, code, stderr):
-            complaint = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
             return (
-                f"`{shlex.join(command)}` failed (exit {code}): {complaint}; run it by hand to "
-                "see why (a failing filter or hook in .gitattributes or your git config?).",
+                f"`{shlex.join(command)}` failed (exit {code}): {_last_line(stderr)}; run it by "
+                "hand to see why (a failing filter or hook in .gitattributes or your git config?).",
                 1,
             )
         case errors.TestAborted(code, command):
@@ -166,6 +185,11 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
                 1,
             )
     return f"{type(error).__name__}: {error}", 1
+
+
+def _last_line(stderr: str) -> str:
+    """git's complaint: the last line of its error output that says anything."""
+    return next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
 
 
 def _journal_advice(reason: str) -> str:

@@ -132,19 +132,41 @@ def diff_raw(repo: Repo, good: str, bad: str) -> list[RawEntry]:
 
 
 def _parse_raw(out: bytes) -> list[RawEntry]:
-    # Records are ":old_mode new_mode old_sha new_sha status" NUL path NUL, with a second path
-    # for renames. The status carries a similarity score after the letter (R100).
     fields = iter(out.split(b"\0"))
     entries = []
     for meta in fields:
         if not meta:
             break
-        old_mode, new_mode, old_sha, new_sha, status = meta[1:].decode("ascii").split(" ")
-        old_path = os.fsdecode(next(fields))
-        new_path = os.fsdecode(next(fields)) if status[0] in "RC" else old_path
-        modes = int(old_mode, 8), int(new_mode, 8)
-        entries.append(RawEntry(status[0], *modes, old_sha, new_sha, old_path, new_path))
+        entries.append(_raw_entry(meta, fields))
     return entries
+
+
+def _raw_entry(meta: bytes, fields: Iterator[bytes]) -> RawEntry:
+    # Records are ":old_mode new_mode old_sha new_sha status" NUL path NUL, with a second path
+    # for renames. The status carries a similarity score after the letter (R100).
+    old_mode, new_mode, old_sha, new_sha, status = meta[1:].decode("ascii").split(" ")
+    old_path = os.fsdecode(next(fields))
+    new_path = os.fsdecode(next(fields)) if status[0] in "RC" else old_path
+    modes = int(old_mode, 8), int(new_mode, 8)
+    return RawEntry(status[0], *modes, old_sha, new_sha, old_path, new_path)
+
+
+def first_parent_changes(repo: Repo, good: str, bad: str) -> list[tuple[str, RawEntry]]:
+    """What each commit of the first-parent history in good..bad changes against its first
+    parent, with that commit's full object name: every tree `first_parents` lists holds
+    GOOD's paths and these."""
+    out = in_repo(repo, "log", "--first-parent", "-m", "--raw", "-z", "--no-abbrev",
+                  "--no-renames", "--format=%H", f"{good}..{bad}", "--")  # fmt: skip
+    # Each commit is its name NUL, then its records, each starting with a newline.
+    changes, commit = [], ""
+    fields = iter(out.split(b"\0"))
+    for field in fields:
+        meta = field.lstrip(b"\n")
+        if meta.startswith(b":"):
+            changes.append((commit, _raw_entry(meta, fields)))
+        elif meta:
+            commit = meta.decode("ascii")
+    return changes
 
 
 def diff_patch(repo: Repo, good: str, bad: str) -> str:

@@ -220,9 +220,13 @@ def checkout_forms(
         return {path: (out / path).read_bytes() for path in contents}
 
 
-def tree_patch(worktree: Path, base_sha: str, paths: Iterable[str]) -> bytes:
+def tree_patch(
+    worktree: Path, base_sha: str, present: Iterable[str], absent: Iterable[str]
+) -> bytes:
     """A binary patch that `git apply` turns a checkout of `base_sha` into the files now at
-    `paths` in `worktree` (added, deleted, renamed, binary, mode and symlink changes).
+    `present` in `worktree`, without the files at `absent` (added, deleted, renamed, binary,
+    mode and symlink changes). The caller tells which is which: a path beyond a symlinked
+    directory is absent, though the file system finds a file there.
 
     Computed in a throwaway index and object directory: the repository's own object store only
     serves as an alternate, so blobs of new contents land in the temporary directory, and
@@ -234,7 +238,7 @@ def tree_patch(worktree: Path, base_sha: str, paths: Iterable[str]) -> bytes:
     with tempfile.TemporaryDirectory(prefix="ddchange-index-") as tmp:
         env = _throwaway_index_env(Path(tmp), objects)
         _read_tree(worktree, base_sha, env)
-        _update_index(worktree, paths, env)
+        _update_index(worktree, present, absent, env)
         return _diff_cached(worktree, base_sha, env)
 
 
@@ -266,24 +270,18 @@ def _read_tree(cwd: Path, sha: str, env: Mapping[str, str]) -> None:
     run(cwd, "read-tree", sha, extra=env)
 
 
-def _update_index(cwd: Path, paths: Iterable[str], env: Mapping[str, str]) -> None:
+def _update_index(
+    cwd: Path, present: Iterable[str], absent: Iterable[str], env: Mapping[str, str]
+) -> None:
     # update-index rather than `add -A -- paths`: it takes NUL-separated names on stdin (no
     # pathspec magic, no command-line limit) and adds files that .gitignore matches. A name
     # with no file (or a directory) behind it is force-removed: plain --remove refuses a name
     # that is now a directory ("add individual files instead").
-    present: list[str] = []
-    absent: list[str] = []
-    for path in paths:
-        (present if _is_file(cwd / path) else absent).append(path)
     removal = nul_joined(absent)
     run(cwd, "update-index", "--force-remove", "-z", "--stdin", stdin=removal, extra=env)
     addition = nul_joined(present)
     # --replace lets a file take the place of a directory's entries in the index.
     run(cwd, "update-index", "--add", "--replace", "-z", "--stdin", stdin=addition, extra=env)
-
-
-def _is_file(path: Path) -> bool:
-    return path.is_symlink() or path.is_file()
 
 
 def _diff_cached(cwd: Path, sha: str, env: Mapping[str, str]) -> bytes:

@@ -14,6 +14,8 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from ddchange import errors
+from ddchange.diff import safety
 from ddchange.diff.hunks import FileState, chunks, pieces
 
 SYMLINK = 0o120000
@@ -22,6 +24,16 @@ EXECUTABLE = 0o100755
 
 def is_attributes(path: str) -> bool:
     return path == ".gitattributes" or path.endswith("/.gitattributes")
+
+
+def refuse_unsafe(states: Mapping[str, FileState | None]) -> None:
+    """Refuse to write any path that git's checkout would refuse: it could lead outside the
+    work tree or into its .git. The diff's paths were checked when it was read
+    (`diff.read.read_diff`); this holds for whatever else comes here."""
+    for path, state in states.items():
+        problem = safety.refusal(path, state.mode if state else 0)
+        if problem:
+            raise errors.UnsafePath(None, path, problem)
 
 
 def deepest_first(states: Mapping[str, FileState | None]) -> list[str]:
@@ -39,6 +51,11 @@ def exists_here(full: Path, root: Path) -> bool:
             return False
         parent = os.path.dirname(parent)
     return os.path.lexists(text)
+
+
+def is_entry(full: Path, root: Path) -> bool:
+    """Whether `full` holds what git tracks, a file or a symlink, in the work tree itself."""
+    return exists_here(full, root) and (full.is_symlink() or full.is_file())
 
 
 def is_directory(path: str | Path) -> bool:
@@ -92,7 +109,7 @@ def overwrote(full: Path, state: FileState) -> bool:
     if executable != (state.mode == EXECUTABLE):
         return False
     try:
-        descriptor = os.open(full, os.O_WRONLY)
+        descriptor = os.open(full, os.O_WRONLY | os.O_NOFOLLOW)
     except OSError:
         return False
     with open(descriptor, "wb") as file:
@@ -107,7 +124,7 @@ def create(full: Path, state: FileState) -> None:
         return
     # The same permissions git's checkout gives: 0o777 or 0o666, less the umask.
     permissions = 0o777 if state.mode == EXECUTABLE else 0o666
-    descriptor = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL, permissions)
+    descriptor = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, permissions)
     with open(descriptor, "wb") as file:
         file.writelines(pieces(state.content))
 

@@ -29,7 +29,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ddchange import git
+from ddchange import errors, git
+from ddchange.diff import read
 from ddchange.diff.hunks import FileState, pieces
 from ddchange.trial import files
 from ddchange.trial.runner import SCRATCH_VARIABLE
@@ -74,6 +75,7 @@ class Scratch:
         changing = not all(self._has(path, state) for path, state in attributes.items())
         before = self._converted_others(states) if changing else set()
         unknown = {p for p in states if touched is None or not self._known(p, states, touched)}
+        files.refuse_unsafe({p: states[p] for p in unknown})
         removed = [
             p
             for p in files.deepest_first({p: states[p] for p in unknown})
@@ -136,7 +138,8 @@ class Scratch:
 
     def patch(self, base_sha: str, paths: Collection[str]) -> bytes:
         """A patch (for `git apply`) from `base_sha` to the files now at `paths`."""
-        return git.tree_patch(self.path, base_sha, paths)
+        present = {path for path in paths if files.is_entry(self.path / path, self.path)}
+        return git.tree_patch(self.path, base_sha, sorted(present), sorted({*paths} - present))
 
     def _checked_out(
         self, states: Mapping[str, FileState | None], *, fresh: bool
@@ -242,7 +245,11 @@ def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
     """
     path = scratch_directory()
     try:
-        git.clone_scratch(repo, path, good_sha)
+        try:
+            git.clone_scratch(repo, path, good_sha)
+        except errors.GitFailed:
+            read.check_tree(repo, good_sha)  # a path git refuses to check out: which one
+            raise
         watch = Watch(path)
         try:
             yield Scratch(repo, path, good_sha, watch=watch)
