@@ -161,7 +161,7 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Limited
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
     good, bad = revisions.good, revisions.bad
-    limited = read.limited(repo, good, bad, diff, request.keep, request.ignore)
+    limited = read.limited(repo, good, bad, diff, request.keep, request.ignore, request.repo)
     if not limited.diff.hunks:
         raise errors.NothingLeft(len(limited.kept), len(limited.ignored))
     if request.granularity in ("block", "line"):  # a block is a run of line changes

@@ -41,8 +41,7 @@ def headline(result: Result) -> str:
     if result.outcome == "interrupted":
         return (
             f"ddchange: interrupted. Best answer so far: {changes} {between} ({_seen(result)}); "
-            "it may not be minimal yet. Run the same command again to resume where this run "
-            "stopped."
+            "it may not be minimal yet."
         )
     if result.outcome == "flaky":
         return (
