@@ -33,7 +33,7 @@ def repo(tmp_path: Path) -> Sandbox:
         (["--timeout", "nan"], "Invalid value for '--timeout': not a number"),
         (["--timeout", "inf"], "inf is not in the range 0<x<=2147483"),
         (["--timeout", "2147484"], "2147484.0 is not in the range 0<x<=2147483"),
-        (["-j", "200"], "'200' is not a count from 1 to 64"),
+        (["-j", "200"], "'200' is not a count from 1, nor auto (at most 64)"),
         (["--keep", ""], "--keep '' is not a pathspec git accepts (empty string"),
         (["--ignore", ":(foo)x"], "not a pathspec git accepts (Invalid pathspec magic 'foo'"),
         (["--keep", "../../x"], "'../../x' is outside repository"),

@@ -57,7 +57,7 @@ def _jobs(ctx: click.Context, param: click.Parameter, value: str) -> int:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
         return min(cores, MAX_JOBS)
     if not value.isdigit() or not 1 <= int(value) <= MAX_JOBS:
-        raise click.BadParameter(f"{value!r} is not a count from 1 to {MAX_JOBS}, nor auto")
+        raise click.BadParameter(f"{value!r} is not a count from 1, nor auto (at most {MAX_JOBS})")
     return int(value)
 
 
@@ -335,7 +335,13 @@ def run(
     outputs.validate(request, files)
     from ddchange import session
 
-    result = outputs.search(lambda show: session.run(request, show), quiet, verbose, resumable=True)
+    result = outputs.search(
+        lambda show: session.run(request, show),
+        quiet,
+        verbose,
+        granularity=granularity,
+        resumable=True,
+    )
     outputs.finish(result, files)
 
 
@@ -372,7 +378,11 @@ def replay(
     files = outputs.Outputs(patch_file, json_file, html_file)
     outputs.validate(request, files)
     result = outputs.search(
-        lambda show: session.replay(request, records, show), quiet, verbose, resumable=True
+        lambda show: session.replay(request, records, show),
+        quiet,
+        verbose,
+        granularity=request.granularity,
+        resumable=True,
     )
     outputs.finish(result, files)
 
@@ -483,7 +493,9 @@ def _demo_search(
         click.echo(f"repository: {repo}  ({samples.figures(scenario, repo)})", err=True)
         click.echo(f"the search: ddchange {shlex.join(samples.command(scenario))}", err=True)
     request = samples.request(scenario, repo)
-    result = outputs.search(lambda show: session.run(request, show), quiet, verbose)
+    result = outputs.search(
+        lambda show: session.run(request, show), quiet, verbose, granularity=request.granularity
+    )
     outputs.finish(result, files, resumable=False)  # exits unless the answer was found
     verdict = "matches" if samples.matches(scenario, samples.answer(result)) else "DIFFERS FROM"
     click.echo(f"The answer {verdict} the scenario's expected answer.")

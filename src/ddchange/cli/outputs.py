@@ -31,16 +31,18 @@ def search(
     quiet: bool,
     verbose: bool,
     *,
+    granularity: str,
     resumable: bool = False,
 ) -> model.Result:
-    """Run a search with the progress display, and print its report; a `resumable` one
-    stopped by Ctrl-C (in the search, or before it) ends with the command that resumes it."""
+    """Run a search with the progress display (sizes in the units of `granularity`), and print
+    its report; a `resumable` one stopped by Ctrl-C (in the search, or before it) ends with the
+    command that resumes it."""
     from ddchange.cli.display import display
-    from ddchange.report import text
+    from ddchange.report import text, words
 
     resume = f"To resume, run the same command again here: {_invocation()}"
     try:
-        with display(quiet=quiet, verbose=verbose) as listener:
+        with display(quiet=quiet, verbose=verbose, unit=words.unit(granularity)) as listener:
             result = start(listener)
     except KeyboardInterrupt:
         if not resumable:

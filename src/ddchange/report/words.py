@@ -19,6 +19,12 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+def unit(granularity: str) -> str:
+    """What one unit of the search is called: at block granularity a change is a block of line
+    changes (as `headline` counts them), so a unit is a "line change"; elsewhere it is a change."""
+    return "line change" if granularity == "block" else "change"
+
+
 def location(hunk: Hunk, scope: str) -> str:
     where = f"{hunk.path}:{hunk.new_start}" if hunk.kind == "text" else hunk.path
     kind = "" if hunk.kind == "text" else f" ({hunk.kind})"
