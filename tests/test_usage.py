@@ -55,6 +55,9 @@ def test_bad_input_is_one_line_and_exit_2_before_the_first_test(
 def test_a_test_option_without_the_double_dash_gets_a_hint(repo: Sandbox) -> None:
     run = ddchange(repo.path, "good..bad", "python3", "-B", "t.py", command=["run"])
     refused(run, 2, "No such option '-B'; if it is the test command's, put `--` before")
+    typo = ddchange(repo.path, "good..bad", "--jsn", "x", "--", "sh", "test.sh", command=["run"])
+    refused(typo, 2, "Did you mean")
+    assert "put `--` before" not in typo.stderr, "a typo of ddchange's own option is no test's"
 
 
 def test_a_late_failed_write_names_its_file(repo: Sandbox, tmp_path: Path) -> None:

@@ -518,10 +518,16 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 def _usage_message(error: click.UsageError) -> str:
-    """A usage error in one line, with what to do; an unknown option of `run` is most often the
-    test command's own, given without the `--` before it."""
+    """A usage error in one line, with what to do; an unknown option of `run` that is no typo
+    of one of its own (click then says "Did you mean") is most often the test command's own,
+    given without the `--` before it."""
     where = f"`{error.ctx.command_path} -h`" if error.ctx else "`ddchange -h`"
-    if isinstance(error, click.NoSuchOption) and error.ctx and error.ctx.command is run:
+    if (
+        isinstance(error, click.NoSuchOption)
+        and not error.possibilities
+        and error.ctx
+        and error.ctx.command is run
+    ):
         unknown = error.format_message().rstrip(".")
         return (
             f"{unknown}; if it is the test command's, put `--` before the command: "
