@@ -61,34 +61,10 @@ def _jobs(ctx: click.Context, param: click.Parameter, value: str) -> int:
     return int(value)
 
 
-def _common_options(command: Any) -> Any:
-    """The options every searching command shares."""
+def _output_options(command: Any) -> Any:
+    """The files and the verbosity of a search: every searching command and the demo."""
     for option in reversed(
         [
-            _repository_option,
-            click.option(
-                "-j",
-                "--jobs",
-                callback=_jobs,
-                default="1",
-                metavar="N|auto",
-                help="Build and test up to N configurations at once, each in a scratch tree of "
-                "its own (auto: one per usable core). The answer and the journal are the same "
-                "for every N.",
-            ),
-            click.option(
-                "--scheduler",
-                metavar="ADDRESS",
-                help="Run the tests on the workers of the Dask cluster at ADDRESS "
-                "(tcp://HOST:PORT; needs ddchange[dask] here and on the workers), as many at "
-                "once as it has threads (or -j N).",
-            ),
-            click.option(
-                "--worker-clone",
-                metavar="URL",
-                help="With --scheduler: the workers clone URL (it must hold GOOD) instead of "
-                "receiving a bundle of GOOD from here.",
-            ),
             click.option(
                 "--patch",
                 "patch_file",
@@ -109,6 +85,41 @@ def _common_options(command: Any) -> Any:
             ),
             click.option("--quiet", "-q", is_flag=True, help="Print only the answer."),
             click.option("--verbose", "-v", is_flag=True, help="One line for every evaluation."),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def _common_options(command: Any) -> Any:
+    """The options every searching command shares."""
+    for option in reversed(
+        [
+            _repository_option,
+            click.option(
+                "-j",
+                "--jobs",
+                callback=_jobs,
+                default="1",
+                metavar="N|auto",
+                help="Build and test up to N configurations at once, each in a scratch tree of "
+                f"its own (auto: one per usable core; at most {MAX_JOBS}). The answer and the "
+                "journal are the same for every N.",
+            ),
+            click.option(
+                "--scheduler",
+                metavar="ADDRESS",
+                help="Run the tests on the workers of the Dask cluster at ADDRESS "
+                "(tcp://HOST:PORT; needs ddchange[dask] here and on the workers), as many at "
+                "once as it has threads (or -j N).",
+            ),
+            click.option(
+                "--worker-clone",
+                metavar="URL",
+                help="With --scheduler: the workers clone URL (it must hold GOOD) instead of "
+                "receiving a bundle of GOOD from here.",
+            ),
+            _output_options,
         ]
     ):
         command = option(command)
@@ -422,14 +433,7 @@ def reset(repo: Path) -> None:
     is_flag=True,
     help="Keep the generated repository, and print the command that searches it again there.",
 )
-@click.option("--patch", "patch_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the answer as a patch that `git apply` puts on GOOD.")  # fmt: skip
-@click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the whole result as JSON (every test run included).")  # fmt: skip
-@click.option("--report", "html_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write a self-contained HTML report.")  # fmt: skip
-@click.option("--quiet", "-q", is_flag=True, help="Print only the answer.")
-@click.option("--verbose", "-v", is_flag=True, help="One line for every evaluation.")
+@_output_options
 def demo(
     name: str | None,
     list_only: bool,
@@ -441,7 +445,8 @@ def demo(
     verbose: bool,
 ) -> None:
     """Build a bundled sample repository and run the whole search on it, as `ddchange` with
-    the command it prints would (a new repository each time: nothing to resume)."""
+    the command it prints would (in a new repository each time, removed at the end unless
+    --keep)."""
     from ddchange import samples
 
     if list_only:
