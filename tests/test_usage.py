@@ -110,6 +110,9 @@ def test_keep_is_relative_to_the_directory_run_in(tmp_path: Path) -> None:
     repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n", "sub/x.txt": "x\n"},
                        {"a.txt": "BROKEN\n", "sub/check.sh": check}, "exit 0\n")  # fmt: skip
     sub = repo.path / "sub"
+    without = ddchange(sub, "good..bad", "--", "sh", "check.sh", untouched=[repo.path])
+    assert without.returncode == 1, without.stderr
+    assert "run again with --keep check.sh." in without.stderr, "the --keep it suggests works"
     run = ddchange(sub, "good..bad", "--keep", "check.sh", "--", "sh", "check.sh",
                    untouched=[repo.path])  # fmt: skip
     assert found(run) == [("a.txt", "text")]

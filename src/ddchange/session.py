@@ -27,6 +27,7 @@ import dataclasses
 import json
 import os
 import pickle
+import posixpath
 import re
 import shlex
 import signal
@@ -546,6 +547,9 @@ class _Session:
         )
 
     def _named_by_the_command(self) -> list[str]:
-        """The files BAD adds or changes that the test or build command names."""
+        """The files BAD adds or changes that the test or build command names, as `--keep`
+        takes them: relative to the directory the command runs in, as git reads pathspecs."""
         words = [*self.request.test, *shlex.split(self.request.build or "")]
-        return limits.named_by(self.diff, words, git.prefix(self.request.repo))
+        where = git.prefix(self.request.repo)
+        named = limits.named_by(self.diff, words, where)
+        return [posixpath.relpath(path, where or ".") for path in named]
