@@ -8,6 +8,7 @@ to the way ddchange splits and applies changes could silently break.
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -334,19 +335,33 @@ def test_branches_and_merges_are_checked_when_loading(
         toy_scenario(tmp_path, TOY_SCENARIO.replace(old, new, 1), CONFLICTING)
 
 
-def test_the_readme_and_the_scenario_state_the_demos_real_figures(tmp_path: Path) -> None:
-    """The figures of `ddchange demo` in the README's first screen and in the scenario's own
-    description are recomputed from the repository it builds."""
+def test_the_readme_states_the_demos_real_figures(tmp_path: Path) -> None:
+    """The figures of `ddchange demo` in the README are the ones counted from the repositories
+    the demo builds, in the unit the answer counts (blocks: 4 line changes of one block are 1
+    change), and its commands are the ones the demo prints."""
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    default = samples.load(samples.DEFAULT)
+    built = samples.build_repo(default, tmp_path / default.name)
+    assert f"({samples.figures(default, built)}, one wrong line)" in readme
+    two = samples.load("two-files")
+    figures = samples.figures(two, samples.build_repo(two, tmp_path / two.name))
+    assert f"2 changes of {figures.changes}," in readme
+    assert f"`{shlex.join(['ddchange', *samples.command(two)])}`" in readme
+
+
+def test_figures_count_blocks_files_commits_and_authors(tmp_path: Path) -> None:
+    """Counted from the repository: blocks as `git diff -U0` shows them plus the changes it
+    shows without a hunk (a binary file, a pure rename), files, commits and their authors."""
     scenario = samples.load(samples.DEFAULT)
     repo = samples.build_repo(scenario, tmp_path / scenario.name)
-    opened = git.open_repo(repo)
-    good, bad = (git.resolve_commit(opened, rev) for rev in (scenario.good, scenario.bad))
-    diff = read.read_diff(opened, good, bad)
-    changes, files = len(diff.hunks), len({h.path for h in diff.hunks})
     between = f"{scenario.good}..{scenario.bad}"
-    commits = len(run_git(repo, "rev-list", between).split())
-    people = len(set(run_git(repo, "log", "--format=%an", between).splitlines()))
-    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
-    assert f"({changes} changes in {files} files over {commits} commits, one wrong line)" in readme
-    described = f"{changes} changes in {files} files, {commits} commits by {people} authors"
-    assert described in scenario.description
+    hunks_u0 = run_git(repo, "diff", "-U0", scenario.good, scenario.bad).count("\n@@ ")
+    summary = run_git(repo, "diff", "-M", "--numstat", scenario.good, scenario.bad).splitlines()
+    no_hunk = sum(line.startswith("-\t-\t") or line.startswith("0\t0\t") for line in summary)
+    expected = samples.Figures(
+        changes=hunks_u0 + no_hunk,
+        files=len(run_git(repo, "diff", "-M", "--name-only", between).split()),
+        commits=len(run_git(repo, "rev-list", between).split()),
+        authors=len(set(run_git(repo, "log", "--format=%an", between).splitlines())),
+    )
+    assert samples.figures(scenario, repo) == expected

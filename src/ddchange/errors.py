@@ -36,6 +36,37 @@ class UnwritableOutput(DDChangeError):
 
 
 @dataclass
+class SameOutput(DDChangeError):
+    """Two output options (`options`, "--json" and "--patch", say) name the same file: one
+    would silently overwrite the other."""
+
+    options: tuple[str, str]
+    path: Path
+
+
+@dataclass
+class OutputFailed(DDChangeError):
+    """Writing the file of `option` failed after the search (a full disk, /dev/full): `problem`
+    is the system's reason. `resumable` says that the same command again takes every test from
+    the journal (a run; a demo builds a new repository each time)."""
+
+    option: str
+    path: Path
+    problem: str
+    resumable: bool
+
+
+@dataclass
+class BadPathspec(DDChangeError):
+    """A --keep or --ignore pathspec (`option`, `spec`) that git refuses (empty, unknown magic,
+    outside the repository): `complaint` is git's reason."""
+
+    option: str
+    spec: str
+    complaint: str
+
+
+@dataclass
 class PathspecMatchesNothing(DDChangeError):
     """A --keep or --ignore pathspec (`option`, `spec`) that no changed path matches."""
 

@@ -111,6 +111,53 @@ def request(scenario: Scenario, repo: Path) -> Request:
     )
 
 
+def command(scenario: Scenario) -> list[str]:
+    """The arguments of `ddchange` that search a repository built from `scenario` as `request`
+    does, to run it by hand there: the same options make the same run, so it resumes."""
+    args = [f"{scenario.good}..{scenario.bad}"]
+    if scenario.build is not None:
+        args += ["--build", scenario.build]
+    if scenario.timeout is not None:
+        args += ["--timeout", f"{scenario.timeout:g}"]
+    return [*args, "--", *scenario.test]
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a scenario's GOOD..BAD holds: its changes as the search and its answer count them
+    (blocks, the default granularity), the files they are in, the commits and their authors."""
+
+    changes: int
+    files: int
+    commits: int
+    authors: int
+
+    def __str__(self) -> str:
+        return (
+            f"{self.changes} changes in {self.files} files, {self.commits} commits by "
+            f"{self.authors} authors"
+        )
+
+
+def figures(scenario: Scenario, repo: Path) -> Figures:
+    """The figures of `scenario`'s GOOD..BAD, read from the repository built from it: counted,
+    never typed, so that the demo, its list and the README say what the answer counts."""
+    from ddchange.diff import linechanges, read
+    from ddchange.hierarchy.grouping import Hierarchy
+
+    opened = git.open_repo(repo)
+    good, bad = (git.resolve_commit(opened, rev) for rev in (scenario.good, scenario.bad))
+    diff = linechanges.split_lines(read.read_diff(opened, good, bad))
+    blocks = Hierarchy(diff, dependencies=False)
+    shas = git.commits(opened, good, bad)
+    return Figures(
+        changes=len({blocks.block(unit.id) for unit in diff.hunks}),
+        files=len({unit.path for unit in diff.hunks}),
+        commits=len(shas),
+        authors=len({info.author for info in git.commit_infos(opened, shas).values()}),
+    )
+
+
 def changes(units: Iterable[tuple[str, str, int | None]]) -> list[tuple[str, str]]:
     """An answer's changes as (path, diff) from its units as (path, diff, block): the units of
     one block (a block number, at block granularity; None elsewhere) are one change."""

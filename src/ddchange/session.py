@@ -27,6 +27,7 @@ import dataclasses
 import json
 import os
 import pickle
+import posixpath
 import re
 import shlex
 import signal
@@ -163,7 +164,7 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Limited
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
     good, bad = revisions.good, revisions.bad
-    limited = read.limited(repo, good, bad, diff, request.keep, request.ignore)
+    limited = read.limited(repo, good, bad, diff, request.keep, request.ignore, request.repo)
     if not limited.diff.hunks:
         raise errors.NothingLeft(len(limited.kept), len(limited.ignored))
     if request.granularity in ("block", "line"):  # a block is a run of line changes
@@ -548,6 +549,9 @@ class _Session:
         )
 
     def _named_by_the_command(self) -> list[str]:
-        """The files BAD adds or changes that the test or build command names."""
+        """The files BAD adds or changes that the test or build command names, as `--keep`
+        takes them: relative to the directory the command runs in, as git reads pathspecs."""
         words = [*self.request.test, *shlex.split(self.request.build or "")]
-        return limits.named_by(self.diff, words, git.prefix(self.request.repo))
+        where = git.prefix(self.request.repo)
+        named = limits.named_by(self.diff, words, where)
+        return [posixpath.relpath(path, where or ".") for path in named]

@@ -12,12 +12,13 @@ import contextlib
 import io
 import os
 import re
+import shlex
 import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -32,6 +33,9 @@ from ddchange.cli.messages import (
     explain,
 )
 
+if TYPE_CHECKING:
+    from ddchange import samples
+
 _repository_option = click.option(
     "-C",
     "repo",
@@ -41,43 +45,26 @@ _repository_option = click.option(
 )
 
 
+# Each job is a scratch tree (a checkout of GOOD) with its build, its test and a kernel watch
+# of its own (Linux gives a user 128 inotify instances by default): more at once than this
+# outgrows one machine, and failed before the first test ("Too many open files").
+MAX_JOBS = 64
+
+
 def _jobs(ctx: click.Context, param: click.Parameter, value: str) -> int:
-    """-j N: a count from 1, or "auto" for the cores this process may use."""
+    """-j N: a count from 1 to MAX_JOBS, or "auto" for the cores this process may use."""
     if value == "auto":
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    if not value.isdigit() or int(value) < 1:
-        raise click.BadParameter(f"{value!r} is not a count from 1, nor auto", ctx, param)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        return min(cores, MAX_JOBS)
+    if not value.isdigit() or not 1 <= int(value) <= MAX_JOBS:
+        raise click.BadParameter(f"{value!r} is not a count from 1, nor auto (at most {MAX_JOBS})")
     return int(value)
 
 
-def _common_options(command: Any) -> Any:
-    """The options every searching command shares."""
+def _output_options(command: Any) -> Any:
+    """The files and the verbosity of a search: every searching command and the demo."""
     for option in reversed(
         [
-            _repository_option,
-            click.option(
-                "-j",
-                "--jobs",
-                callback=_jobs,
-                default="1",
-                metavar="N|auto",
-                help="Build and test up to N configurations at once, each in a scratch tree of "
-                "its own (auto: one per usable core). The answer and the journal are the same "
-                "for every N.",
-            ),
-            click.option(
-                "--scheduler",
-                metavar="ADDRESS",
-                help="Run the tests on the workers of the Dask cluster at ADDRESS "
-                "(tcp://HOST:PORT; needs ddchange[dask] here and on the workers), as many at "
-                "once as it has threads (or -j N).",
-            ),
-            click.option(
-                "--worker-clone",
-                metavar="URL",
-                help="With --scheduler: the workers clone URL (it must hold GOOD) instead of "
-                "receiving a bundle of GOOD from here.",
-            ),
             click.option(
                 "--patch",
                 "patch_file",
@@ -104,29 +91,85 @@ def _common_options(command: Any) -> Any:
     return command
 
 
+def _common_options(command: Any) -> Any:
+    """The options every searching command shares."""
+    for option in reversed(
+        [
+            _repository_option,
+            click.option(
+                "-j",
+                "--jobs",
+                callback=_jobs,
+                default="1",
+                metavar="N|auto",
+                help="Build and test up to N configurations at once, each in a scratch tree of "
+                f"its own (auto: one per usable core; at most {MAX_JOBS}). The answer and the "
+                "journal are the same for every N.",
+            ),
+            click.option(
+                "--scheduler",
+                metavar="ADDRESS",
+                help="Run the tests on the workers of the Dask cluster at ADDRESS "
+                "(tcp://HOST:PORT; needs ddchange[dask] here and on the workers), as many at "
+                "once as it has threads (or -j N).",
+            ),
+            click.option(
+                "--worker-clone",
+                metavar="URL",
+                help="With --scheduler: the workers clone URL (it must hold GOOD) instead of "
+                "receiving a bundle of GOOD from here.",
+            ),
+            _output_options,
+        ]
+    ):
+        command = option(command)
+    return command
+
+
 HELP = ("-h", "--help")
 
 
 class RangeGroup(click.Group):
-    """Routes `ddchange GOOD..BAD -- CMD` to the `run` command; subcommands keep their names."""
+    """Routes `ddchange GOOD..BAD -- CMD` to the `run` command; subcommands keep their names.
+    `-C PATH` may come first, before the command, as git takes it (`ddchange -C R log`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        where, args = _leading_directory(args)
         if args and args[0] not in self.commands and args[0] not in (*HELP, "--version"):
             args = ["run", *args]
+        if where is not None and args and args[0] in self.commands:
+            args = [args[0], "-C", where, *args[1:]]
         return super().parse_args(ctx, args)
 
 
+def _leading_directory(args: list[str]) -> tuple[str | None, list[str]]:
+    """The `-C PATH` options before the command, joined as git joins them (`-C a -C b` is
+    a/b), and the arguments after them."""
+    where: Path | None = None
+    while args and args[0].startswith("-C") and (len(args) > 1 or args[0] != "-C"):
+        value, args = (args[1], args[2:]) if args[0] == "-C" else (args[0][2:], args[1:])
+        where = Path(value) if where is None else where / value
+    return (None if where is None else str(where)), args
+
+
 def _parse_range(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, str]:
+    """GOOD..BAD, where an empty side is HEAD, as git reads it (`v1.0..` is v1.0..HEAD)."""
     good, sep, bad = value.partition("..")
-    if not sep or not good or not bad or bad.startswith("."):
-        raise click.BadParameter(f"expected GOOD..BAD (two revisions and '..'), got {value!r}")
-    return good, bad
+    if not sep or not (good or bad) or bad.startswith("."):
+        raise click.BadParameter(
+            f"expected GOOD..BAD (two revisions and '..'; an empty one is HEAD), got {value!r}"
+        )
+    return good or "HEAD", bad or "HEAD"
 
 
-def _check_finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
-    if value != value:  # NaN passes every range check
+def _check_finite(ctx: click.Context, param: click.Parameter, value: float | None) -> Any:
+    if value is not None and value != value:  # NaN passes every range check
         raise click.BadParameter("not a number")
     return value
+
+
+# The longest wait the system's timers take: poll() and the like count milliseconds in a C int.
+MAX_TIMEOUT = (2**31 - 1) // 1000
 
 
 def _check_pattern(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -176,7 +219,8 @@ def help_(ctx: click.Context, command: str | None) -> None:
 @click.option("--build", metavar="SHELL-CMD", help="Run before each test; failure = unresolved.")
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=click.FloatRange(min=0, min_open=True, max=MAX_TIMEOUT),
+    callback=_check_finite,
     metavar="SECONDS",
     help="Kill build or test after this long (its whole process group); counts unresolved.",
 )
@@ -302,7 +346,13 @@ def run(
     outputs.validate(request, files)
     from ddchange import session
 
-    result = outputs.search(lambda show: session.run(request, show), quiet, verbose, resumable=True)
+    result = outputs.search(
+        lambda show: session.run(request, show),
+        quiet,
+        verbose,
+        granularity=granularity,
+        resumable=True,
+    )
     outputs.finish(result, files)
 
 
@@ -339,7 +389,11 @@ def replay(
     files = outputs.Outputs(patch_file, json_file, html_file)
     outputs.validate(request, files)
     result = outputs.search(
-        lambda show: session.replay(request, records, show), quiet, verbose, resumable=True
+        lambda show: session.replay(request, records, show),
+        quiet,
+        verbose,
+        granularity=request.granularity,
+        resumable=True,
     )
     outputs.finish(result, files)
 
@@ -374,38 +428,84 @@ def reset(repo: Path) -> None:
 @cli.command()
 @click.argument("name", required=False)
 @click.option("--list", "list_only", is_flag=True, help="List the bundled scenarios.")
-@click.option("--keep", is_flag=True, help="Keep the generated repository and say where.")
-@click.option("--quiet", "-q", is_flag=True, help="Print only the answer.")
-@click.option("--verbose", "-v", is_flag=True, help="One line for every evaluation.")
-def demo(name: str | None, list_only: bool, keep: bool, quiet: bool, verbose: bool) -> None:
-    """Build a bundled sample repository and run the whole search on it."""
-    import shutil
-    import tempfile
-
-    from ddchange import samples, session
+@click.option(
+    "--keep",
+    is_flag=True,
+    help="Keep the generated repository, and print the command that searches it again there.",
+)
+@_output_options
+def demo(
+    name: str | None,
+    list_only: bool,
+    keep: bool,
+    patch_file: Path | None,
+    json_file: Path | None,
+    html_file: Path | None,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Build a bundled sample repository and run the whole search on it, as `ddchange` with
+    the command it prints would (in a new repository each time, removed at the end unless
+    --keep)."""
+    from ddchange import samples
 
     if list_only:
         for scenario in samples.scenarios():
-            click.echo(f"{scenario.name:12} {scenario.description}")
+            with _demo_repository(scenario, keep=False) as repo:
+                figures = samples.figures(scenario, repo)
+            click.echo(f"{scenario.name:12} {scenario.description} ({figures})")
         return
     scenario = samples.load(name or samples.DEFAULT)
+    files = outputs.Outputs(patch_file, json_file, html_file)
+    files.check()
+    with _demo_repository(scenario, keep=keep) as repo:
+        _demo_search(scenario, repo, files, quiet, verbose)
+
+
+@contextlib.contextmanager
+def _demo_repository(scenario: samples.Scenario, *, keep: bool) -> Iterator[Path]:
+    """A new repository built from `scenario` in a temporary directory, removed at the end
+    unless `keep`: then the command that searches it again there is printed."""
+    import shutil
+    import tempfile
+
+    from ddchange import samples
+
     workdir = Path(tempfile.mkdtemp(prefix="ddchange-demo-"))
+    repo = workdir / scenario.name
     try:
-        repo = samples.build_repo(scenario, workdir / scenario.name)
-        if not quiet:
-            click.echo(f"{scenario.name}: {scenario.description}", err=True)
-            click.echo(f"repository: {repo}  ({scenario.good}..{scenario.bad})", err=True)
-        request = samples.request(scenario, repo)
-        result = outputs.search(lambda show: session.run(request, show), quiet, verbose)
-        verdict = "matches" if samples.matches(scenario, samples.answer(result)) else "DIFFERS FROM"
-        click.echo(f"The answer {verdict} the scenario's expected answer.")
-        if verdict != "matches":
-            raise SystemExit(EXIT_BUG)
+        yield samples.build_repo(scenario, repo)
     finally:
         if keep:
-            click.echo(f"kept: {workdir}", err=True)
+            again = shlex.join(["ddchange", *samples.command(scenario)])
+            click.echo(
+                f"kept: {repo}; to search it again there (the same command resumes):\n"
+                f"  cd {shlex.quote(str(repo))} && {again}",
+                err=True,
+            )
         else:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _demo_search(
+    scenario: samples.Scenario, repo: Path, files: outputs.Outputs, quiet: bool, verbose: bool
+) -> None:
+    """The search of the demo, its files, and whether its answer is the scenario's."""
+    from ddchange import samples, session
+
+    if not quiet:
+        click.echo(f"{scenario.name}: {scenario.description}", err=True)
+        click.echo(f"repository: {repo}  ({samples.figures(scenario, repo)})", err=True)
+        click.echo(f"the search: ddchange {shlex.join(samples.command(scenario))}", err=True)
+    request = samples.request(scenario, repo)
+    result = outputs.search(
+        lambda show: session.run(request, show), quiet, verbose, granularity=request.granularity
+    )
+    outputs.finish(result, files, resumable=False)  # exits unless the answer was found
+    verdict = "matches" if samples.matches(scenario, samples.answer(result)) else "DIFFERS FROM"
+    click.echo(f"The answer {verdict} the scenario's expected answer.")
+    if verdict != "matches":
+        raise SystemExit(EXIT_BUG)
 
 
 @contextlib.contextmanager
@@ -422,6 +522,25 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _usage_message(error: click.UsageError) -> str:
+    """A usage error in one line, with what to do; an unknown option of `run` that is no typo
+    of one of its own (click then says "Did you mean") is most often the test command's own,
+    given without the `--` before it."""
+    where = f"`{error.ctx.command_path} -h`" if error.ctx else "`ddchange -h`"
+    if (
+        isinstance(error, click.NoSuchOption)
+        and not error.possibilities
+        and error.ctx
+        and error.ctx.command is run
+    ):
+        unknown = error.format_message().rstrip(".")
+        return (
+            f"{unknown}; if it is the test command's, put `--` before the command: "
+            f"`ddchange GOOD..BAD [options] -- CMD {error.option_name} ...` (see {where})"
+        )
+    return f"{error.format_message()} (see {where})"
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point for `ddchange` and `git-ddchange`."""
     # Diffs of non-UTF-8 files carry their bytes as surrogate escapes: print them as those bytes
@@ -433,8 +552,7 @@ def main(argv: list[str] | None = None) -> Any:
         with _sigterm_as_interrupt():
             return cli.main(args=argv, prog_name="ddchange", standalone_mode=False)
     except click.UsageError as error:  # one line, like every other error, and what to do
-        where = f"`{error.ctx.command_path} -h`" if error.ctx else "`ddchange -h`"
-        click.echo(f"ddchange: {error.format_message()} (see {where})", err=True)
+        click.echo(f"ddchange: {_usage_message(error)}", err=True)
         sys.exit(EXIT_USAGE)
     except click.ClickException as error:
         error.show()

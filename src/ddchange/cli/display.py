@@ -34,6 +34,7 @@ class Tally:
     unresolved: int = 0
     left: model.Estimate = model.Estimate()
     running: Running | None = None
+    unit: str = "change"  # what a unit of the search is called (words.unit)
 
     def add(self, event: model.Progress | Running) -> None:
         self.left = event.left
@@ -61,7 +62,7 @@ class Tally:
         if self.running is None:
             return self.counts()
         test = self.running
-        what = f"commit {test.commit[:7]}" if test.commit else f"{test.size} changes"
+        what = f"commit {test.commit[:7]}" if test.commit else plural(test.size, self.unit)
         more = f", {test.alongside} more running" if test.alongside else ""
         return (
             f"test {test.number} running {now - test.started:.0f}s ({test.phase}: {what}){more} · "
@@ -69,10 +70,11 @@ class Tally:
         )
 
 
-def line(progress: model.Progress) -> str:
-    """`test  12  hunk:    3 changes -> FAIL       exit 1`."""
+def line(progress: model.Progress, unit: str = "change") -> str:
+    """`test  12  hunk:    3 changes -> FAIL       exit 1`, with `unit` for "change"."""
     how = progress.reason if progress.source is Source.TEST else f"[{progress.source.value}]"
-    what = f"commit {progress.commit[:7]}" if progress.commit else f"{progress.size:>4} changes"
+    size = f"{progress.size:>4} {unit}{'' if progress.size == 1 else 's'}"
+    what = f"commit {progress.commit[:7]}" if progress.commit else size
     return (
         f"test {progress.tests_run:>3} {progress.phase:>8}: {what} -> "
         f"{progress.outcome.value.upper():10} {how}"
@@ -83,10 +85,11 @@ _STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.UNRESOLVED: "yello
 
 
 @contextlib.contextmanager
-def display(*, quiet: bool, verbose: bool) -> Iterator[session.Listener]:
-    """A listener that shows the run: a live status on a terminal, plain lines elsewhere."""
+def display(*, quiet: bool, verbose: bool, unit: str = "change") -> Iterator[session.Listener]:
+    """A listener that shows the run: a live status on a terminal, plain lines elsewhere;
+    sizes are counted in `unit`s (words.unit)."""
     console = Console(stderr=True)
-    tally = Tally()
+    tally = Tally(unit=unit)
 
     def shown(event: model.Progress | Running) -> model.Progress | None:
         """The finished evaluation to print a line for, if any (cached ones with -v)."""
@@ -97,7 +100,7 @@ def display(*, quiet: bool, verbose: bool) -> Iterator[session.Listener]:
 
     def plain(event: model.Progress | Running) -> None:
         if (progress := shown(event)) is not None:
-            click.echo(f"{line(progress)}  · {tally.counts()}", err=True)
+            click.echo(f"{line(progress, unit)}  · {tally.counts()}", err=True)
 
     if quiet:
         yield lambda event: None
@@ -109,6 +112,6 @@ def display(*, quiet: bool, verbose: bool) -> Iterator[session.Listener]:
 
             def show(event: model.Progress | Running) -> None:
                 if (progress := shown(event)) is not None:
-                    console.print(Text(line(progress), style=_STYLE[progress.outcome]))
+                    console.print(Text(line(progress, unit), style=_STYLE[progress.outcome]))
 
             yield show

@@ -43,6 +43,27 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
                 f"cannot write {option} {path}: {problem}; create it or choose another path.",
                 2,
             )
+        case errors.SameOutput((first, second), path):
+            return (
+                f"{first} and {second} both name {path}: one would overwrite the other; give "
+                "each its own file.",
+                2,
+            )
+        case errors.OutputFailed(option, path, problem, resumable=True):
+            return (
+                f"could not write {option} {path} ({problem}); the answer is above. Run the same "
+                f"command again with another {option} file: every test is taken from the "
+                "journal, none runs again.",
+                2,
+            )
+        case errors.OutputFailed(option, path, problem):
+            return f"could not write {option} {path} ({problem}); the answer is above.", 2
+        case errors.BadPathspec(option, spec, complaint):
+            return (
+                f"{option} {spec!r} is not a pathspec git accepts ({complaint}); see "
+                "`git help glossary` (pathspec), or use `.` for every path.",
+                2,
+            )
         case errors.PathspecMatchesNothing(option, spec):
             return (
                 f"{option} {spec!r} matches no path that changed between GOOD and BAD; check it "

@@ -31,16 +31,18 @@ def search(
     quiet: bool,
     verbose: bool,
     *,
+    granularity: str,
     resumable: bool = False,
 ) -> model.Result:
-    """Run a search with the progress display, and print its report; a `resumable` one
-    stopped by Ctrl-C (in the search, or before it) ends with the command that resumes it."""
+    """Run a search with the progress display (sizes in the units of `granularity`), and print
+    its report; a `resumable` one stopped by Ctrl-C (in the search, or before it) ends with the
+    command that resumes it."""
     from ddchange.cli.display import display
-    from ddchange.report import text
+    from ddchange.report import text, words
 
     resume = f"To resume, run the same command again here: {_invocation()}"
     try:
-        with display(quiet=quiet, verbose=verbose) as listener:
+        with display(quiet=quiet, verbose=verbose, unit=words.unit(granularity)) as listener:
             result = start(listener)
     except KeyboardInterrupt:
         if not resumable:
@@ -69,16 +71,28 @@ class Outputs:
     json: Path | None = None
     html: Path | None = None
 
+    def named(self) -> list[tuple[str, Path]]:
+        """(option, path) of each file asked for."""
+        files = (("--patch", self.patch), ("--json", self.json), ("--report", self.html))
+        return [(option, path) for option, path in files if path is not None]
+
+    def check(self) -> None:
+        """Each file can be written, and no two options name the same one."""
+        seen: dict[Path, str] = {}
+        for option, path in self.named():
+            problem = _unwritable(path)
+            if problem is not None:
+                raise errors.UnwritableOutput(option, path, problem)
+            same = seen.setdefault(path.resolve(), option)
+            if same != option:
+                raise errors.SameOutput((same, option), path)
+
 
 def validate(request: model.Request, outputs: Outputs) -> None:
     """What can be checked before the first test: the output files can be written, and the
     test's program (a name without a slash) is on PATH. The revisions and -C are checked by
     the session before the first test too (they are needed to read the diff)."""
-    for option, path in (("--patch", outputs.patch), ("--json", outputs.json),
-                         ("--report", outputs.html)):  # fmt: skip
-        problem = None if path is None else _unwritable(path)
-        if path is not None and problem is not None:
-            raise errors.UnwritableOutput(option, path, problem)
+    outputs.check()
     import shutil
 
     program = request.test[0]
@@ -98,22 +112,36 @@ def _unwritable(path: Path) -> str | None:
     return None
 
 
-def finish(result: model.Result, outputs: Outputs) -> None:
-    """Write the requested files, then exit with the code the result's outcome calls for."""
-    from ddchange.report import as_json
-
-    if outputs.patch is not None:
-        outputs.patch.write_bytes(result.patch)
-        click.echo(
-            f"patch: {outputs.patch} (apply on GOOD with `git apply {outputs.patch}`)", err=True
-        )
-    if outputs.json is not None:
-        outputs.json.write_text(as_json.render(result))
-    if outputs.html is not None:
-        from ddchange.report import html  # jinja2 and the page's template: 60 ms to load
-
-        outputs.html.write_text(html.render(result), encoding="utf-8")
-        click.echo(f"report: {outputs.html} (open it in a browser)", err=True)
+def finish(result: model.Result, outputs: Outputs, *, resumable: bool = True) -> None:
+    """Write the requested files, then exit with the code the result's outcome calls for.
+    A file that cannot be written (a disk full since `validate`) is named, after the others
+    are written; `resumable` says whether the same command takes the tests from the journal."""
+    failed = None
+    for option, path in outputs.named():
+        try:
+            _write(option, path, result)
+        except OSError as error:
+            failed = failed or errors.OutputFailed(
+                option, path, error.strerror or str(error), resumable
+            )
+    if failed is not None:
+        raise failed
     codes = {"found": EXIT_FOUND, "flaky": EXIT_FLAKY, "interrupted": EXIT_INTERRUPTED}
     if codes[result.outcome] != EXIT_FOUND:
         sys.exit(codes[result.outcome])
+
+
+def _write(option: str, path: Path, result: model.Result) -> None:
+    """Write the file of one output option, and say where it is."""
+    if option == "--patch":
+        path.write_bytes(result.patch)
+        click.echo(f"patch: {path} (apply on GOOD with `git apply {path}`)", err=True)
+    elif option == "--json":
+        from ddchange.report import as_json
+
+        path.write_text(as_json.render(result))
+    else:
+        from ddchange.report import html  # jinja2 and the page's template: 60 ms to load
+
+        path.write_text(html.render(result), encoding="utf-8")
+        click.echo(f"report: {path} (open it in a browser)", err=True)

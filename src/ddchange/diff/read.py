@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ddchange import errors, git
@@ -90,14 +91,27 @@ def _refuse_unsafe(commit: str, path: str, mode: int) -> None:
 
 
 def limited(
-    repo: Repo, good: str, bad: str, diff: hunks.Diff, keep: Sequence[str], ignore: Sequence[str]
+    repo: Repo,
+    good: str,
+    bad: str,
+    diff: hunks.Diff,
+    keep: Sequence[str],
+    ignore: Sequence[str],
+    within: Path,
 ) -> limits.Limited:
-    """`diff` less the files that the `keep` and `ignore` pathspecs match, as git matches them.
-    Each pathspec must match a changed path, and no path may be both kept and ignored."""
+    """`diff` less the files that the `keep` and `ignore` pathspecs match, as git matches them
+    in the directory `within` (where the user runs ddchange). Each pathspec must be one git
+    accepts and match a changed path, and no path may be both kept and ignored."""
     matched: dict[str, set[str]] = {"--keep": set(), "--ignore": set()}
     for option, specs in (("--keep", keep), ("--ignore", ignore)):
         for spec in specs:
-            paths = git.changed_matching(repo, good, bad, spec)
+            try:
+                paths = git.changed_matching(repo, good, bad, spec, within)
+            except errors.GitFailed as failed:  # the diff itself was read: the spec is bad
+                complaint = failed.stderr.strip().splitlines()[-1:] or [""]
+                raise errors.BadPathspec(
+                    option, spec, complaint[0].removeprefix("fatal: ")
+                ) from None
             if not paths:
                 raise errors.PathspecMatchesNothing(option, spec)
             matched[option] |= paths

@@ -208,8 +208,9 @@ def _located(repo: Repo) -> tuple[Path, tuple[str, ...]]:
     return Path(work_tree), (f"--git-dir={repo.git_dir}", f"--work-tree={work_tree}")
 
 
-def in_repo(repo: Repo, *args: str, stdin: bytes = b"") -> bytes:
-    """Run a command about the whole repository, from its work tree (the git dir if bare).
+def in_repo(repo: Repo, *args: str, stdin: bytes = b"", within: Path | None = None) -> bytes:
+    """Run a command about the whole repository, from its work tree (the git dir if bare), or
+    from the directory `within` of the work tree, where git reads pathspecs relative to it.
 
     Not from inside the git dir: `git diff A B` reads .gitattributes (diff drivers for hunk
     headers, `-diff` for binary) from the work tree, as the user's own `git diff` does, and
@@ -217,7 +218,7 @@ def in_repo(repo: Repo, *args: str, stdin: bytes = b"") -> bytes:
     work tree set by core.worktree has no .git for git to discover.
     """
     cwd, where = _located(repo)
-    return run(cwd, *where, *args, stdin=stdin)
+    return run(within if within is not None and where else cwd, *where, *args, stdin=stdin)
 
 
 def nul_joined(paths: Iterable[str]) -> bytes:

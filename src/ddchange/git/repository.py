@@ -285,11 +285,13 @@ def _ranges(lines: Iterable[int]) -> list[tuple[int, int]]:
     return runs
 
 
-def changed_matching(repo: Repo, good: str, bad: str, pathspec: str) -> set[str]:
+def changed_matching(repo: Repo, good: str, bad: str, pathspec: str, within: Path) -> set[str]:
     """The paths changed between `good` and `bad` that git's `pathspec` matches (globs and
-    magic such as `:(exclude)`; a rename counts on either side: no rename detection)."""
-    out = in_repo(repo, "diff", "--name-only", "-z", "--no-renames", good, bad, "--", pathspec)
-    return set(nul_split(out))
+    magic such as `:(exclude)`; a rename counts on either side: no rename detection), as paths
+    from the top. The pathspec is relative to the directory `within`, as the user's own git
+    reads it there."""
+    args = ("diff", "--name-only", "-z", "--no-relative", "--no-renames", good, bad, "--", pathspec)
+    return set(nul_split(in_repo(repo, *args, within=within)))
 
 
 def path_commits(repo: Repo, good: str, bad: str, paths: Iterable[str]) -> list[str]:

@@ -19,6 +19,12 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+def unit(granularity: str) -> str:
+    """What one unit of the search is called: at block granularity a change is a block of line
+    changes (as `headline` counts them), so a unit is a "line change"; elsewhere it is a change."""
+    return "line change" if granularity == "block" else "change"
+
+
 def location(hunk: Hunk, scope: str) -> str:
     where = f"{hunk.path}:{hunk.new_start}" if hunk.kind == "text" else hunk.path
     kind = "" if hunk.kind == "text" else f" ({hunk.kind})"
@@ -41,8 +47,7 @@ def headline(result: Result) -> str:
     if result.outcome == "interrupted":
         return (
             f"ddchange: interrupted. Best answer so far: {changes} {between} ({_seen(result)}); "
-            "it may not be minimal yet. Run the same command again to resume where this run "
-            "stopped."
+            "it may not be minimal yet."
         )
     if result.outcome == "flaky":
         return (
