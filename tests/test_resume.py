@@ -282,6 +282,31 @@ def test_a_flaky_test_is_reported_as_flaky(flaky_repo: Path, tmp_path: Path) -> 
     assert all(len(set(d["outcomes"])) > 1 for d in result["flaky"])
 
 
+def test_a_resumed_flaky_run_lists_each_disagreement_once(flaky_repo: Path, tmp_path: Path) -> None:
+    """The same flaky run again takes over its records: each configuration whose runs
+    disagree is listed once, with all of its runs, however often its outcome is asked for."""
+    env = {**os.environ, "FLAKY_STATE": str(tmp_path / "state")}
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "ddchange", "HEAD~1..HEAD", "--retries", "1"]
+    for _ in range(2):
+        done = subprocess.run(
+            [*command, "--json", str(report), "--", "sh", "test.sh"],
+            cwd=flaky_repo,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 4, done.stderr
+    result = json.loads(report.read_text())
+    assert result["resumed"] > 0, "the second run took over the first one's records"
+    runs: dict[tuple[str, ...], list[str]] = {}
+    for record in result["log"]:
+        runs.setdefault(tuple(record["config"]), []).append(record["outcome"])
+    disagreeing = [outcomes for outcomes in runs.values() if len(set(outcomes)) > 1]
+    assert disagreeing
+    assert sorted(d["outcomes"] for d in result["flaky"]) == sorted(disagreeing)
+
+
 def test_concurrent_runs_in_one_repository_do_not_interfere(sample_repo: SampleRepo) -> None:
     repo, scenario = sample_repo("two-files")
     args = [*scenario_args(scenario), "--", *scenario.test]

@@ -60,7 +60,9 @@ class Trials:
     resumed: int = 0
     tests_run: int = 0  # real runs made by this process
     command_time: float = 0.0
-    disagreements: list[Disagreement] = field(default_factory=list)
+    # Each configuration whose runs disagree, with the evidence of all its runs so far
+    # (asked again, its latest evidence replaces the earlier one: listed once).
+    disagreed: dict[frozenset[str], Disagreement] = field(default_factory=dict)
     # Paths outside the diff that a commit's tree wrote (bisection), with GOOD's state: every
     # later configuration puts them back, so no file of a commit is left behind.
     strays: dict[str, FileState | None] = field(default_factory=dict)
@@ -84,6 +86,11 @@ class Trials:
     def unused(self) -> int:
         """Runs made ahead that no one asked for (not records: see the module docstring)."""
         return 0 if self.ahead is None else self.ahead.unused
+
+    @property
+    def disagreements(self) -> list[Disagreement]:
+        """The evidence of a flaky test: one entry per configuration whose runs disagree."""
+        return list(self.disagreed.values())
 
     def stop_ahead(self) -> None:
         """End the runs ahead, so that `scratch` is the caller's alone again."""
@@ -250,14 +257,15 @@ class Trials:
         return grouped
 
     def _agreed(self, records: list[TestRecord]) -> Outcome:
-        """The outcome all `records` (of one configuration) agree on; else note the evidence."""
+        """The outcome all `records` (all the runs of one configuration) agree on; else note
+        the evidence, in place of any noted before for that configuration."""
         outcomes = tuple(dict.fromkeys(r.outcome for r in records))
         if len(outcomes) == 1:
             return outcomes[0]
-        evidence = Disagreement(
-            records[-1].phase, records[-1].size, tuple(r.outcome for r in records)
+        last = records[-1]
+        self.disagreed[last.config] = Disagreement(
+            last.phase, last.size, tuple(r.outcome for r in records)
         )
-        self.disagreements.append(evidence)
         return Outcome.UNRESOLVED
 
 
