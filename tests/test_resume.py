@@ -241,6 +241,83 @@ def test_replay_of_a_file_that_is_not_a_log(sample_repo: SampleRepo, tmp_path: P
 
 
 @pytest.fixture
+def two_tests_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path) -> Path:
+    """`sh check.sh` means one test at the top (a.txt must not be bad) and another in sub/
+    (b.txt must not be bad, or the file $CHECKED names); both files turn bad."""
+    top = 'grep -q bad "${CHECKED:-a.txt}" && exit 1; exit 0\n'
+    repo, _ = make_repo(
+        tmp_path,
+        [
+            {"check.sh": top, "sub/check.sh": top.replace("a.txt", "../b.txt"), "a.txt": "ok\n"}
+            | {"b.txt": "ok\n"},
+            {"a.txt": "bad\n", "b.txt": "bad\n"},
+        ],
+    )
+    return repo
+
+
+def _searched(
+    cwd: Path, report: Path, *options: str, env: dict[str, str] | None = None
+) -> dict[str, object]:
+    done = ddchange(
+        "HEAD~1..HEAD", *options, "--json", str(report), "--", "sh", "check.sh", cwd=cwd, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(report.read_text())
+    return result
+
+
+def _culprits(result: dict[str, object]) -> set[object]:
+    culprits = result["culprits"]
+    assert isinstance(culprits, list)
+    return {culprit["path"] for culprit in culprits}
+
+
+def test_the_same_command_from_a_subdirectory_is_another_run(
+    two_tests_repo: Path, tmp_path: Path
+) -> None:
+    """The test runs where the user stands, so the same command from sub/ is another test:
+    none of the top's records are taken, and each answer is its own test's."""
+    report = tmp_path / "report.json"
+    top = _searched(two_tests_repo, report)
+    assert _culprits(top) == {"a.txt"}
+    sub = _searched(two_tests_repo / "sub", report)
+    assert (sub["resumed"], _culprits(sub)) == (0, {"b.txt"})
+    again = _searched(two_tests_repo / "sub", report)
+    assert (again["tests_run"], _culprits(again)) == (0, {"b.txt"}), "the same run resumes"
+    assert again["resumed"] == len(sub["log"])  # type: ignore[arg-type]
+
+    saved = tmp_path / "sub.log"  # the log says where its run ran: replayed there from the top
+    saved.write_text(ddchange("log", cwd=two_tests_repo).stdout)
+    assert ddchange("reset", cwd=two_tests_repo).returncode == 0
+    replayed = ddchange("replay", str(saved), "--json", str(report), cwd=two_tests_repo)
+    assert replayed.returncode == 0, replayed.stderr
+    result = json.loads(report.read_text())
+    assert (result["tests_run"], _culprits(result)) == (0, {"b.txt"})
+    resumed = _searched(two_tests_repo / "sub", report)
+    assert (resumed["tests_run"], resumed["resumed"]) == (0, len(sub["log"]))  # type: ignore[arg-type]
+
+
+def test_a_named_environment_variable_is_part_of_the_run(
+    two_tests_repo: Path, tmp_path: Path
+) -> None:
+    """With --env-key CHECKED, a run with another value of $CHECKED is another run."""
+    report = tmp_path / "report.json"
+    runs = {
+        name: _searched(
+            two_tests_repo, report, "--env-key", "CHECKED", env={**os.environ, "CHECKED": name}
+        )
+        for name in ("a.txt", "b.txt")
+    }
+    assert [(r["resumed"], _culprits(r)) for r in runs.values()] == [
+        (0, {"a.txt"}),
+        (0, {"b.txt"}),
+    ]
+    unset = _searched(two_tests_repo, report, "--env-key", "CHECKED")
+    assert (unset["resumed"], _culprits(unset)) == (0, {"a.txt"}), "unset is a value of its own"
+
+
+@pytest.fixture
 def flaky_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path) -> Path:
     """The broken change fails the test only every other time it is run."""
     test = (

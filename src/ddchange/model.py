@@ -104,6 +104,9 @@ class Request:
     # as in GOOD (ignore); neither is searched.
     keep: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    # Environment variables the test depends on: their values are part of what identifies a run
+    # (runs.run_key), so a run with other values does not take this one's records.
+    env_key: tuple[str, ...] = ()
     # Builds and tests at once, each in a scratch tree of its own (-j N). The answer and the
     # journal's records are the same for every N; only the time and the runs made ahead and
     # never asked for (`Result.unused`) differ.

@@ -16,8 +16,9 @@ from ddchange.model import STRATEGIES, Request, Revisions, TestRecord
 from ddchange.trial.journal import Journal
 
 # Bumped whenever the meaning of change-unit ids or of a test's outcome changes, so that old
-# journals are not reused.
-FORMAT = 2
+# journals are not reused. 3: the key holds the subdirectory the test runs in (format 2's keys
+# did not: a run from a subdirectory and one from the top shared their records).
+FORMAT = 3
 
 
 def journal_path(repo: git.Repo) -> Path:
@@ -69,13 +70,15 @@ def reset(repo_path: Path) -> list[Path]:
     return removed
 
 
-def describe(request: Request, revisions: Revisions) -> dict[str, object]:
-    """The run as the journal and `ddchange log` record it (enough to replay it)."""
+def describe(request: Request, revisions: Revisions, subdirectory: str) -> dict[str, object]:
+    """The run as the journal and `ddchange log` record it (enough to replay it), run from
+    `subdirectory` of the work tree (git's prefix: "" at the top, else "sub/dir/")."""
     return {
         "good": revisions.good,
         "bad": revisions.bad,
         "good_rev": request.good,
         "bad_rev": request.bad,
+        "subdirectory": subdirectory,
         "test": list(request.test),
         "build": request.build,
         "timeout": request.timeout,
@@ -87,25 +90,35 @@ def describe(request: Request, revisions: Revisions) -> dict[str, object]:
         **({"clean": True} if request.clean else {}),
         **({"keep": list(request.keep)} if request.keep else {}),
         **({"ignore": list(request.ignore)} if request.ignore else {}),
+        **({"env_key": list(request.env_key)} if request.env_key else {}),
     }
 
 
-def run_key(request: Request, revisions: Revisions) -> str:
+def run_key(request: Request, revisions: Revisions, subdirectory: str) -> str:
     """What identifies a run for resuming: everything that can change a test's outcome.
 
-    The revision names are left out (their SHAs are in), and so are the strategy, isolation,
-    monotony, retries and confirmation, which change which tests are asked, not what a test
-    answers: runs that differ only in those share their tests.
+    That is GOOD and BAD (as SHAs), the subdirectory the test runs in, the test and build
+    commands, the timeout, the fail pattern, the granularity (it makes the change units),
+    --clean, --keep and --ignore (as given: with the subdirectory, which they are relative to,
+    they say which paths they match), and the values of the environment variables named with
+    --env-key (unset is a value of its own; the values are only hashed, never stored). The rest
+    of the environment is not in it. The revision names are left out (their SHAs are in), and
+    so are the strategy, isolation, dependencies, monotony, retries and confirmation, which
+    change which tests are asked, not what a test answers: runs that differ only in those
+    share their tests.
     """
     import hashlib
+    import os
 
-    facts = {**describe(request, revisions), "format": FORMAT}
+    facts = {**describe(request, revisions, subdirectory), "format": FORMAT}
     del facts["good_rev"], facts["bad_rev"], facts["strategy"], facts["isolate"]
+    facts["environment"] = {name: os.environ.get(name) for name in request.env_key}
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def request_from(description: dict[str, object], repo: Path) -> Request:
-    """The Request that a `describe` dictionary (a log file's run line) stands for.
+    """The Request that a `describe` dictionary (a log file's run line) stands for, run from
+    `repo`, or from the subdirectory of its work tree where the logged run ran.
 
     Raises ValueError when a field has the wrong type: the file was edited by hand.
     """
@@ -124,6 +137,10 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         raise ValueError("'timeout' must be a number")
     if description.get("strategy", "diff") not in STRATEGIES:
         raise ValueError(f"'strategy' must be one of {', '.join(STRATEGIES)}")
+    logged = text("subdirectory", optional=True)
+    here = git.prefix(repo) if logged is not None else ""
+    if logged is not None and logged != here:  # from the top of the work tree, then down
+        repo = repo.joinpath(*[".."] * here.count("/"), logged)
     return Request(
         repo=repo,
         good=text("good") or "",
@@ -136,12 +153,14 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         strategy=text("strategy", optional=True) or "diff",
         isolate=description.get("isolate") is True,
         clean=description.get("clean") is True,
-        keep=_pathspecs(description, "keep"),
-        ignore=_pathspecs(description, "ignore"),
+        keep=_strings(description, "keep"),
+        ignore=_strings(description, "ignore"),
+        env_key=_strings(description, "env_key"),
     )
 
 
-def _pathspecs(description: dict[str, object], name: str) -> tuple[str, ...]:
+def _strings(description: dict[str, object], name: str) -> tuple[str, ...]:
+    """A list of strings of the description (pathspecs, names), empty when absent."""
     value = description.get(name, [])
     if not isinstance(value, list) or not all(isinstance(spec, str) for spec in value):
         raise ValueError(f"{name!r} must be a list of strings")

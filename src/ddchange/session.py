@@ -173,9 +173,10 @@ def replay(request: Request, records: list[TestRecord], listener: Listener | Non
     """Put `records` in place of the run's journal (like `git bisect replay`), then resume."""
     repo = git.open_repo(request.repo)
     revisions = resolve(repo, request.good, request.bad)
-    key = run_key(request, revisions)
+    subdirectory = git.prefix(request.repo)
+    key = run_key(request, revisions, subdirectory)
     with Journal(journal_path(repo)) as journal:
-        journal.begin(key, json.dumps(describe(request, revisions)))
+        journal.begin(key, json.dumps(describe(request, revisions, subdirectory)))
         journal.forget(key)
         for record in records:
             journal.append(key, record)
@@ -198,17 +199,18 @@ class _Session:
         diff = limited.diff
         self.request, self.revisions, self.diff, self.scratch = request, revisions, diff, scratch
         self.limited, self.listener = limited, listener
+        self.subdirectory = git.prefix(request.repo)  # where the test runs: part of the run
         self.everything = frozenset(h.id for h in diff.hunks)
         pattern = re.compile(request.fail_pattern) if request.fail_pattern else None
         self.trials = Trials(
             diff,
             scratch,
             journal,
-            run_key(request, revisions),
+            run_key(request, revisions, self.subdirectory),
             request.test,
             # Like `git bisect run`, the test runs where the user stands: the same subdirectory
             # of the scratch tree (UNRESOLVED where a configuration has no such directory).
-            scratch.path / git.prefix(request.repo),
+            scratch.path / self.subdirectory,
             request.build,
             request.timeout,
             runner.Expectation(exit_code=None, pattern=pattern),
@@ -222,7 +224,8 @@ class _Session:
             },
         )
         self.cache = OutcomeCache[str](monotony=request.monotony)
-        for config, outcome in self.trials.resume(json.dumps(describe(request, revisions))).items():
+        described = json.dumps(describe(request, revisions, self.subdirectory))
+        for config, outcome in self.trials.resume(described).items():
             self.cache.store(config, outcome)
         history = git.commits(scratch.repo, revisions.good, revisions.bad)
         # Every unit's commits: the commit level orders by them, and "auto" picks by them.
@@ -548,4 +551,4 @@ class _Session:
     def _named_by_the_command(self) -> list[str]:
         """The files BAD adds or changes that the test or build command names."""
         words = [*self.request.test, *shlex.split(self.request.build or "")]
-        return limits.named_by(self.diff, words, git.prefix(self.request.repo))
+        return limits.named_by(self.diff, words, self.subdirectory)

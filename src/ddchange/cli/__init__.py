@@ -138,6 +138,15 @@ def _check_pattern(ctx: click.Context, param: click.Parameter, value: str | None
     return value
 
 
+def _check_names(
+    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
+    for name in value:
+        if not name or "=" in name or "\0" in name:
+            raise click.BadParameter(f"{name!r} is not the name of an environment variable")
+    return value
+
+
 @click.group(cls=RangeGroup, context_settings={"help_option_names": list(HELP)})
 @click.version_option(__version__, prog_name="ddchange")
 def cli() -> None:
@@ -237,6 +246,14 @@ def help_(ctx: click.Context, command: str | None) -> None:
     help="Never apply the changes there, they stay as in GOOD (repeatable): not searched.",
 )
 @click.option(
+    "--env-key",
+    multiple=True,
+    metavar="NAME",
+    callback=_check_names,
+    help="The test depends on environment variable NAME (repeatable): a run with another "
+    "value of it is another run, and does not resume this one.",
+)
+@click.option(
     "--clean",
     is_flag=True,
     help="Remove untracked and ignored files (git clean -fdx) before each test, for builds that "
@@ -259,6 +276,7 @@ def run(
     confidence: float,
     keep: tuple[str, ...],
     ignore: tuple[str, ...],
+    env_key: tuple[str, ...],
     clean: bool,
     repo: Path,
     jobs: int,
@@ -294,6 +312,7 @@ def run(
         clean=clean,
         keep=keep,
         ignore=ignore,
+        env_key=env_key,
         jobs=jobs,
         scheduler=scheduler,
         worker_clone=worker_clone,
