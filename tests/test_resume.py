@@ -8,6 +8,7 @@ most one repeated test (the one that was running when the signal came).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -22,7 +23,7 @@ import pytest
 from gitsandbox import checkout_state, hermetic
 from test_cli import SampleRepo, culprit_matches, ddchange, git, make_user_mess, scenario_args
 
-from ddchange import samples
+from ddchange import errors, runs, samples
 
 
 def search_records(report: dict[str, object]) -> list[dict[str, object]]:
@@ -315,6 +316,83 @@ def test_a_named_environment_variable_is_part_of_the_run(
     ]
     unset = _searched(two_tests_repo, report, "--env-key", "CHECKED")
     assert (unset["resumed"], _culprits(unset)) == (0, {"a.txt"}), "unset is a value of its own"
+
+
+def test_a_replayed_file_is_read_only_so_far(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """replay reads no more than LOG_LIMIT bytes: /dev/zero ends at once (it is no log from
+    its first byte), a long file of comments at the limit; each with one line and exit 2."""
+    zero = ddchange("replay", "/dev/zero", cwd=tmp_path, timeout=30)
+    assert (zero.returncode, zero.stderr.count("\n")) == (2, 1), zero.stderr
+    assert "/dev/zero:1: not a ddchange log" in zero.stderr
+    monkeypatch.setattr(runs, "LOG_LIMIT", 2**20)
+    long = tmp_path / "long.log"
+    long.write_text("#" * 2**20 + "\n")
+    with pytest.raises(errors.BadLogFile) as refused:
+        runs.read_log(long, tmp_path)
+    assert refused.value.problem == "longer than 1 MiB"
+    long.write_text("#" * (2**20 - 1) + "\n")
+    with pytest.raises(errors.BadLogFile) as refused:
+        runs.read_log(long, tmp_path)
+    assert refused.value.problem == "no 'run {...}' line", "read to its end under the limit"
+
+
+_DAMAGES = {
+    "random bytes": lambda path: path.write_bytes(os.urandom(path.stat().st_size)),
+    "cut in half": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 2]),
+    "empty": lambda path: path.write_bytes(b""),
+    **{
+        change: lambda path, change=change: _executed(path, f"UPDATE {change}")
+        for change in (
+            "tests SET config = '5'",
+            "tests SET config = '\"ab\"'",
+            "tests SET config = '[1, 2]'",
+            "tests SET missing = '{}'",
+            "tests SET outcome = 'bogus'",
+            "tests SET duration = 'x'",
+            "tests SET exit_code = 'x'",
+            "tests SET exit_code = 1.5",
+            "tests SET config = '[\"no such change\"]' WHERE id = 3",
+            "runs SET request = 'nope'",
+            "runs SET request = '[]'",
+        )
+    },
+}
+
+
+def _executed(journal: Path, statement: str) -> None:
+    with contextlib.closing(sqlite3.connect(journal)) as db:
+        db.execute(statement)
+        db.commit()
+
+
+def test_a_damaged_journal_gives_one_line_or_the_right_answer(
+    two_tests_repo: Path, tmp_path: Path
+) -> None:
+    """Whatever is wrong in the journal, `ddchange log` and the run that resumes end with one
+    line that names the journal (exit 1), or do their work: never a traceback, never a record
+    made of what is not one."""
+    report = tmp_path / "report.json"
+    _searched(two_tests_repo, report)
+    journal = two_tests_repo / ".git" / "ddchange" / "journal.sqlite"
+    saved = tmp_path / "journal.sqlite"
+    _executed(journal, "PRAGMA wal_checkpoint(TRUNCATE)")
+    saved.write_bytes(journal.read_bytes())
+    for name, damage in _DAMAGES.items():
+        journal.write_bytes(saved.read_bytes())
+        damage(journal)
+        for args in (["log"], ["HEAD~1..HEAD", "--json", str(report), "--", "sh", "check.sh"]):
+            report.unlink(missing_ok=True)
+            done = ddchange(*args, cwd=two_tests_repo)
+            if done.returncode == 1:
+                assert done.stderr.count("\n") == 1, (name, done.stderr)
+                assert f"the journal {journal} cannot be read" in done.stderr, (name, done.stderr)
+            else:
+                assert done.returncode == 0, (name, done.stderr)
+                assert "Traceback" not in done.stderr
+                if args[0] != "log":
+                    assert _culprits(json.loads(report.read_text())) == {"a.txt"}, name
 
 
 @pytest.fixture

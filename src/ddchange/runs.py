@@ -41,9 +41,7 @@ class Logged:
 def history(repo_path: Path) -> list[Logged]:
     """Every run the journal of this repository knows, most recent first."""
     with Journal(_journal_in(git.common_dir_at(repo_path))) as journal:
-        return [
-            Logged(json.loads(info.request), journal.records(info.key)) for info in journal.runs()
-        ]
+        return [Logged(info.request, journal.records(info.key)) for info in journal.runs()]
 
 
 def reset(repo_path: Path) -> list[Path]:
@@ -116,6 +114,35 @@ def run_key(request: Request, revisions: Revisions, subdirectory: str) -> str:
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
 
 
+# The most of a log file `ddchange replay` reads: a log line is a test and the ids of its
+# changes, so a run of 20,000 changes logs tens of MiB; anything longer (/dev/zero, a wrong
+# file) is refused before it fills the memory.
+LOG_LIMIT = 256 * 2**20
+
+
+def read_log(path: Path, repo: Path) -> tuple[Request, list[TestRecord]]:
+    """The run (to be run from `repo`, see `request_from`) and the records of a `ddchange
+    log` FILE, read up to LOG_LIMIT bytes; errors.BadLogFile when it is none, or too long, or
+    cannot be read."""
+    from ddchange.report import testlog
+
+    try:
+        with path.open("rb") as file:
+            data = file.read(4096)
+            if not data.lstrip().startswith((b"#", b"run ", b"test ")) and data.strip():
+                raise ValueError(1, "it does not begin with '#', 'run {' or 'test {'")
+            data += file.read(max(LOG_LIMIT + 1 - len(data), 0))
+        if len(data) > LOG_LIMIT:
+            raise ValueError(0, f"longer than {LOG_LIMIT >> 20} MiB")
+        description, records = testlog.parse(data.decode(errors="replace"))
+        return request_from(description, repo), records
+    except OSError as error:
+        raise errors.BadLogFile(path, 0, error.strerror or str(error)) from None
+    except ValueError as error:
+        line, problem = error.args if len(error.args) == 2 else (0, str(error))
+        raise errors.BadLogFile(path, int(line), str(problem)) from None
+
+
 def request_from(description: dict[str, object], repo: Path) -> Request:
     """The Request that a `describe` dictionary (a log file's run line) stands for, run from
     `repo`, or from the subdirectory of its work tree where the logged run ran.
@@ -138,9 +165,11 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
     if description.get("strategy", "diff") not in STRATEGIES:
         raise ValueError(f"'strategy' must be one of {', '.join(STRATEGIES)}")
     logged = text("subdirectory", optional=True)
-    here = git.prefix(repo) if logged is not None else ""
-    if logged is not None and logged != here:  # from the top of the work tree, then down
-        repo = repo.joinpath(*[".."] * here.count("/"), logged)
+    if logged is not None:
+        git.open_repo(repo)  # errors.NotARepository, said as for a run, when it is none
+        here = git.prefix(repo)
+        if logged != here:  # from the top of the work tree, then down
+            repo = repo.joinpath(*[".."] * here.count("/"), logged)
     return Request(
         repo=repo,
         good=text("good") or "",

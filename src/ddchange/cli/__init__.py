@@ -345,15 +345,8 @@ def replay(
     import dataclasses
 
     from ddchange import runs, session
-    from ddchange.report import testlog
 
-    path = Path(log_file)
-    try:
-        description, records = testlog.parse(path.read_text(errors="replace"))
-        logged = runs.request_from(description, repo)
-    except ValueError as error:
-        line, problem = error.args if len(error.args) == 2 else (0, str(error))
-        raise errors.BadLogFile(path, int(line), str(problem)) from None
+    logged, records = runs.read_log(Path(log_file), repo)
     request = dataclasses.replace(logged, jobs=jobs, scheduler=scheduler, worker_clone=worker_clone)
     files = outputs.Outputs(patch_file, json_file, html_file)
     outputs.validate(request, files)
