@@ -24,6 +24,7 @@ from gitsandbox import checkout_state, hermetic
 from test_cli import SampleRepo, culprit_matches, ddchange, git, make_user_mess, scenario_args
 
 from ddchange import errors, runs, samples
+from ddchange.report import testlog
 
 
 def search_records(report: dict[str, object]) -> list[dict[str, object]]:
@@ -239,6 +240,24 @@ def test_replay_of_a_file_that_is_not_a_log(sample_repo: SampleRepo, tmp_path: P
     assert done.returncode == 2
     assert "bogus.log:1: not a ddchange log" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        '"config": "ab"',
+        '"config": [1, 2]',
+        '"config": [], "exit_code": "1"',
+        '"config": [], "exit_code": 1.5',
+    ],
+)
+def test_a_logged_test_of_the_wrong_kind_is_refused(values: str) -> None:
+    """A hand-edited test line whose config or exit code is not of its kind is an error on
+    its line, never a record made of it (a config "ab" is no set {"a", "b"})."""
+    line = 'test {"phase": "good", "outcome": "pass", ' + values + "}"
+    with pytest.raises(ValueError, match="must be") as refused:
+        testlog.parse('run {"good": "a", "bad": "b"}\n' + line + "\n")
+    assert refused.value.args[0] == 2
 
 
 @pytest.fixture

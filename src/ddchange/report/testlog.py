@@ -55,12 +55,17 @@ def parse(text: str) -> tuple[dict[str, object], list[TestRecord]]:
 
 
 def _parse_record(number: int, data: dict[str, Any]) -> TestRecord:
+    config, exit_code = data["config"], data.get("exit_code")
+    if not isinstance(config, list) or not all(isinstance(i, str) for i in config):
+        raise ValueError("'config' must be a list of change ids")
+    if not (exit_code is None or type(exit_code) is int):
+        raise ValueError("'exit_code' must be a whole number or null")
     return TestRecord(
         number,
         str(data["phase"]),
-        frozenset(str(i) for i in data["config"]),
+        frozenset(config),
         Outcome(data["outcome"]),
         str(data.get("reason", "")),
-        data.get("exit_code"),
+        exit_code,
         float(data.get("duration", 0.0)),
     )
