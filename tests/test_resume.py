@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -200,6 +201,8 @@ def test_log_reset_and_replay(sample_repo: SampleRepo, tmp_path: Path) -> None:
     again = json.loads(report.read_text())
     assert again["culprits"] == first["culprits"]
     assert again["resumed"] == len(first["log"])
+    assert again["resumed_from"] == {"when": None, "options": []}
+    assert f"{again['resumed']} taken from the replayed log" in replayed.stdout
     assert again["tests_run"] == 0, "the log holds every run, the confirmation runs too"
 
 
@@ -302,7 +305,7 @@ def test_the_same_command_from_a_subdirectory_is_another_run(
     top = _searched(two_tests_repo, report)
     assert _culprits(top) == {"a.txt"}
     sub = _searched(two_tests_repo / "sub", report)
-    assert (sub["resumed"], _culprits(sub)) == (0, {"b.txt"})
+    assert (sub["resumed"], sub["resumed_from"], _culprits(sub)) == (0, None, {"b.txt"})
     again = _searched(two_tests_repo / "sub", report)
     assert (again["tests_run"], _culprits(again)) == (0, {"b.txt"}), "the same run resumes"
     assert again["resumed"] == len(sub["log"])  # type: ignore[arg-type]
@@ -316,6 +319,31 @@ def test_the_same_command_from_a_subdirectory_is_another_run(
     assert (result["tests_run"], _culprits(result)) == (0, {"b.txt"})
     resumed = _searched(two_tests_repo / "sub", report)
     assert (resumed["tests_run"], resumed["resumed"]) == (0, len(sub["log"]))  # type: ignore[arg-type]
+
+
+def test_tests_taken_over_say_where_they_came_from(two_tests_repo: Path, tmp_path: Path) -> None:
+    """The same command again takes the earlier run's tests and says so, with its date; with
+    --no-dependencies (which tests run, not what they mean) it takes them too, and says that
+    the earlier run had dependencies."""
+    report = tmp_path / "report.json"
+    first = _searched(two_tests_repo, report)
+    assert first["resumed_from"] is None
+    for options, differ in (((), []), (("--no-dependencies",), ["with dependencies"])):
+        done = ddchange(
+            "HEAD~1..HEAD", *options, "--json", str(report), "--", "sh", "check.sh",
+            cwd=two_tests_repo,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done_report := report.read_text())
+        assert result["resumed"] == len(first["log"]), done_report  # type: ignore[arg-type]
+        origin = result["resumed_from"]
+        assert origin["options"] == differ
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", origin["when"])
+        said = (
+            f"{result['resumed']} taken from an earlier run of this command on {origin['when']} UTC"
+        )
+        assert said in done.stdout
+    assert "(it ran with dependencies; this option chooses which tests run" in done.stdout
 
 
 def test_a_named_environment_variable_is_part_of_the_run(

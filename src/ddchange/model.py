@@ -205,6 +205,17 @@ class Route:
     searched: str = "range"  # "commit": only the suspects' changes; "range": all of GOOD..BAD
 
 
+@dataclass(frozen=True)
+class Earlier:
+    """Where the records a run took over came from: its run before this one (the same key:
+    the same test, revisions and options that change what a test means), or a replayed log."""
+
+    when: str | None  # "YYYY-MM-DD HH:MM:SS" (UTC) of its last test; None: a replayed log
+    # Its options that choose which tests run, where they differ from this run's, as that run
+    # was asked ("--no-dependencies", "--strategy auto", "with dependencies")
+    options: tuple[str, ...] = ()
+
+
 @dataclass
 class Result:
     """The answer and how it was reached; every claim in it is a `Claim` read from records."""
@@ -253,3 +264,4 @@ class Result:
     # changes that need one, its block, hunk, function or file), where removing one alone did
     # not pass
     wider: int = 0
+    earlier: Earlier | None = None  # where the tests taken over came from (None: none were)

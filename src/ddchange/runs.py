@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ddchange import errors, git
-from ddchange.model import STRATEGIES, Request, Revisions, TestRecord
-from ddchange.trial.journal import Journal
+from ddchange.model import CONFIDENCE, STRATEGIES, Earlier, Request, Revisions, TestRecord
+from ddchange.trial.journal import Journal, RunInfo
 
 # Bumped whenever the meaning of change-unit ids or of a test's outcome changes, so that old
 # journals are not reused. 3: the key holds the subdirectory the test runs in (format 2's keys
@@ -84,12 +84,30 @@ def describe(request: Request, revisions: Revisions, subdirectory: str) -> dict[
         "granularity": request.granularity,
         "strategy": request.strategy,
         "isolate": request.isolate,
+        "dependencies": request.dependencies,
+        "monotony": request.monotony,
+        "retries": request.retries,
+        "confirm": request.confirm,
+        "confidence": request.confidence,
         # Only when set, so that the keys of runs without it stay what they were.
         **({"clean": True} if request.clean else {}),
         **({"keep": list(request.keep)} if request.keep else {}),
         **({"ignore": list(request.ignore)} if request.ignore else {}),
         **({"env_key": list(request.env_key)} if request.env_key else {}),
     }
+
+
+# The options that choose which tests run, not what a test answers: not in the run key, so runs
+# that differ only in them share their records (and say so: `earlier`).
+_SEARCH_OPTIONS = (
+    "strategy",
+    "isolate",
+    "dependencies",
+    "monotony",
+    "retries",
+    "confirm",
+    "confidence",
+)
 
 
 def run_key(request: Request, revisions: Revisions, subdirectory: str) -> str:
@@ -109,9 +127,33 @@ def run_key(request: Request, revisions: Revisions, subdirectory: str) -> str:
     import os
 
     facts = {**describe(request, revisions, subdirectory), "format": FORMAT}
-    del facts["good_rev"], facts["bad_rev"], facts["strategy"], facts["isolate"]
+    for name in ("good_rev", "bad_rev", *_SEARCH_OPTIONS):
+        del facts[name]
     facts["environment"] = {name: os.environ.get(name) for name in request.env_key}
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def earlier(before: RunInfo | None, now: dict[str, object], *, replayed: bool) -> Earlier:
+    """Where a run's records taken over came from: the run of the same key `before` this one
+    (when it last tested, and the options of it that differ from `now`, this run's
+    `describe`), or the replayed log."""
+    if replayed or before is None:
+        return Earlier(None)
+    asked = before.request
+    differ = [name for name in _SEARCH_OPTIONS if asked.get(name) != now.get(name)]
+    return Earlier(before.updated, tuple(_option(name, asked.get(name)) for name in differ))
+
+
+_ON = {"confirm": "the checks at the end"}
+
+
+def _option(name: str, value: object) -> str:
+    """A search option as the command line gives it ("--no-dependencies"), or says it."""
+    if name == "isolate":
+        return "--isolate" if value else "--minimize"
+    if isinstance(value, bool):  # dependencies, monotony, confirm: on unless --no-NAME
+        return f"with {_ON.get(name, name)}" if value else f"--no-{name}"
+    return f"--{name} {value}"
 
 
 # The most of a log file `ddchange replay` reads: a log line is a test and the ids of its
@@ -164,6 +206,11 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         raise ValueError("'timeout' must be a number")
     if description.get("strategy", "diff") not in STRATEGIES:
         raise ValueError(f"'strategy' must be one of {', '.join(STRATEGIES)}")
+    retries, confidence = description.get("retries", 0), description.get("confidence", CONFIDENCE)
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError("'retries' must be a count from 0")
+    if not isinstance(confidence, int | float) or not 0 <= confidence < 1:
+        raise ValueError("'confidence' must be a number from 0 to below 1")
     logged = text("subdirectory", optional=True)
     if logged is not None:
         git.open_repo(repo)  # errors.NotARepository, said as for a run, when it is none
@@ -181,6 +228,11 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         granularity=text("granularity") or "hunk",
         strategy=text("strategy", optional=True) or "diff",
         isolate=description.get("isolate") is True,
+        dependencies=description.get("dependencies") is not False,
+        monotony=description.get("monotony") is not False,
+        retries=retries,
+        confirm=description.get("confirm") is not False,
+        confidence=float(confidence),
         clean=description.get("clean") is True,
         keep=_strings(description, "keep"),
         ignore=_strings(description, "ignore"),

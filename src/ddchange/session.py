@@ -48,7 +48,7 @@ from ddchange.model import (
     Route,
     TestRecord,
 )
-from ddchange.runs import describe, journal_path, run_key
+from ddchange.runs import describe, earlier, journal_path, run_key
 from ddchange.search import confidence
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.dd import Probed, bisect
@@ -68,8 +68,9 @@ __all__ = ["PREFLIGHT_RUNS", "Listener", "replay", "run"]
 PREFLIGHT_RUNS = 1
 
 
-def run(request: Request, listener: Listener | None = None) -> Result:
-    """Resolve, pre-flight and search; raise an `errors.DDChangeError` when it cannot.
+def run(request: Request, listener: Listener | None = None, *, replayed: bool = False) -> Result:
+    """Resolve, pre-flight and search; raise an `errors.DDChangeError` when it cannot. The
+    records it takes over came from a replayed log when `replayed`, else from earlier runs.
 
     Ctrl-C (KeyboardInterrupt) during the search still gives a Result: the smallest
     configuration seen to fail so far, with outcome "interrupted". During pre-flight it
@@ -94,7 +95,7 @@ def run(request: Request, listener: Listener | None = None) -> Result:
         outcome = session.search() if session.preflight() else session.flaky()
         paths = [*content.touched_paths(diff), *limited.kept]  # the answer needs what is kept
         patch = scratch.patch(revisions.good, sorted(set(paths)))
-    return session.result(outcome, patch, time.monotonic() - started)
+    return session.result(outcome, patch, time.monotonic() - started, replayed=replayed)
 
 
 @contextlib.contextmanager
@@ -180,7 +181,7 @@ def replay(request: Request, records: list[TestRecord], listener: Listener | Non
         journal.forget(key)
         for record in records:
             journal.append(key, record)
-    return run(request, listener)
+    return run(request, listener, replayed=True)
 
 
 class _Session:
@@ -224,8 +225,8 @@ class _Session:
             },
         )
         self.cache = OutcomeCache[str](monotony=request.monotony)
-        described = json.dumps(describe(request, revisions, self.subdirectory))
-        for config, outcome in self.trials.resume(described).items():
+        self.described = describe(request, revisions, self.subdirectory)
+        for config, outcome in self.trials.resume(json.dumps(self.described)).items():
             self.cache.store(config, outcome)
         history = git.commits(scratch.repo, revisions.good, revisions.bad)
         # Every unit's commits: the commit level orders by them, and "auto" picks by them.
@@ -330,8 +331,9 @@ class _Session:
         self._show(self._answer())
         return "flaky"
 
-    def result(self, outcome: str, patch: bytes, wall_time: float) -> Result:
-        """The Result, its claims read from the trial layer's records."""
+    def result(self, outcome: str, patch: bytes, wall_time: float, *, replayed: bool) -> Result:
+        """The Result, its claims read from the trial layer's records (and taken over from a
+        replayed log when `replayed`)."""
         answer, passing = self._answer(), self._passing()
         culprits = [h for h in self.diff.hunks if h.id in answer - passing]
         context = [h for h in self.diff.hunks if h.id in passing]
@@ -366,6 +368,9 @@ class _Session:
             self.searcher.width,
             blocks=hierarchy.runs(culprits),
             wider=0 if found is None else found.wider,
+            earlier=earlier(trials.before, self.described, replayed=replayed)
+            if trials.resumed
+            else None,
         )
 
     # -- the search ---------------------------------------------------------------------------

@@ -142,14 +142,21 @@ class Journal:
     def __exit__(self, *exc: object) -> None:
         self._db.close()
 
-    def begin(self, key: str, request: str) -> None:
-        """Remember that run `key` (described by the JSON `request`) exists."""
+    def begin(self, key: str, request: str) -> RunInfo | None:
+        """Remember that run `key` (described by the JSON `request`, in place of an earlier
+        attempt's description) exists; the run as known before, if it was."""
         with self._guard():
+            before = self._db.execute(
+                "SELECT request, (SELECT COUNT(*) FROM tests WHERE key = ?), updated FROM runs "
+                "WHERE key = ?",
+                (key, key),
+            ).fetchone()
             self._db.execute(
-                "INSERT INTO runs VALUES (?, ?, datetime('now')) "
-                "ON CONFLICT (key) DO UPDATE SET updated = excluded.updated",
+                "INSERT INTO runs VALUES (?, ?, datetime('now')) ON CONFLICT (key) "
+                "DO UPDATE SET request = excluded.request, updated = excluded.updated",
                 (key, request),
             )
+            return None if before is None else RunInfo(key, _request(before[0]), *before[1:])
 
     def append(self, key: str, record: TestRecord) -> None:
         row = (

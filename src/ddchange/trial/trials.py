@@ -31,7 +31,7 @@ from ddchange.model import Claim, Disagreement, Outcome, TestRecord
 from ddchange.search.hierarchical import Found
 from ddchange.trial import attempt, runner
 from ddchange.trial.ahead import Ahead
-from ddchange.trial.journal import Journal
+from ddchange.trial.journal import Journal, RunInfo
 from ddchange.trial.worktree import Scratch
 
 States = Mapping[str, FileState | None]
@@ -58,6 +58,7 @@ class Trials:
     phase: str = "good"
     log: list[TestRecord] = field(default_factory=list)
     resumed: int = 0
+    before: RunInfo | None = None  # this run as the journal knew it before `resume`
     tests_run: int = 0  # real runs made by this process
     command_time: float = 0.0
     # Each configuration whose runs disagree, with the evidence of all its runs so far
@@ -98,8 +99,9 @@ class Trials:
             self.ahead.stop()
 
     def resume(self, request: str) -> dict[frozenset[str], Outcome]:
-        """Take over the records of earlier attempts of this run; their agreed outcomes."""
-        self.journal.begin(self.key, request)
+        """Take over the records of earlier attempts of this run; their agreed outcomes. The
+        run as the journal knew it before (`before`) says where they came from."""
+        self.before = self.journal.begin(self.key, request)
         self.log = self.journal.records(self.key)
         self.resumed = len(self.log)
         for record in self.log:
