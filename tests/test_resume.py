@@ -201,7 +201,7 @@ def test_log_reset_and_replay(sample_repo: SampleRepo, tmp_path: Path) -> None:
     again = json.loads(report.read_text())
     assert again["culprits"] == first["culprits"]
     assert again["resumed"] == len(first["log"])
-    assert again["resumed_from"] == {"when": None, "options": []}
+    assert again["resumed_from"] == {"replayed": True, "when": None, "options": []}
     assert f"{again['resumed']} taken from the replayed log" in replayed.stdout
     assert again["tests_run"] == 0, "the log holds every run, the confirmation runs too"
 
@@ -337,7 +337,7 @@ def test_tests_taken_over_say_where_they_came_from(two_tests_repo: Path, tmp_pat
         result = json.loads(done_report := report.read_text())
         assert result["resumed"] == len(first["log"]), done_report  # type: ignore[arg-type]
         origin = result["resumed_from"]
-        assert origin["options"] == differ
+        assert (origin["replayed"], origin["options"]) == (False, differ)
         assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", origin["when"])
         said = (
             f"{result['resumed']} taken from an earlier run of this command on {origin['when']} UTC"

@@ -210,7 +210,8 @@ class Earlier:
     """Where the records a run took over came from: its run before this one (the same key:
     the same test, revisions and options that change what a test means), or a replayed log."""
 
-    when: str | None  # "YYYY-MM-DD HH:MM:SS" (UTC) of its last test; None: a replayed log
+    when: str | None  # "YYYY-MM-DD HH:MM:SS" (UTC) of its last test; None: not known
+    replayed: bool = False  # from a replayed log (`ddchange replay`), not from a run
     # Its options that choose which tests run, where they differ from this run's, as that run
     # was asked ("--no-dependencies", "--strategy auto", "with dependencies")
     options: tuple[str, ...] = ()

@@ -137,11 +137,11 @@ def earlier(before: RunInfo | None, now: dict[str, object], *, replayed: bool) -
     """Where a run's records taken over came from: the run of the same key `before` this one
     (when it last tested, and the options of it that differ from `now`, this run's
     `describe`), or the replayed log."""
-    if replayed or before is None:
-        return Earlier(None)
+    if replayed or before is None:  # before is None: its run's line is gone from the journal
+        return Earlier(None, replayed=replayed)
     asked = before.request
     differ = [name for name in _SEARCH_OPTIONS if asked.get(name) != now.get(name)]
-    return Earlier(before.updated, tuple(_option(name, asked.get(name)) for name in differ))
+    return Earlier(before.updated, options=tuple(_option(name, asked.get(name)) for name in differ))
 
 
 _ON = {"confirm": "the checks at the end"}

@@ -23,9 +23,10 @@ def reused(result: Result) -> str:
     """How many tests the run took over instead of running them, and from where: the same
     command's earlier run (and its search options, where they differ), or a replayed log."""
     earlier, taken = result.earlier, f"{result.resumed} taken from"
-    if earlier is None or earlier.when is None:
+    if earlier is None or earlier.replayed:
         return f"{taken} the replayed log" if earlier is not None else ""
-    said = f"{taken} an earlier run of this command on {earlier.when} UTC"
+    when = f" on {earlier.when} UTC" if earlier.when else ""
+    said = f"{taken} an earlier run of this command{when}"
     if not earlier.options:
         return said
     chosen = "these options choose" if len(earlier.options) > 1 else "this option chooses"
