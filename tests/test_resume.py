@@ -311,7 +311,14 @@ def test_the_same_command_from_a_subdirectory_is_another_run(
     assert again["resumed"] == len(sub["log"])  # type: ignore[arg-type]
 
     saved = tmp_path / "sub.log"  # the log says where its run ran: replayed there from the top
-    saved.write_text(ddchange("log", cwd=two_tests_repo).stdout)
+    saved.write_text(log := ddchange("log", cwd=two_tests_repo).stdout)
+    assert log.startswith("# ddchange log: HEAD~1..HEAD -- sh check.sh  (run in sub/)\n")
+    for elsewhere in ("../", "/tmp/", "sub/../", "sub", "./"):
+        moved = tmp_path / "moved.log"
+        moved.write_text(log.replace('"subdirectory": "sub/"', f'"subdirectory": "{elsewhere}"'))
+        done = ddchange("replay", str(moved), cwd=two_tests_repo)
+        assert (done.returncode, done.stderr.count("\n")) == (2, 1), (elsewhere, done.stderr)
+        assert "'subdirectory' must be a directory inside the work tree" in done.stderr
     assert ddchange("reset", cwd=two_tests_repo).returncode == 0
     replayed = ddchange("replay", str(saved), "--json", str(report), cwd=two_tests_repo)
     assert replayed.returncode == 0, replayed.stderr

@@ -212,6 +212,9 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
     if not isinstance(confidence, int | float) or not 0 <= confidence < 1:
         raise ValueError("'confidence' must be a number from 0 to below 1")
     logged = text("subdirectory", optional=True)
+    parts = (logged or "x/").split("/")
+    if parts[-1] or any(part in ("", ".", "..", ".git") for part in parts[:-1]):
+        raise ValueError("'subdirectory' must be a directory inside the work tree, as 'sub/dir/'")
     if logged is not None:
         git.open_repo(repo)  # errors.NotARepository, said as for a run, when it is none
         here = git.prefix(repo)

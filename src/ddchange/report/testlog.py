@@ -17,8 +17,10 @@ def render(description: dict[str, object], records: list[TestRecord]) -> str:
     """A run's history, like `git bisect log`: comments for people, one JSON line per test."""
     argv = description.get("test")
     test = " ".join(map(str, argv)) if isinstance(argv, list) else ""
+    where = description.get("subdirectory")
     lines = [
-        f"# ddchange log: {description.get('good_rev')}..{description.get('bad_rev')} -- {test}",
+        f"# ddchange log: {description.get('good_rev')}..{description.get('bad_rev')} -- {test}"
+        + (f"  (run in {where})" if where else ""),
         "# replay with `ddchange replay FILE` (edit outcomes first if you like)",
         "run " + json.dumps(description),
     ]
