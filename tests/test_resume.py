@@ -370,6 +370,10 @@ def test_a_named_environment_variable_is_part_of_the_run(
     ]
     unset = _searched(two_tests_repo, report, "--env-key", "CHECKED")
     assert (unset["resumed"], _culprits(unset)) == (0, {"a.txt"}), "unset is a value of its own"
+    for name in ("", "A=B"):
+        done = ddchange("HEAD~1..HEAD", "--env-key", name, "--", "true", cwd=two_tests_repo)
+        assert (done.returncode, done.stderr.count("\n")) == (2, 1), done.stderr
+        assert "is not the name of an environment variable" in done.stderr
 
 
 def test_a_replayed_file_is_read_only_so_far(

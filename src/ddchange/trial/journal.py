@@ -22,7 +22,8 @@ from ddchange.model import Outcome, TestRecord
 
 @dataclass(frozen=True)
 class RunInfo:
-    """A run known to the journal: its key, what was asked (JSON), and how far it got."""
+    """A run known to the journal: its key, what was asked (its latest attempt's description),
+    and how far it got."""
 
     key: str
     request: dict[str, object]
