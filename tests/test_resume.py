@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gitsandbox import checkout_state, hermetic
@@ -281,19 +282,17 @@ def two_tests_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: P
 
 def _searched(
     cwd: Path, report: Path, *options: str, env: dict[str, str] | None = None
-) -> dict[str, object]:
+) -> dict[str, Any]:
     done = ddchange(
         "HEAD~1..HEAD", *options, "--json", str(report), "--", "sh", "check.sh", cwd=cwd, env=env
     )
     assert done.returncode == 0, done.stderr
-    result: dict[str, object] = json.loads(report.read_text())
+    result: dict[str, Any] = json.loads(report.read_text())
     return result
 
 
-def _culprits(result: dict[str, object]) -> set[object]:
-    culprits = result["culprits"]
-    assert isinstance(culprits, list)
-    return {culprit["path"] for culprit in culprits}
+def _culprits(result: dict[str, Any]) -> set[str]:
+    return {culprit["path"] for culprit in result["culprits"]}
 
 
 def test_the_same_command_from_a_subdirectory_is_another_run(
@@ -308,7 +307,7 @@ def test_the_same_command_from_a_subdirectory_is_another_run(
     assert (sub["resumed"], sub["resumed_from"], _culprits(sub)) == (0, None, {"b.txt"})
     again = _searched(two_tests_repo / "sub", report)
     assert (again["tests_run"], _culprits(again)) == (0, {"b.txt"}), "the same run resumes"
-    assert again["resumed"] == len(sub["log"])  # type: ignore[arg-type]
+    assert again["resumed"] == len(sub["log"])
 
     saved = tmp_path / "sub.log"  # the log says where its run ran: replayed there from the top
     saved.write_text(log := ddchange("log", cwd=two_tests_repo).stdout)
@@ -325,7 +324,7 @@ def test_the_same_command_from_a_subdirectory_is_another_run(
     result = json.loads(report.read_text())
     assert (result["tests_run"], _culprits(result)) == (0, {"b.txt"})
     resumed = _searched(two_tests_repo / "sub", report)
-    assert (resumed["tests_run"], resumed["resumed"]) == (0, len(sub["log"]))  # type: ignore[arg-type]
+    assert (resumed["tests_run"], resumed["resumed"]) == (0, len(sub["log"]))
 
 
 def test_tests_taken_over_say_where_they_came_from(two_tests_repo: Path, tmp_path: Path) -> None:
@@ -342,7 +341,7 @@ def test_tests_taken_over_say_where_they_came_from(two_tests_repo: Path, tmp_pat
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         result = json.loads(done_report := report.read_text())
-        assert result["resumed"] == len(first["log"]), done_report  # type: ignore[arg-type]
+        assert result["resumed"] == len(first["log"]), done_report
         origin = result["resumed_from"]
         assert (origin["replayed"], origin["options"]) == (False, differ)
         assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", origin["when"])
@@ -396,12 +395,16 @@ def test_a_replayed_file_is_read_only_so_far(
     assert refused.value.problem == "no 'run {...}' line", "read to its end under the limit"
 
 
-_DAMAGES = {
+def _updating(change: str) -> Callable[[Path], None]:
+    return lambda journal: _executed(journal, f"UPDATE {change}")
+
+
+_DAMAGES: dict[str, Callable[[Path], object]] = {
     "random bytes": lambda path: path.write_bytes(os.urandom(path.stat().st_size)),
     "cut in half": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 2]),
     "empty": lambda path: path.write_bytes(b""),
     **{
-        change: lambda path, change=change: _executed(path, f"UPDATE {change}")
+        change: _updating(change)
         for change in (
             "tests SET config = '5'",
             "tests SET config = '\"ab\"'",
