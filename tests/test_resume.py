@@ -8,8 +8,10 @@ most one repeated test (the one that was running when the signal came).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -17,12 +19,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gitsandbox import checkout_state, hermetic
 from test_cli import SampleRepo, culprit_matches, ddchange, git, make_user_mess, scenario_args
 
-from ddchange import samples
+from ddchange import errors, runs, samples
+from ddchange.report import testlog
 
 
 def search_records(report: dict[str, object]) -> list[dict[str, object]]:
@@ -198,6 +202,8 @@ def test_log_reset_and_replay(sample_repo: SampleRepo, tmp_path: Path) -> None:
     again = json.loads(report.read_text())
     assert again["culprits"] == first["culprits"]
     assert again["resumed"] == len(first["log"])
+    assert again["resumed_from"] == {"replayed": True, "when": None, "options": []}
+    assert f"{again['resumed']} taken from the replayed log" in replayed.stdout
     assert again["tests_run"] == 0, "the log holds every run, the confirmation runs too"
 
 
@@ -240,6 +246,216 @@ def test_replay_of_a_file_that_is_not_a_log(sample_repo: SampleRepo, tmp_path: P
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    "values",
+    [
+        '"config": "ab"',
+        '"config": [1, 2]',
+        '"config": [], "exit_code": "1"',
+        '"config": [], "exit_code": 1.5',
+    ],
+)
+def test_a_logged_test_of_the_wrong_kind_is_refused(values: str) -> None:
+    """A hand-edited test line whose config or exit code is not of its kind is an error on
+    its line, never a record made of it (a config "ab" is no set {"a", "b"})."""
+    line = 'test {"phase": "good", "outcome": "pass", ' + values + "}"
+    with pytest.raises(ValueError, match="must be") as refused:
+        testlog.parse('run {"good": "a", "bad": "b"}\n' + line + "\n")
+    assert refused.value.args[0] == 2
+
+
+@pytest.fixture
+def two_tests_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path) -> Path:
+    """`sh check.sh` means one test at the top (a.txt must not be bad) and another in sub/
+    (b.txt must not be bad, or the file $CHECKED names); both files turn bad."""
+    top = 'grep -q bad "${CHECKED:-a.txt}" && exit 1; exit 0\n'
+    repo, _ = make_repo(
+        tmp_path,
+        [
+            {"check.sh": top, "sub/check.sh": top.replace("a.txt", "../b.txt"), "a.txt": "ok\n"}
+            | {"b.txt": "ok\n"},
+            {"a.txt": "bad\n", "b.txt": "bad\n"},
+        ],
+    )
+    return repo
+
+
+def _searched(
+    cwd: Path, report: Path, *options: str, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    done = ddchange(
+        "HEAD~1..HEAD", *options, "--json", str(report), "--", "sh", "check.sh", cwd=cwd, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(report.read_text())
+    return result
+
+
+def _culprits(result: dict[str, Any]) -> set[str]:
+    return {culprit["path"] for culprit in result["culprits"]}
+
+
+def test_the_same_command_from_a_subdirectory_is_another_run(
+    two_tests_repo: Path, tmp_path: Path
+) -> None:
+    """The test runs where the user stands, so the same command from sub/ is another test:
+    none of the top's records are taken, and each answer is its own test's."""
+    report = tmp_path / "report.json"
+    top = _searched(two_tests_repo, report)
+    assert _culprits(top) == {"a.txt"}
+    sub = _searched(two_tests_repo / "sub", report)
+    assert (sub["resumed"], sub["resumed_from"], _culprits(sub)) == (0, None, {"b.txt"})
+    again = _searched(two_tests_repo / "sub", report)
+    assert (again["tests_run"], _culprits(again)) == (0, {"b.txt"}), "the same run resumes"
+    assert again["resumed"] == len(sub["log"])
+
+    saved = tmp_path / "sub.log"  # the log says where its run ran: replayed there from the top
+    saved.write_text(log := ddchange("log", cwd=two_tests_repo).stdout)
+    assert log.startswith("# ddchange log: HEAD~1..HEAD -- sh check.sh  (run in sub/)\n")
+    for elsewhere in ("../", "/tmp/", "sub/../", "sub", "./"):
+        moved = tmp_path / "moved.log"
+        moved.write_text(log.replace('"subdirectory": "sub/"', f'"subdirectory": "{elsewhere}"'))
+        done = ddchange("replay", str(moved), cwd=two_tests_repo)
+        assert (done.returncode, done.stderr.count("\n")) == (2, 1), (elsewhere, done.stderr)
+        assert "'subdirectory' must be a directory inside the work tree" in done.stderr
+    assert ddchange("reset", cwd=two_tests_repo).returncode == 0
+    replayed = ddchange("replay", str(saved), "--json", str(report), cwd=two_tests_repo)
+    assert replayed.returncode == 0, replayed.stderr
+    result = json.loads(report.read_text())
+    assert (result["tests_run"], _culprits(result)) == (0, {"b.txt"})
+    resumed = _searched(two_tests_repo / "sub", report)
+    assert (resumed["tests_run"], resumed["resumed"]) == (0, len(sub["log"]))
+
+
+def test_tests_taken_over_say_where_they_came_from(two_tests_repo: Path, tmp_path: Path) -> None:
+    """The same command again takes the earlier run's tests and says so, with its date; with
+    --no-dependencies (which tests run, not what they mean) it takes them too, and says that
+    the earlier run had dependencies."""
+    report = tmp_path / "report.json"
+    first = _searched(two_tests_repo, report)
+    assert first["resumed_from"] is None
+    for options, differ in (((), []), (("--no-dependencies",), ["with dependencies"])):
+        done = ddchange(
+            "HEAD~1..HEAD", *options, "--json", str(report), "--", "sh", "check.sh",
+            cwd=two_tests_repo,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done_report := report.read_text())
+        assert result["resumed"] == len(first["log"]), done_report
+        origin = result["resumed_from"]
+        assert (origin["replayed"], origin["options"]) == (False, differ)
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", origin["when"])
+        said = (
+            f"{result['resumed']} taken from an earlier run of this command on {origin['when']} UTC"
+        )
+        assert said in done.stdout
+    assert "(it ran with dependencies; this option chooses which tests run" in done.stdout
+
+
+def test_a_named_environment_variable_is_part_of_the_run(
+    two_tests_repo: Path, tmp_path: Path
+) -> None:
+    """With --env-key CHECKED, a run with another value of $CHECKED is another run."""
+    report = tmp_path / "report.json"
+    runs = {
+        name: _searched(
+            two_tests_repo, report, "--env-key", "CHECKED", env={**os.environ, "CHECKED": name}
+        )
+        for name in ("a.txt", "b.txt")
+    }
+    assert [(r["resumed"], _culprits(r)) for r in runs.values()] == [
+        (0, {"a.txt"}),
+        (0, {"b.txt"}),
+    ]
+    unset = _searched(two_tests_repo, report, "--env-key", "CHECKED")
+    assert (unset["resumed"], _culprits(unset)) == (0, {"a.txt"}), "unset is a value of its own"
+    for name in ("", "A=B"):
+        done = ddchange("HEAD~1..HEAD", "--env-key", name, "--", "true", cwd=two_tests_repo)
+        assert (done.returncode, done.stderr.count("\n")) == (2, 1), done.stderr
+        assert "is not the name of an environment variable" in done.stderr
+
+
+def test_a_replayed_file_is_read_only_so_far(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """replay reads no more than LOG_LIMIT bytes: /dev/zero ends at once (it is no log from
+    its first byte), a long file of comments at the limit; each with one line and exit 2."""
+    zero = ddchange("replay", "/dev/zero", cwd=tmp_path, timeout=30)
+    assert (zero.returncode, zero.stderr.count("\n")) == (2, 1), zero.stderr
+    assert "/dev/zero:1: not a ddchange log" in zero.stderr
+    monkeypatch.setattr(runs, "LOG_LIMIT", 2**20)
+    long = tmp_path / "long.log"
+    long.write_text("#" * 2**20 + "\n")
+    with pytest.raises(errors.BadLogFile) as refused:
+        runs.read_log(long, tmp_path)
+    assert refused.value.problem == "longer than 1 MiB"
+    long.write_text("#" * (2**20 - 1) + "\n")
+    with pytest.raises(errors.BadLogFile) as refused:
+        runs.read_log(long, tmp_path)
+    assert refused.value.problem == "no 'run {...}' line", "read to its end under the limit"
+
+
+def _updating(change: str) -> Callable[[Path], None]:
+    return lambda journal: _executed(journal, f"UPDATE {change}")
+
+
+_DAMAGES: dict[str, Callable[[Path], object]] = {
+    "random bytes": lambda path: path.write_bytes(os.urandom(path.stat().st_size)),
+    "cut in half": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 2]),
+    "empty": lambda path: path.write_bytes(b""),
+    **{
+        change: _updating(change)
+        for change in (
+            "tests SET config = '5'",
+            "tests SET config = '\"ab\"'",
+            "tests SET config = '[1, 2]'",
+            "tests SET missing = '{}'",
+            "tests SET outcome = 'bogus'",
+            "tests SET duration = 'x'",
+            "tests SET exit_code = 'x'",
+            "tests SET exit_code = 1.5",
+            "tests SET config = '[\"no such change\"]' WHERE id = 3",
+            "runs SET request = 'nope'",
+            "runs SET request = '[]'",
+        )
+    },
+}
+
+
+def _executed(journal: Path, statement: str) -> None:
+    with contextlib.closing(sqlite3.connect(journal)) as db:
+        db.execute(statement)
+        db.commit()
+
+
+def test_a_damaged_journal_gives_one_line_or_the_right_answer(
+    two_tests_repo: Path, tmp_path: Path
+) -> None:
+    """Whatever is wrong in the journal, `ddchange log` and the run that resumes end with one
+    line that names the journal (exit 1), or do their work: never a traceback, never a record
+    made of what is not one."""
+    report = tmp_path / "report.json"
+    _searched(two_tests_repo, report)
+    journal = two_tests_repo / ".git" / "ddchange" / "journal.sqlite"
+    saved = tmp_path / "journal.sqlite"
+    _executed(journal, "PRAGMA wal_checkpoint(TRUNCATE)")
+    saved.write_bytes(journal.read_bytes())
+    for name, damage in _DAMAGES.items():
+        journal.write_bytes(saved.read_bytes())
+        damage(journal)
+        for args in (["log"], ["HEAD~1..HEAD", "--json", str(report), "--", "sh", "check.sh"]):
+            report.unlink(missing_ok=True)
+            done = ddchange(*args, cwd=two_tests_repo)
+            if done.returncode == 1:
+                assert done.stderr.count("\n") == 1, (name, done.stderr)
+                assert f"the journal {journal} cannot be read" in done.stderr, (name, done.stderr)
+            else:
+                assert done.returncode == 0, (name, done.stderr)
+                assert "Traceback" not in done.stderr
+                if args[0] != "log":
+                    assert _culprits(json.loads(report.read_text())) == {"a.txt"}, name
+
+
 @pytest.fixture
 def flaky_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path) -> Path:
     """The broken change fails the test only every other time it is run."""
@@ -280,6 +496,31 @@ def test_a_flaky_test_is_reported_as_flaky(flaky_repo: Path, tmp_path: Path) -> 
     assert result["outcome"] == "flaky"
     assert result["flaky"], "the evidence is reported"
     assert all(len(set(d["outcomes"])) > 1 for d in result["flaky"])
+
+
+def test_a_resumed_flaky_run_lists_each_disagreement_once(flaky_repo: Path, tmp_path: Path) -> None:
+    """The same flaky run again takes over its records: each configuration whose runs
+    disagree is listed once, with all of its runs, however often its outcome is asked for."""
+    env = {**os.environ, "FLAKY_STATE": str(tmp_path / "state")}
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "ddchange", "HEAD~1..HEAD", "--retries", "1"]
+    for _ in range(2):
+        done = subprocess.run(
+            [*command, "--json", str(report), "--", "sh", "test.sh"],
+            cwd=flaky_repo,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 4, done.stderr
+    result = json.loads(report.read_text())
+    assert result["resumed"] > 0, "the second run took over the first one's records"
+    runs: dict[tuple[str, ...], list[str]] = {}
+    for record in result["log"]:
+        runs.setdefault(tuple(record["config"]), []).append(record["outcome"])
+    disagreeing = [outcomes for outcomes in runs.values() if len(set(outcomes)) > 1]
+    assert disagreeing
+    assert sorted(d["outcomes"] for d in result["flaky"]) == sorted(disagreeing)
 
 
 def test_concurrent_runs_in_one_repository_do_not_interfere(sample_repo: SampleRepo) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -364,3 +365,70 @@ def test_the_watch_names_what_changed_since_the_mark(tmp_path: Path) -> None:
         assert watch.changed() == {"new/deep/h"}
     finally:
         watch.close()
+
+
+def test_the_watch_gives_way_to_git_when_no_file_can_be_opened(tmp_path: Path) -> None:
+    """With every file this process may open in use, inotify cannot start ("Too many open
+    files"): the watch says it knows nothing (None), so git is asked, and nothing fails."""
+    script = """
+import errno, os, resource, sys
+from pathlib import Path
+from ddchange.trial.watch import Watch
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+held = []
+try:
+    while True:
+        held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError as error:
+    assert error.errno == errno.EMFILE, error
+watch = Watch(Path(sys.argv[1]))
+watch.mark()
+print(watch.changed())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "None\n", "")
+
+
+def _without_inotify_instances() -> list[str]:
+    """A command prefix that runs in a user namespace of its own whose inotify instances are
+    all used up (its limit set to 0: inotify_init fails with EMFILE, as when IDEs took all
+    128), after checking that they are; [] where user namespaces are not allowed."""
+    prefix = ["unshare", "-U", "-r", "sh", "-c"]
+    setup = "echo 0 > /proc/sys/user/max_inotify_instances"
+    used_up = '! "$0" -c "import inotify_simple; inotify_simple.INotify()" 2>/dev/null'
+    script = f'{setup} && {used_up} && exec "$0" "$@"'
+    try:
+        probe = subprocess.run([*prefix, setup], capture_output=True, check=False)
+    except FileNotFoundError:
+        return []
+    return [*prefix, script, sys.executable] if probe.returncode == 0 else []
+
+
+def test_a_run_without_inotify_asks_git_what_each_test_changed(tmp_path: Path) -> None:
+    """No inotify instance left for this user: the run (two trees at once) falls back to
+    asking git, and still puts back the tracked file each test scribbles on."""
+    prefix = _without_inotify_instances()
+    if not prefix:
+        pytest.skip("no user namespaces here to use up inotify instances in")
+    repo = init(tmp_path / "repo")
+    repo.write("check.sh", "grep -q x notes.txt && exit 125\necho x >> notes.txt\n"
+               "grep -q bad a.txt && exit 1\nexit 0\n")  # fmt: skip
+    repo.write("notes.txt", "tracked, outside the diff\n")
+    repo.write("a.txt", "ok\n")
+    repo.write("b.txt", "ok\n")
+    repo.commit("good")
+    repo.write("a.txt", "bad\n")
+    repo.write("b.txt", "more\n")
+    repo.commit("bad")
+    done = subprocess.run(
+        [*prefix, "-m", "ddchange", "HEAD~1..HEAD", "-j", "2", "--", "sh", "check.sh"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[1] a.txt:1" in done.stdout
+    assert "b.txt" not in done.stdout

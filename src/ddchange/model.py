@@ -104,6 +104,9 @@ class Request:
     # as in GOOD (ignore); neither is searched.
     keep: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    # Environment variables the test depends on: their values are part of what identifies a run
+    # (runs.run_key), so a run with other values does not take this one's records.
+    env_key: tuple[str, ...] = ()
     # Builds and tests at once, each in a scratch tree of its own (-j N). The answer and the
     # journal's records are the same for every N; only the time and the runs made ahead and
     # never asked for (`Result.unused`) differ.
@@ -229,6 +232,18 @@ class Route:
     searched: str = "range"  # "commit": only the suspects' changes; "range": all of GOOD..BAD
 
 
+@dataclass(frozen=True)
+class Earlier:
+    """Where the records a run took over came from: its run before this one (the same key:
+    the same test, revisions and options that change what a test means), or a replayed log."""
+
+    when: str | None  # "YYYY-MM-DD HH:MM:SS" (UTC) of its last test; None: not known
+    replayed: bool = False  # from a replayed log (`ddchange replay`), not from a run
+    # Its options that choose which tests run, where they differ from this run's, as that run
+    # was asked ("--no-dependencies", "--strategy auto", "with dependencies")
+    options: tuple[str, ...] = ()
+
+
 @dataclass
 class Result:
     """The answer and how it was reached; every claim in it is a `Claim` read from records."""
@@ -277,3 +292,4 @@ class Result:
     # changes that need one, its block, hunk, function or file), where removing one alone did
     # not pass
     wider: int = 0
+    earlier: Earlier | None = None  # where the tests taken over came from (None: none were)

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ddchange import errors, git
-from ddchange.model import STRATEGIES, Request, Revisions, TestRecord
-from ddchange.trial.journal import Journal
+from ddchange.model import CONFIDENCE, STRATEGIES, Earlier, Request, Revisions, TestRecord
+from ddchange.trial.journal import Journal, RunInfo
 
 # Bumped whenever the meaning of change-unit ids or of a test's outcome changes, so that old
-# journals are not reused.
-FORMAT = 2
+# journals are not reused. 3: the key holds the subdirectory the test runs in (format 2's keys
+# did not: a run from a subdirectory and one from the top shared their records).
+FORMAT = 3
 
 
 def journal_path(repo: git.Repo) -> Path:
@@ -40,9 +41,7 @@ class Logged:
 def history(repo_path: Path) -> list[Logged]:
     """Every run the journal of this repository knows, most recent first."""
     with Journal(_journal_in(git.common_dir_at(repo_path))) as journal:
-        return [
-            Logged(json.loads(info.request), journal.records(info.key)) for info in journal.runs()
-        ]
+        return [Logged(info.request, journal.records(info.key)) for info in journal.runs()]
 
 
 def reset(repo_path: Path) -> list[Path]:
@@ -69,13 +68,15 @@ def reset(repo_path: Path) -> list[Path]:
     return removed
 
 
-def describe(request: Request, revisions: Revisions) -> dict[str, object]:
-    """The run as the journal and `ddchange log` record it (enough to replay it)."""
+def describe(request: Request, revisions: Revisions, subdirectory: str) -> dict[str, object]:
+    """The run as the journal and `ddchange log` record it (enough to replay it), run from
+    `subdirectory` of the work tree (git's prefix: "" at the top, else "sub/dir/")."""
     return {
         "good": revisions.good,
         "bad": revisions.bad,
         "good_rev": request.good,
         "bad_rev": request.bad,
+        "subdirectory": subdirectory,
         "test": list(request.test),
         "build": request.build,
         "timeout": request.timeout,
@@ -83,29 +84,110 @@ def describe(request: Request, revisions: Revisions) -> dict[str, object]:
         "granularity": request.granularity,
         "strategy": request.strategy,
         "isolate": request.isolate,
+        "dependencies": request.dependencies,
+        "monotony": request.monotony,
+        "retries": request.retries,
+        "confirm": request.confirm,
+        "confidence": request.confidence,
         # Only when set, so that the keys of runs without it stay what they were.
         **({"clean": True} if request.clean else {}),
         **({"keep": list(request.keep)} if request.keep else {}),
         **({"ignore": list(request.ignore)} if request.ignore else {}),
+        **({"env_key": list(request.env_key)} if request.env_key else {}),
     }
 
 
-def run_key(request: Request, revisions: Revisions) -> str:
+# The options that choose which tests run, not what a test answers: not in the run key, so runs
+# that differ only in them share their records (and say so: `earlier`).
+_SEARCH_OPTIONS = (
+    "strategy",
+    "isolate",
+    "dependencies",
+    "monotony",
+    "retries",
+    "confirm",
+    "confidence",
+)
+
+
+def run_key(request: Request, revisions: Revisions, subdirectory: str) -> str:
     """What identifies a run for resuming: everything that can change a test's outcome.
 
-    The revision names are left out (their SHAs are in), and so are the strategy, isolation,
-    monotony, retries and confirmation, which change which tests are asked, not what a test
-    answers: runs that differ only in those share their tests.
+    That is GOOD and BAD (as SHAs), the subdirectory the test runs in, the test and build
+    commands, the timeout, the fail pattern, the granularity (it makes the change units),
+    --clean, --keep and --ignore (as given: with the subdirectory, which they are relative to,
+    they say which paths they match), and the values of the environment variables named with
+    --env-key (unset is a value of its own; the values are only hashed, never stored). The rest
+    of the environment is not in it. The revision names are left out (their SHAs are in), and
+    so are the strategy, isolation, dependencies, monotony, retries and confirmation, which
+    change which tests are asked, not what a test answers: runs that differ only in those
+    share their tests.
     """
     import hashlib
+    import os
 
-    facts = {**describe(request, revisions), "format": FORMAT}
-    del facts["good_rev"], facts["bad_rev"], facts["strategy"], facts["isolate"]
+    facts = {**describe(request, revisions, subdirectory), "format": FORMAT}
+    for name in ("good_rev", "bad_rev", *_SEARCH_OPTIONS):
+        del facts[name]
+    facts["environment"] = {name: os.environ.get(name) for name in request.env_key}
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def earlier(before: RunInfo | None, now: dict[str, object], *, replayed: bool) -> Earlier:
+    """Where a run's records taken over came from: the run of the same key `before` this one
+    (when it last tested, and the options of it that differ from `now`, this run's
+    `describe`), or the replayed log."""
+    if replayed or before is None:  # before is None: its run's line is gone from the journal
+        return Earlier(None, replayed=replayed)
+    asked = before.request
+    differ = [name for name in _SEARCH_OPTIONS if asked.get(name) != now.get(name)]
+    return Earlier(before.updated, options=tuple(_option(name, asked.get(name)) for name in differ))
+
+
+_ON = {"confirm": "the checks at the end"}
+
+
+def _option(name: str, value: object) -> str:
+    """A search option as the command line gives it ("--no-dependencies"), or says it."""
+    if name == "isolate":
+        return "--isolate" if value else "--minimize"
+    if isinstance(value, bool):  # dependencies, monotony, confirm: on unless --no-NAME
+        return f"with {_ON.get(name, name)}" if value else f"--no-{name}"
+    return f"--{name} {value}"
+
+
+# The most of a log file `ddchange replay` reads: a log line is a test and the ids of its
+# changes, so a run of 20,000 changes logs tens of MiB; anything longer (/dev/zero, a wrong
+# file) is refused before it fills the memory.
+LOG_LIMIT = 256 * 2**20
+
+
+def read_log(path: Path, repo: Path) -> tuple[Request, list[TestRecord]]:
+    """The run (to be run from `repo`, see `request_from`) and the records of a `ddchange
+    log` FILE, read up to LOG_LIMIT bytes; errors.BadLogFile when it is none, or too long, or
+    cannot be read."""
+    from ddchange.report import testlog
+
+    try:
+        with path.open("rb") as file:
+            data = file.read(4096)
+            if not data.lstrip().startswith((b"#", b"run ", b"test ")) and data.strip():
+                raise ValueError(1, "it does not begin with '#', 'run {' or 'test {'")
+            data += file.read(max(LOG_LIMIT + 1 - len(data), 0))
+        if len(data) > LOG_LIMIT:
+            raise ValueError(0, f"longer than {LOG_LIMIT >> 20} MiB")
+        description, records = testlog.parse(data.decode(errors="replace"))
+        return request_from(description, repo), records
+    except OSError as error:
+        raise errors.BadLogFile(path, 0, error.strerror or str(error)) from None
+    except ValueError as error:
+        line, problem = error.args if len(error.args) == 2 else (0, str(error))
+        raise errors.BadLogFile(path, int(line), str(problem)) from None
+
+
 def request_from(description: dict[str, object], repo: Path) -> Request:
-    """The Request that a `describe` dictionary (a log file's run line) stands for.
+    """The Request that a `describe` dictionary (a log file's run line) stands for, run from
+    `repo`, or from the subdirectory of its work tree where the logged run ran.
 
     Raises ValueError when a field has the wrong type: the file was edited by hand.
     """
@@ -124,6 +206,20 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         raise ValueError("'timeout' must be a number")
     if description.get("strategy", "diff") not in STRATEGIES:
         raise ValueError(f"'strategy' must be one of {', '.join(STRATEGIES)}")
+    retries, confidence = description.get("retries", 0), description.get("confidence", CONFIDENCE)
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError("'retries' must be a count from 0")
+    if not isinstance(confidence, int | float) or not 0 <= confidence < 1:
+        raise ValueError("'confidence' must be a number from 0 to below 1")
+    logged = text("subdirectory", optional=True)
+    parts = (logged or "x/").split("/")
+    if parts[-1] or any(part in ("", ".", "..", ".git") for part in parts[:-1]):
+        raise ValueError("'subdirectory' must be a directory inside the work tree, as 'sub/dir/'")
+    if logged is not None:
+        git.open_repo(repo)  # errors.NotARepository, said as for a run, when it is none
+        here = git.prefix(repo)
+        if logged != here:  # from the top of the work tree, then down
+            repo = repo.joinpath(*[".."] * here.count("/"), logged)
     return Request(
         repo=repo,
         good=text("good") or "",
@@ -135,13 +231,20 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         granularity=text("granularity") or "hunk",
         strategy=text("strategy", optional=True) or "diff",
         isolate=description.get("isolate") is True,
+        dependencies=description.get("dependencies") is not False,
+        monotony=description.get("monotony") is not False,
+        retries=retries,
+        confirm=description.get("confirm") is not False,
+        confidence=float(confidence),
         clean=description.get("clean") is True,
-        keep=_pathspecs(description, "keep"),
-        ignore=_pathspecs(description, "ignore"),
+        keep=_strings(description, "keep"),
+        ignore=_strings(description, "ignore"),
+        env_key=_strings(description, "env_key"),
     )
 
 
-def _pathspecs(description: dict[str, object], name: str) -> tuple[str, ...]:
+def _strings(description: dict[str, object], name: str) -> tuple[str, ...]:
+    """A list of strings of the description (pathspecs, names), empty when absent."""
     value = description.get(name, [])
     if not isinstance(value, list) or not all(isinstance(spec, str) for spec in value):
         raise ValueError(f"{name!r} must be a list of strings")

@@ -49,7 +49,7 @@ from ddchange.model import (
     Route,
     TestRecord,
 )
-from ddchange.runs import describe, journal_path, run_key
+from ddchange.runs import describe, earlier, journal_path, run_key
 from ddchange.search import confidence
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.dd import Probed, bisect
@@ -69,8 +69,9 @@ __all__ = ["PREFLIGHT_RUNS", "Listener", "replay", "run"]
 PREFLIGHT_RUNS = 1
 
 
-def run(request: Request, listener: Listener | None = None) -> Result:
-    """Resolve, pre-flight and search; raise an `errors.DDChangeError` when it cannot.
+def run(request: Request, listener: Listener | None = None, *, replayed: bool = False) -> Result:
+    """Resolve, pre-flight and search; raise an `errors.DDChangeError` when it cannot. The
+    records it takes over came from a replayed log when `replayed`, else from earlier runs.
 
     Ctrl-C (KeyboardInterrupt) during the search still gives a Result: the smallest
     configuration seen to fail so far, with outcome "interrupted". During pre-flight it
@@ -95,7 +96,7 @@ def run(request: Request, listener: Listener | None = None) -> Result:
         outcome = session.search() if session.preflight() else session.flaky()
         paths = [*content.touched_paths(diff), *limited.kept]  # the answer needs what is kept
         patch = scratch.patch(revisions.good, sorted(set(paths)))
-    return session.result(outcome, patch, time.monotonic() - started)
+    return session.result(outcome, patch, time.monotonic() - started, replayed=replayed)
 
 
 @contextlib.contextmanager
@@ -176,13 +177,14 @@ def replay(request: Request, records: list[TestRecord], listener: Listener | Non
     """Put `records` in place of the run's journal (like `git bisect replay`), then resume."""
     repo = git.open_repo(request.repo)
     revisions = resolve(repo, request.good, request.bad)
-    key = run_key(request, revisions)
+    subdirectory = git.prefix(request.repo)
+    key = run_key(request, revisions, subdirectory)
     with Journal(journal_path(repo)) as journal:
-        journal.begin(key, json.dumps(describe(request, revisions)))
+        journal.begin(key, json.dumps(describe(request, revisions, subdirectory)))
         journal.forget(key)
         for record in records:
             journal.append(key, record)
-    return run(request, listener)
+    return run(request, listener, replayed=True)
 
 
 class _Session:
@@ -201,17 +203,18 @@ class _Session:
         diff = limited.diff
         self.request, self.revisions, self.diff, self.scratch = request, revisions, diff, scratch
         self.limited, self.listener = limited, listener
+        self.subdirectory = git.prefix(request.repo)  # where the test runs: part of the run
         self.everything = frozenset(h.id for h in diff.hunks)
         pattern = re.compile(request.fail_pattern) if request.fail_pattern else None
         self.trials = Trials(
             diff,
             scratch,
             journal,
-            run_key(request, revisions),
+            run_key(request, revisions, self.subdirectory),
             request.test,
             # Like `git bisect run`, the test runs where the user stands: the same subdirectory
             # of the scratch tree (UNRESOLVED where a configuration has no such directory).
-            scratch.path / git.prefix(request.repo),
+            scratch.path / self.subdirectory,
             request.build,
             request.timeout,
             runner.Expectation(exit_code=None, pattern=pattern),
@@ -225,7 +228,8 @@ class _Session:
             },
         )
         self.cache = OutcomeCache[str](monotony=request.monotony)
-        for config, outcome in self.trials.resume(json.dumps(describe(request, revisions))).items():
+        self.described = describe(request, revisions, self.subdirectory)
+        for config, outcome in self.trials.resume(json.dumps(self.described)).items():
             self.cache.store(config, outcome)
         history = git.commits(scratch.repo, revisions.good, revisions.bad)
         # Every unit's commits: the commit level orders by them, and "auto" picks by them.
@@ -330,8 +334,9 @@ class _Session:
         self._show(self._answer())
         return "flaky"
 
-    def result(self, outcome: str, patch: bytes, wall_time: float) -> Result:
-        """The Result, its claims read from the trial layer's records."""
+    def result(self, outcome: str, patch: bytes, wall_time: float, *, replayed: bool) -> Result:
+        """The Result, its claims read from the trial layer's records (and taken over from a
+        replayed log when `replayed`)."""
         answer, passing = self._answer(), self._passing()
         culprits = [h for h in self.diff.hunks if h.id in answer - passing]
         context = [h for h in self.diff.hunks if h.id in passing]
@@ -366,6 +371,9 @@ class _Session:
             self.searcher.width,
             blocks=hierarchy.runs(culprits),
             wider=0 if found is None else found.wider,
+            earlier=earlier(trials.before, self.described, replayed=replayed)
+            if trials.resumed
+            else None,
         )
 
     # -- the search ---------------------------------------------------------------------------
@@ -552,6 +560,5 @@ class _Session:
         """The files BAD adds or changes that the test or build command names, as `--keep`
         takes them: relative to the directory the command runs in, as git reads pathspecs."""
         words = [*self.request.test, *shlex.split(self.request.build or "")]
-        where = git.prefix(self.request.repo)
-        named = limits.named_by(self.diff, words, where)
-        return [posixpath.relpath(path, where or ".") for path in named]
+        named = limits.named_by(self.diff, words, self.subdirectory)
+        return [posixpath.relpath(path, self.subdirectory or ".") for path in named]

@@ -181,6 +181,15 @@ def _check_pattern(ctx: click.Context, param: click.Parameter, value: str | None
     return value
 
 
+def _check_names(
+    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
+    for name in value:
+        if not name or "=" in name or "\0" in name:
+            raise click.BadParameter(f"{name!r} is not the name of an environment variable")
+    return value
+
+
 @click.group(cls=RangeGroup, context_settings={"help_option_names": list(HELP)})
 @click.version_option(__version__, prog_name="ddchange")
 def cli() -> None:
@@ -281,6 +290,14 @@ def help_(ctx: click.Context, command: str | None) -> None:
     help="Never apply the changes there, they stay as in GOOD (repeatable): not searched.",
 )
 @click.option(
+    "--env-key",
+    multiple=True,
+    metavar="NAME",
+    callback=_check_names,
+    help="The test depends on environment variable NAME (repeatable): a run with another "
+    "value of it is another run, and does not resume this one.",
+)
+@click.option(
     "--clean",
     is_flag=True,
     help="Remove untracked and ignored files (git clean -fdx) before each test, for builds that "
@@ -303,6 +320,7 @@ def run(
     confidence: float,
     keep: tuple[str, ...],
     ignore: tuple[str, ...],
+    env_key: tuple[str, ...],
     clean: bool,
     repo: Path,
     jobs: int,
@@ -338,6 +356,7 @@ def run(
         clean=clean,
         keep=keep,
         ignore=ignore,
+        env_key=env_key,
         jobs=jobs,
         scheduler=scheduler,
         worker_clone=worker_clone,
@@ -376,15 +395,8 @@ def replay(
     import dataclasses
 
     from ddchange import runs, session
-    from ddchange.report import testlog
 
-    path = Path(log_file)
-    try:
-        description, records = testlog.parse(path.read_text(errors="replace"))
-        logged = runs.request_from(description, repo)
-    except ValueError as error:
-        line, problem = error.args if len(error.args) == 2 else (0, str(error))
-        raise errors.BadLogFile(path, int(line), str(problem)) from None
+    logged, records = runs.read_log(Path(log_file), repo)
     request = dataclasses.replace(logged, jobs=jobs, scheduler=scheduler, worker_clone=worker_clone)
     files = outputs.Outputs(patch_file, json_file, html_file)
     outputs.validate(request, files)

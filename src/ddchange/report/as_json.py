@@ -102,6 +102,15 @@ def render(result: Result) -> str:
         "outcome": result.outcome,
         "tests_run": result.tests_run,
         "resumed": result.resumed,
+        # where the tests taken over came from: a replayed log, or the same command's earlier
+        # run, "when" it last tested, and its search options that differ from this run's
+        "resumed_from": None
+        if result.earlier is None
+        else {
+            "replayed": result.earlier.replayed,
+            "when": result.earlier.when,
+            "options": list(result.earlier.options),
+        },
         "cache_hits": stats.cache_hits,
         "implied": stats.implied,
         "dependencies": request.dependencies,

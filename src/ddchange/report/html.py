@@ -30,6 +30,7 @@ from ddchange.report.words import (
     limits,
     location,
     plural,
+    reused,
     route,
 )
 
@@ -164,8 +165,8 @@ def _search(result: Result) -> str:
 def _tests(result: Result) -> str:
     retried, resolved = result.resolutions
     parts = [str(result.tests_run)]
-    if result.resumed:
-        parts.append(f"{result.resumed} more taken from earlier attempts")
+    if result.earlier:
+        parts.append(reused(result))
     if retried:
         parts.append(f"{plural(retried, 'failed build')} retried, {resolved} then resolved")
     return "; ".join(parts)

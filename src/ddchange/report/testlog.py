@@ -17,8 +17,10 @@ def render(description: dict[str, object], records: list[TestRecord]) -> str:
     """A run's history, like `git bisect log`: comments for people, one JSON line per test."""
     argv = description.get("test")
     test = " ".join(map(str, argv)) if isinstance(argv, list) else ""
+    where = description.get("subdirectory")
     lines = [
-        f"# ddchange log: {description.get('good_rev')}..{description.get('bad_rev')} -- {test}",
+        f"# ddchange log: {description.get('good_rev')}..{description.get('bad_rev')} -- {test}"
+        + (f"  (run in {where})" if where else ""),
         "# replay with `ddchange replay FILE` (edit outcomes first if you like)",
         "run " + json.dumps(description),
     ]
@@ -55,12 +57,17 @@ def parse(text: str) -> tuple[dict[str, object], list[TestRecord]]:
 
 
 def _parse_record(number: int, data: dict[str, Any]) -> TestRecord:
+    config, exit_code = data["config"], data.get("exit_code")
+    if not isinstance(config, list) or not all(isinstance(i, str) for i in config):
+        raise ValueError("'config' must be a list of change ids")
+    if not (exit_code is None or type(exit_code) is int):
+        raise ValueError("'exit_code' must be a whole number or null")
     return TestRecord(
         number,
         str(data["phase"]),
-        frozenset(str(i) for i in data["config"]),
+        frozenset(config),
         Outcome(data["outcome"]),
         str(data.get("reason", "")),
-        data.get("exit_code"),
+        exit_code,
         float(data.get("duration", 0.0)),
     )

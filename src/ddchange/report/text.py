@@ -13,6 +13,7 @@ from ddchange.report.words import (
     limits,
     location,
     plural,
+    reused,
     route,
     without_each,
 )
@@ -111,7 +112,7 @@ def _culprits(result: Result) -> list[str]:
 
 def _cost(result: Result) -> str:
     stats = result.stats
-    resumed = f"{result.resumed} taken from earlier attempts, " if result.resumed else ""
+    resumed = f"{reused(result)}, " if result.earlier else ""
     overhead = result.wall_time - result.command_time
     learned, disproved = result.resolutions
     resolution = (

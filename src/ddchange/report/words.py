@@ -25,6 +25,21 @@ def unit(granularity: str) -> str:
     return "line change" if granularity == "block" else "change"
 
 
+def reused(result: Result) -> str:
+    """How many tests the run took over instead of running them, and from where: the same
+    command's earlier run (and its search options, where they differ), or a replayed log."""
+    earlier, taken = result.earlier, f"{result.resumed} taken from"
+    if earlier is None or earlier.replayed:
+        return f"{taken} the replayed log" if earlier is not None else ""
+    when = f" on {earlier.when} UTC" if earlier.when else ""
+    said = f"{taken} an earlier run of this command{when}"
+    if not earlier.options:
+        return said
+    chosen = "these options choose" if len(earlier.options) > 1 else "this option chooses"
+    ran = ", ".join(earlier.options)
+    return f"{said} (it ran {ran}; {chosen} which tests run, not what a test answers)"
+
+
 def location(hunk: Hunk, scope: str) -> str:
     where = f"{hunk.path}:{hunk.new_start}" if hunk.kind == "text" else hunk.path
     kind = "" if hunk.kind == "text" else f" ({hunk.kind})"

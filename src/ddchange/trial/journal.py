@@ -22,10 +22,11 @@ from ddchange.model import Outcome, TestRecord
 
 @dataclass(frozen=True)
 class RunInfo:
-    """A run known to the journal: its key, what was asked (JSON), and how far it got."""
+    """A run known to the journal: its key, what was asked (its latest attempt's description),
+    and how far it got."""
 
     key: str
-    request: str
+    request: dict[str, object]
     tests: int
     updated: str
 
@@ -46,18 +47,43 @@ CREATE INDEX IF NOT EXISTS tests_by_key ON tests (key, id);
 
 
 def _record(number: int, row: tuple[Any, ...]) -> TestRecord:
+    """The record a row holds; ValueError when a value is not of its kind (a damaged
+    journal): nothing else is taken for a record."""
     phase, config, outcome, reason, exit_code, duration, tail, missing = row
+    if not all(isinstance(text, str) for text in (phase, reason, tail)):
+        raise ValueError(f"test {number}: a text that is not one")
+    if not (exit_code is None or type(exit_code) is int) or type(duration) not in (int, float):
+        raise ValueError(f"test {number}: an exit code or duration that is not a number")
     return TestRecord(
         number,
         phase,
-        frozenset(json.loads(config)),
+        _names(number, config),
         Outcome(outcome),
         reason,
         exit_code,
-        duration,
+        float(duration),
         tail,
-        frozenset(json.loads(missing)),
+        _names(number, missing),
     )
+
+
+def _request(text: object) -> dict[str, object]:
+    """What a run asked for: the JSON object `begin` was given."""
+    try:
+        request = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        request = None
+    if not isinstance(request, dict):
+        raise ValueError("a run whose description is not a JSON object")
+    return request
+
+
+def _names(number: int, column: object) -> frozenset[str]:
+    """A JSON list of names (change ids, missing names), as the set it stands for."""
+    names = json.loads(column) if isinstance(column, str) else None
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise ValueError(f"test {number}: a list of names that is not one")
+    return frozenset(names)
 
 
 class Journal:
@@ -117,14 +143,21 @@ class Journal:
     def __exit__(self, *exc: object) -> None:
         self._db.close()
 
-    def begin(self, key: str, request: str) -> None:
-        """Remember that run `key` (described by the JSON `request`) exists."""
+    def begin(self, key: str, request: str) -> RunInfo | None:
+        """Remember that run `key` (described by the JSON `request`, in place of an earlier
+        attempt's description) exists; the run as known before, if it was."""
         with self._guard():
+            before = self._db.execute(
+                "SELECT request, (SELECT COUNT(*) FROM tests WHERE key = ?), updated FROM runs "
+                "WHERE key = ?",
+                (key, key),
+            ).fetchone()
             self._db.execute(
-                "INSERT INTO runs VALUES (?, ?, datetime('now')) "
-                "ON CONFLICT (key) DO UPDATE SET updated = excluded.updated",
+                "INSERT INTO runs VALUES (?, ?, datetime('now')) ON CONFLICT (key) "
+                "DO UPDATE SET request = excluded.request, updated = excluded.updated",
                 (key, request),
             )
+            return None if before is None else RunInfo(key, _request(before[0]), *before[1:])
 
     def append(self, key: str, record: TestRecord) -> None:
         row = (
@@ -168,4 +201,7 @@ class Journal:
                 "SELECT runs.key, request, COUNT(tests.id), updated FROM runs "
                 "LEFT JOIN tests ON tests.key = runs.key GROUP BY runs.key ORDER BY updated DESC"
             ).fetchall()
-        return [RunInfo(*row) for row in rows]
+            return [
+                RunInfo(key, _request(request), tests, updated)
+                for key, request, tests, updated in rows
+            ]

@@ -31,7 +31,7 @@ from ddchange.model import Claim, Disagreement, Outcome, TestRecord
 from ddchange.search.hierarchical import Found
 from ddchange.trial import attempt, runner
 from ddchange.trial.ahead import Ahead
-from ddchange.trial.journal import Journal
+from ddchange.trial.journal import Journal, RunInfo
 from ddchange.trial.worktree import Scratch
 
 States = Mapping[str, FileState | None]
@@ -58,9 +58,12 @@ class Trials:
     phase: str = "good"
     log: list[TestRecord] = field(default_factory=list)
     resumed: int = 0
+    before: RunInfo | None = None  # this run as the journal knew it before `resume`
     tests_run: int = 0  # real runs made by this process
     command_time: float = 0.0
-    disagreements: list[Disagreement] = field(default_factory=list)
+    # Each configuration whose runs disagree, with the evidence of all its runs so far
+    # (asked again, its latest evidence replaces the earlier one: listed once).
+    disagreed: dict[frozenset[str], Disagreement] = field(default_factory=dict)
     # Paths outside the diff that a commit's tree wrote (bisection), with GOOD's state: every
     # later configuration puts them back, so no file of a commit is left behind.
     strays: dict[str, FileState | None] = field(default_factory=dict)
@@ -85,14 +88,20 @@ class Trials:
         """Runs made ahead that no one asked for (not records: see the module docstring)."""
         return 0 if self.ahead is None else self.ahead.unused
 
+    @property
+    def disagreements(self) -> list[Disagreement]:
+        """The evidence of a flaky test: one entry per configuration whose runs disagree."""
+        return list(self.disagreed.values())
+
     def stop_ahead(self) -> None:
         """End the runs ahead, so that `scratch` is the caller's alone again."""
         if self.ahead is not None:
             self.ahead.stop()
 
     def resume(self, request: str) -> dict[frozenset[str], Outcome]:
-        """Take over the records of earlier attempts of this run; their agreed outcomes."""
-        self.journal.begin(self.key, request)
+        """Take over the records of earlier attempts of this run; their agreed outcomes. The
+        run as the journal knew it before (`before`) says where they came from."""
+        self.before = self.journal.begin(self.key, request)
         self.log = self.journal.records(self.key)
         self.resumed = len(self.log)
         for record in self.log:
@@ -250,14 +259,15 @@ class Trials:
         return grouped
 
     def _agreed(self, records: list[TestRecord]) -> Outcome:
-        """The outcome all `records` (of one configuration) agree on; else note the evidence."""
+        """The outcome all `records` (all the runs of one configuration) agree on; else note
+        the evidence, in place of any noted before for that configuration."""
         outcomes = tuple(dict.fromkeys(r.outcome for r in records))
         if len(outcomes) == 1:
             return outcomes[0]
-        evidence = Disagreement(
-            records[-1].phase, records[-1].size, tuple(r.outcome for r in records)
+        last = records[-1]
+        self.disagreed[last.config] = Disagreement(
+            last.phase, last.size, tuple(r.outcome for r in records)
         )
-        self.disagreements.append(evidence)
         return Outcome.UNRESOLVED
 
 

@@ -5,8 +5,10 @@ written, removed, renamed or had their mode changed since `mark()`. Every direct
 watched (a new one as soon as it appears, its whole content counted as changed), and the
 kernel's events name the paths. Where the events cannot answer, `changed()` says so (None)
 and the caller asks git about the whole tree, as it would without a watch: not Linux, no
-inotify, the watch limit (fs.inotify.max_user_watches) reached, or the kernel's queue of
-events overflowed during a test that wrote very many files.
+inotify, the user's inotify instances used up (fs.inotify.max_user_instances, 128 by default:
+IDEs take many, and -j N takes one a tree) or this process's open files, the watch limit
+(fs.inotify.max_user_watches) reached, or the kernel's queue of events overflowed during a test
+that wrote very many files.
 
 Invariant: when `changed()` returns a set, every path whose content, mode or existence
 changed since the last `mark()` is in it, or lies under a directory in it.
@@ -53,7 +55,12 @@ class Watch:
             return
         if self._inotify is not None:
             self._inotify.close()
-        self._inotify, self._directories, self._complete = INotify(nonblocking=True), {}, True
+        self._inotify, self._directories, self._complete = None, {}, False
+        try:
+            self._inotify = INotify(nonblocking=True)
+        except OSError:  # EMFILE: the user's inotify instances, or this process's files, used up
+            return
+        self._complete = True
         self._watch_below("")
 
     def changed(self) -> set[str] | None:
