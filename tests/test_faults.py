@@ -51,6 +51,45 @@ def test_a_test_that_writes_to_git_changes_only_its_own_repository(tmp_path: Pat
     assert repo.git("stash", "list") == b""
 
 
+def test_a_test_that_bumps_a_version_and_commits_is_undone_before_the_next(
+    tmp_path: Path,
+) -> None:
+    """Each test bumps VERSION (outside the diff) and commits it: the next test sees GOOD's
+    VERSION and HEAD again, so the deterministic test is not reported flaky."""
+    bump = (
+        'read v <VERSION; [ "$v" = 1 ] || { echo "VERSION leaked: $v"; exit 1; }\n'
+        "echo 2 >VERSION && git -c user.email=t@example.org commit -q -am bump || exit 125\n"
+    )
+    good = {"a.txt": "fine\n", "VERSION": "1\n"}
+    repo = two_commits(tmp_path / "repo", good, {"a.txt": "BROKEN\n"}, bump + CHECK)
+    run = search(repo)
+    assert found(run) == [("a.txt", "text")]
+    assert "VERSION leaked" not in run.stderr
+
+
+def test_git_in_a_test_that_deleted_git_does_not_reach_the_users_repository(
+    tmp_path: Path,
+) -> None:
+    """The temporary directory inside the user's checkout (CI's `TMPDIR=$WORKSPACE/tmp`): a
+    test that deletes the scratch tree's .git and runs `git stash -u` finds no repository, and
+    our own git commands there fail too, rather than find the user's one further up."""
+    test = 'rm -rf .git\ngit stash push -u -q && echo stashed >>"$LOG"\n'
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, test + CHECK)
+    repo.write("other.txt", "the user's edit, not committed\n")
+    repo.write("notes.txt", "the user's own untracked file\n")
+    temporary = repo.path / "tmp"
+    temporary.mkdir()
+    log = tmp_path / "log"
+    log.touch()
+    run = search(repo, env={"TMPDIR": str(temporary), "LOG": str(log)})  # checks the repository
+    assert run.returncode == 1, run.stderr  # the run stops: the tree's repository is gone
+    assert "could not be written" in run.stderr
+    assert log.read_text() == "", "the test's `git stash` found a repository"
+    assert repo.git("stash", "list") == b""
+    assert (repo.path / "other.txt").read_text() == "the user's edit, not committed\n"
+    assert list(temporary.iterdir()) == []
+
+
 # -- leftovers of runs that died ------------------------------------------------------------
 
 

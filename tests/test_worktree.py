@@ -245,6 +245,31 @@ def test_apply_restores_tracked_files_a_build_changed(repo: Sandbox) -> None:
         assert _times(scratch.path)["keep.txt"] == OLD
 
 
+def test_apply_undoes_what_a_test_did_with_git(repo: Sandbox) -> None:
+    """A test that commits an edit outside the diff (a version bump), checks out a branch and
+    stages a deletion leaves HEAD, the index and the files as GOOD's for the next test."""
+    good = repo.rev("HEAD")
+    with scratch_worktree(_open(repo), good) as scratch:
+        states = {"edit.txt": FileState(b"after\n", 0o100644)}
+        scratch.apply(states)
+        tree = Sandbox(scratch.path)
+        tree.write("outside.txt", "bumped\n")
+        tree.git("commit", "-q", "-am", "bump")
+        tree.git("checkout", "-q", "-b", "the-tests-branch")
+        tree.git("rm", "-q", "--cached", "keep.txt")
+        tree.write("staged.txt", "new\n")
+        tree.git("add", "staged.txt")
+
+        assert scratch.apply(states) == ["outside.txt"]
+
+        assert tree.git("rev-parse", "--symbolic-full-name", "HEAD").strip() == b"HEAD"
+        assert tree.rev("HEAD") == good
+        assert tree.git("diff", "--cached", "--name-only", good) == b""
+        assert (scratch.path / "outside.txt").read_text() == "not in the diff\n"
+        assert (scratch.path / "edit.txt").read_text() == "after\n"
+        assert git.modified_files(scratch.path) == ["edit.txt"]
+
+
 def test_apply_never_follows_a_symlinked_directory_out_of_the_tree(
     repo: Sandbox, tmp_path: Path
 ) -> None:

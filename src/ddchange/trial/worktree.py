@@ -58,14 +58,18 @@ class Scratch:
     # test touched since, so their files need not be read again.
     _current: dict[str, FileState | None] = field(default_factory=dict, repr=False, compare=False)
     _tracked: list[str] = field(default_factory=list, repr=False, compare=False)  # sorted
+    # HEAD and the index as `apply` last left them (`git.repository_state`); empty before.
+    _git_state: list[object] = field(default_factory=list, repr=False, compare=False)
 
     def apply(self, states: Mapping[str, FileState | None]) -> list[str]:
         """Make the tracked files match `states` (None: must not exist) and every other tracked
-        file match GOOD again; return the paths changed on disk, sorted.
+        file match GOOD again, with HEAD and the index at GOOD whatever the last test did to
+        them; return the paths changed on disk, sorted.
 
         `states` hold blob contents; files are written as a checkout would write them (line-end
         conversion, smudge filters; see `_checked_out`).
         """
+        self._undo_git()
         touched = None if self.watch is None else self.watch.changed()
         restored = self._restore_others(states, touched)
         # .gitattributes go first: they decide how every other file is checked out, also the
@@ -94,7 +98,15 @@ class Scratch:
             self._current.update({**states, **final})
         if self.watch is not None:
             self.watch.mark()
+        self._git_state[:] = [git.repository_state(self.path)]
         return changed
+
+    def _undo_git(self) -> None:
+        """HEAD and the index back at GOOD if a test moved them since the last `apply`: a
+        commit (a version bump), a branch checked out, `git add`. The files such a test
+        changed are then those that differ from the index, and go back with the others."""
+        if self._git_state and self._git_state != [git.repository_state(self.path)]:
+            git.reset_to(self.path, self.good)
 
     def _known(self, path: str, states: Mapping[str, FileState | None], touched: set[str]) -> bool:
         """Whether `path` is in its state on disk without looking: `apply` left it so, and no
