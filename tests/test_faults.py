@@ -464,6 +464,47 @@ def test_a_test_that_deletes_git_then_kills_ddchange(tmp_path: Path) -> None:
     assert list(temporary.iterdir()) == [], "the leftover and its sleeping test are gone"
 
 
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1])
+def test_a_hangup_quit_or_usr1_stops_the_run_as_sigterm_does(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """A closed terminal (SIGHUP), Ctrl-\\ (SIGQUIT), a scheduler's notice (SIGUSR1) during a
+    test: the test's process group is stopped, the scratch tree removed, and the same command
+    resumes to the answer."""
+    sleeper = (
+        'if grep -q BROKEN a.txt && [ ! -e "$STARTED" ]; then\n'
+        '  echo $$ >"$STARTED.tmp" && mv "$STARTED.tmp" "$STARTED"; exec sleep 300\n'
+        "fi\n" + CHECK
+    )
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, sleeper)
+    started, temporary = tmp_path / "started", tmp_path / "tmp"
+    temporary.mkdir()
+    env = {"STARTED": str(started), "TMPDIR": str(temporary)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ddchange", "good..bad", "--", "sh", "test.sh"],
+        cwd=repo.path,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        while not started.exists() and process.poll() is None:
+            time.sleep(0.02)
+        process.send_signal(sig)
+        _out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert "interrupted" in err
+    assert "Traceback" not in err
+    assert _gone(int(started.read_text()))
+    assert list(temporary.iterdir()) == []
+    again = search(repo, env=env)
+    assert found(again) == [("a.txt", "text")]
+    assert list(temporary.iterdir()) == []
+
+
 def test_signals_during_the_final_removal_leave_no_scratch_tree(tmp_path: Path) -> None:
     build = (
         "[ -d build ] || python3 -c \"import os; os.mkdir('build'); "

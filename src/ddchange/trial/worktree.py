@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ddchange import git
+from ddchange import errors, git
 from ddchange.diff.hunks import FileState, pieces
 from ddchange.trial import files
 from ddchange.trial.runner import SCRATCH_VARIABLE
@@ -384,8 +384,9 @@ def worker_directory() -> Path:
 
 def dispose(path: Path) -> None:
     """Delete the scratch tree, also where a build left directories without write permission.
-    Ctrl-C and SIGTERM wait until it is gone: a tree half removed is no use to anyone."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    Ctrl-C, SIGTERM and the other `errors.STOPPING_SIGNALS` wait until it is gone: a tree half
+    removed is no use to anyone."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, errors.STOPPING_SIGNALS)
     try:
         try:
             shutil.rmtree(path)
