@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -99,10 +100,19 @@ def _dead_pid() -> int:
     return process.pid
 
 
+def _made_by_a_dead_process(make: str, where: Path) -> Path:
+    """The directory that `worktree.<make>()` made in a process that is gone now, in the
+    temporary directory `where`."""
+    code = f"from ddchange.trial import worktree; print(worktree.{make}())"
+    env = {**os.environ, "TMPDIR": str(where)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
+    return Path(done.stdout.decode().strip())
+
+
 def _leftover(repo: Sandbox, where: Path, *, git_dir: bool, read_only: bool) -> Path:
-    """A scratch tree of a process that is gone, in the temporary directory `where`: with or
-    without its .git, and with a build directory nobody may write to."""
-    path = Path(tempfile.mkdtemp(prefix=f"ddchange-scratch-{_dead_pid()}-", dir=where))
+    """The directory of a scratch tree of a process that is gone, in the temporary directory
+    `where`: with or without its .git, and with a build directory nobody may write to."""
+    path = _made_by_a_dead_process("scratch_directory", where)
     if git_dir:
         git.clone_scratch(git.open_repo(repo.path), path, repo.rev("good"))
     build = path / "build" / "deep"
@@ -111,7 +121,7 @@ def _leftover(repo: Sandbox, where: Path, *, git_dir: bool, read_only: bool) -> 
     if read_only:
         build.chmod(0o500)
         build.parent.chmod(0o500)
-    return path
+    return path.parent
 
 
 def test_leftovers_of_dead_runs_are_removed_in_any_state(tmp_path: Path) -> None:
@@ -132,13 +142,46 @@ def test_leftovers_of_dead_runs_are_removed_in_any_state(tmp_path: Path) -> None
     assert not any(path.exists() for path in leftovers)
 
 
+def test_only_a_directory_that_carries_our_marker_with_a_dead_owner_is_removed(
+    tmp_path: Path,
+) -> None:
+    """Look-alikes in the temporary directory stay, whatever pid their names hold: one a user
+    made, a copy of a leftover a user kept to look into, a worker's directory with a marker
+    copied from elsewhere; only the real leftover goes, by `reset` or by a run."""
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    private = tmp_path / "tmp"
+    private.mkdir()
+    leftover = _leftover(repo, private, git_dir=True, read_only=False)
+    made = private / f"ddchange-scratch-{_dead_pid()}-mine"
+    (made / "tree").mkdir(parents=True)
+    (made / "tree" / "notes.txt").write_text("the user's\n")
+    kept = private / f"{leftover.name}-kept"
+    shutil.copytree(leftover, kept, symlinks=True)
+    worker = private / f"ddchange-worker-{_dead_pid()}-mine"
+    worker.mkdir()
+    shutil.copy(leftover / "ddchange-owner", worker)
+    env = {"TMPDIR": str(private)}
+    run = ddchange(repo.path, command=["reset"], env=env)
+    assert run.returncode == 0, run.stderr
+    assert not leftover.exists()
+    assert sorted(path.name for path in private.iterdir()) == sorted(
+        path.name for path in (made, kept, worker)
+    )
+    assert (made / "tree" / "notes.txt").read_text() == "the user's\n"
+    assert (kept / "tree" / ".git").is_dir()
+    assert found(search(repo, env=env)) == [("a.txt", "text")]
+    assert sorted(path.name for path in private.iterdir()) == sorted(
+        path.name for path in (made, kept, worker)
+    )
+
+
 def test_a_dead_dask_workers_directory_goes_with_the_tests_in_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What a worker killed before its exit handler left (a clone with a read-only build, a
     test still running in it) is removed; a live worker's directory stays."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # as TMPDIR would
-    dead = Path(tempfile.mkdtemp(prefix=f"ddchange-worker-{_dead_pid()}-"))
+    dead = _made_by_a_dead_process("worker_directory", tmp_path)
     clone = dead / "ddchange-scratch-clone"
     (clone / "build").mkdir(parents=True)
     (clone / "build" / "out.o").write_text("object\n")
@@ -171,7 +214,7 @@ def test_reset_refuses_while_a_live_run_owns_a_scratch_tree(
     with worktree.scratch_worktree(git.open_repo(repo.path), repo.rev("good")) as scratch:
         # another repository's reset leaves this live tree alone, and does not refuse
         runs.reset(other.path)
-        assert worktree.owners(git.open_repo(repo.path)) == {scratch.path: os.getpid()}
+        assert worktree.owners(git.open_repo(repo.path)) == {scratch.path.parent: os.getpid()}
         run = ddchange(repo.path, command=["reset"])
         assert run.returncode != 0
         assert str(os.getpid()) in run.stderr
@@ -458,7 +501,8 @@ def test_a_test_that_deletes_git_then_kills_ddchange(tmp_path: Path) -> None:
     pid_file.write_text(f"{process.pid}\n")
     assert process.wait(timeout=120) == -signal.SIGKILL
     [left] = list(temporary.iterdir())
-    assert not (left / ".git").exists()
+    assert (left / "tree").is_dir()
+    assert not (left / "tree" / ".git").exists()
     again = ddchange(repo.path, "good..bad", "--", "sh", "test.sh", env={"TMPDIR": str(temporary)})
     assert found(again) == [("a.txt", "text")]
     assert list(temporary.iterdir()) == [], "the leftover and its sleeping test are gone"
@@ -542,7 +586,7 @@ def _removal_started(temporary: Path, process: subprocess.Popen[str]) -> bool:
     while process.poll() is None:
         trees = list(temporary.glob("ddchange-scratch-*"))
         try:
-            count = len(os.listdir(trees[0] / "build")) if trees else 0
+            count = len(os.listdir(trees[0] / "tree" / "build")) if trees else 0
         except OSError:
             count = 0 if complete else -1
         if complete and count < 20000:

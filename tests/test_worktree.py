@@ -67,12 +67,12 @@ def test_scratch_is_a_detached_checkout_of_good_outside_the_repository(repo: San
     with scratch_worktree(_open(repo), good) as scratch:
         assert scratch.path.is_relative_to(tempfile.gettempdir())
         assert not scratch.path.is_relative_to(repo.path)
-        assert scratch.path.name.startswith("ddchange-scratch-")
+        assert scratch.path.parent.name.startswith("ddchange-scratch-")
         assert Sandbox(scratch.path).rev("HEAD") == good
         assert (scratch.path / "edit.txt").read_text() == "before\n"
         assert scratch.good == good
         assert str(scratch.path) not in _worktrees(repo)  # a repository of its own
-    assert not scratch.path.exists()
+    assert not scratch.path.parent.exists()
 
 
 def _crash_in_scratch(
