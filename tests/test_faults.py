@@ -480,6 +480,24 @@ def test_a_daemon_that_leaves_the_process_group_does_not_outlive_its_test(tmp_pa
     assert all(_gone(pid) for pid in started)
 
 
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc (Linux)")
+def test_no_child_of_ddchange_is_left_a_zombie_while_the_tests_run(tmp_path: Path) -> None:
+    """The child that analyses the diff's names meanwhile is reaped as soon as it ends: each
+    test looks at ddchange's children (its parent's) and finds none dead and unreaped."""
+    look = (
+        "for child in $(cat /proc/$PPID/task/*/children); do\n"
+        '  grep -q \') Z \' /proc/$child/stat 2>/dev/null && echo "$child" >>"$LOG"\n'
+        "done\n"
+    )
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, look + CHECK)
+    log = tmp_path / "zombies"
+    log.touch()
+    run = search(repo, env={"LOG": str(log)})
+    assert found(run) == [("a.txt", "text")]
+    assert run.report["tests_run"] >= 4
+    assert log.read_text() == ""
+
+
 def test_a_test_that_deletes_git_then_kills_ddchange(tmp_path: Path) -> None:
     killer = (
         'if [ -e "$KILL" ] && grep -q BROKEN a.txt; then\n'
