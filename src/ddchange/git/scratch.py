@@ -82,7 +82,11 @@ def _settle(path: Path, setup: CheckoutSetup, sha: str) -> None:
     if setup.attributes is not None:
         (path / ".git" / "info").mkdir(exist_ok=True)
         (path / ".git" / "info" / "attributes").write_bytes(setup.attributes)
-    _in_tree(path, "checkout", "--quiet", "--detach", sha)
+    # Not `checkout --detach`: from the clone's unborn HEAD it exits 0 when it cannot write a
+    # file whose object is missing (a partial clone's blob that was never fetched), and leaves
+    # an incomplete tree that every test would then run in. read-tree fails on it.
+    _in_tree(path, "update-ref", "--no-deref", "HEAD", sha)
+    _in_tree(path, "read-tree", "-u", "--reset", sha)
 
 
 def _in_tree(
