@@ -269,6 +269,11 @@ def test_apply_undoes_what_a_test_did_with_git(repo: Sandbox) -> None:
         assert (scratch.path / "edit.txt").read_text() == "after\n"
         assert git.modified_files(scratch.path) == ["edit.txt"]
 
+        (scratch.path / ".git" / "index").unlink()  # a test that deletes the index
+        assert scratch.apply(states) == []
+        assert tree.git("diff", "--cached", "--name-only", good) == b""
+        assert git.modified_files(scratch.path) == ["edit.txt"]
+
 
 def test_apply_never_follows_a_symlinked_directory_out_of_the_tree(
     repo: Sandbox, tmp_path: Path

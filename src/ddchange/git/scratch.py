@@ -165,15 +165,18 @@ def tracked_files(worktree: Path) -> set[str]:
     return {path for meta, path in records if not meta.startswith("160000 ")}
 
 
-def repository_state(worktree: Path) -> tuple[bytes, tuple[int, int, int, int]]:
+def repository_state(worktree: Path) -> tuple[bytes, tuple[int, int, int, int] | None]:
     """What tells whether anything moved HEAD or wrote the index of the scratch repository at
     `worktree` since it was last asked: HEAD's bytes, and the index file's inode, size and
-    times (git writes a new index beside the old one and renames it over). OSError when the
-    tree's .git is gone."""
+    times (git writes a new index beside the old one and renames it over; None: there is no
+    index). OSError when the tree's .git is gone."""
     git_dir = worktree / ".git"
-    index = (git_dir / "index").stat()
-    identity = (index.st_ino, index.st_size, index.st_mtime_ns, index.st_ctime_ns)
-    return (git_dir / "HEAD").read_bytes(), identity
+    head = (git_dir / "HEAD").read_bytes()
+    try:
+        index = (git_dir / "index").stat()
+    except FileNotFoundError:
+        return head, None
+    return head, (index.st_ino, index.st_size, index.st_mtime_ns, index.st_ctime_ns)
 
 
 def reset_to(worktree: Path, sha: str) -> None:

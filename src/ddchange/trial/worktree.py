@@ -243,6 +243,7 @@ class Scratch:
 _PREFIX = "ddchange-scratch-"
 _WORKER_PREFIX = "ddchange-worker-"
 _MARKER = "ddchange-owner"
+_MARKER_SIZE = 256  # more than any marker of ours holds: a longer file is not one
 _TREE = "tree"
 # How often, and how far apart, `owners` looks again at a live run's tree that has no .git.
 _SETTLE_LOOKS = 20
@@ -310,7 +311,8 @@ def _owner(path: Path) -> int | None:
     """The process that made the directory `path`, by our marker in it; None if `path`
     carries none that names it (a directory a user made, or a copy of ours)."""
     try:
-        text = (path / _MARKER).read_text("ascii")
+        with (path / _MARKER).open("rb") as marker:
+            text = marker.read(_MARKER_SIZE).decode("ascii")
     except (OSError, UnicodeDecodeError):
         return None
     fields = text.split(" ")
