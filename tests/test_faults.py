@@ -72,9 +72,13 @@ def test_git_in_a_test_that_deleted_git_does_not_reach_the_users_repository(
     tmp_path: Path,
 ) -> None:
     """The temporary directory inside the user's checkout (CI's `TMPDIR=$WORKSPACE/tmp`): a
-    test that deletes the scratch tree's .git and runs `git stash -u` finds no repository, and
-    our own git commands there fail too, rather than find the user's one further up."""
-    test = 'rm -rf .git\ngit stash push -u -q && echo stashed >>"$LOG"\n'
+    test that deletes the scratch tree's .git and runs `git stash -u`, there or from the
+    directory above, finds no repository, and our own git commands there fail too, rather
+    than find the user's one further up."""
+    test = (
+        'rm -rf .git\ngit stash push -u -q && echo stashed >>"$LOG"\n'
+        '(cd .. && git stash push -u -q && echo stashed from above >>"$LOG")\n'
+    )
     repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, test + CHECK)
     repo.write("other.txt", "the user's edit, not committed\n")
     repo.write("notes.txt", "the user's own untracked file\n")

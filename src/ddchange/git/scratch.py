@@ -101,12 +101,14 @@ def _in_tree(
 
 
 def confined(worktree: Path, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The variable that keeps git's discovery from `worktree` or below inside it: git does
-    not look for a repository in its parent or above (`GIT_CEILING_DIRECTORIES`), so a command
-    that finds no .git in the tree fails instead of reaching the user's repository. For the
-    commands started there that do not name the repository: a clone into it, and the user's
-    build and test (whose own ceilings, in `base`, still count after ours)."""
-    ceilings = [os.fspath(worktree.parent)]
+    """The variable that keeps git's discovery from `worktree` or below inside it: git looks
+    for a repository in no directory above it (`GIT_CEILING_DIRECTORIES` lists them all: from
+    one of them, git looks there only), so a command that finds no .git in the tree fails
+    instead of reaching the user's repository, also after a `cd ..`. For the commands started
+    there that do not name the repository: a clone into it, and the user's build and test
+    (whose own ceilings, in `base`, still count after ours). A directory whose path holds the
+    separator ':' cannot be listed; ddchange's scratch trees lie below the temporary one."""
+    ceilings = [os.fspath(parent) for parent in worktree.parents if parent != parent.parent]
     if base is not None and base.get("GIT_CEILING_DIRECTORIES"):
         ceilings.append(base["GIT_CEILING_DIRECTORIES"])
     return {"GIT_CEILING_DIRECTORIES": os.pathsep.join(ceilings)}
