@@ -95,6 +95,34 @@ def test_git_in_a_test_that_deleted_git_does_not_reach_the_users_repository(
     assert list(temporary.iterdir()) == []
 
 
+def _git_files(repo: Path) -> dict[str, bytes]:
+    """Every file of the repository's .git but ddchange's own directory, and its bytes."""
+    git_dir = repo / ".git"
+    return {
+        str(path.relative_to(git_dir)): path.read_bytes()
+        for path in sorted(git_dir.rglob("*"))
+        if path.is_file() and path.relative_to(git_dir).parts[0] != "ddchange"
+    }
+
+
+def test_a_partial_clones_blobs_fetched_on_demand_stay_out_of_the_users_objects(
+    tmp_path: Path,
+) -> None:
+    """A --filter=blob:none clone with BAD checked out lacks GOOD's version of a.txt: git
+    fetches it while ddchange reads the diff, into ddchange's own directory, and the user's
+    .git stays byte-identical, objects included."""
+    server = two_commits(tmp_path / "server", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    server.git("config", "uploadpack.allowFilter", "true")
+    user = Sandbox(tmp_path / "user")
+    url = f"file://{server.path}"
+    subprocess.run(["git", "clone", "-q", "--filter=blob:none", url, str(user.path)], check=True)
+    user.git("checkout", "-q", "bad")
+    before = _git_files(user.path)
+    assert found(search(user)) == [("a.txt", "text")]
+    assert _git_files(user.path) == before
+    assert list((user.path / ".git" / "ddchange" / "objects" / "pack").glob("*.pack"))
+
+
 # -- leftovers of runs that died ------------------------------------------------------------
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ddchange import errors
-from ddchange.git.command import DIFF_PINS, in_repo, nul_joined, nul_split, run
+from ddchange.git.command import DIFF_PINS, alternate, annex, in_repo, nul_joined, nul_split, run
 
 if TYPE_CHECKING:
     from git import Repo
@@ -41,6 +41,10 @@ def clone_scratch(repo: Repo, path: Path, sha: str) -> None:
     source = common_dir(repo)
     run(path, "clone", "--quiet", "--shared", "--no-checkout", "--template=", "--",
         os.fspath(source), os.fspath(path), extra=confined(path))  # fmt: skip
+    fetched = annex(repo)
+    if fetched is not None:  # a partial clone's blobs that our commands fetched: borrowed too
+        with (path / ".git" / "objects" / "info" / "alternates").open("a") as alternates:
+            alternates.write(f"{fetched}\n")
     _settle(path, checkout_setup(repo), sha)
 
 
@@ -303,17 +307,8 @@ def _throwaway_index_env(tmp: Path, objects: Path) -> dict[str, str]:
     return {
         "GIT_INDEX_FILE": os.fspath(tmp / "index"),
         "GIT_OBJECT_DIRECTORY": os.fspath(tmp / "objects"),
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES": _alternate(objects),
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": alternate(objects),
     }
-
-
-def _alternate(path: Path) -> str:
-    # GIT_ALTERNATE_OBJECT_DIRECTORIES is a ':'-separated list; git reads an entry that starts
-    # with '"' as a C-quoted string, which is how a path containing ':' gets through.
-    text = os.fspath(path.resolve())
-    if ":" not in text and not text.startswith('"'):
-        return text
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _read_tree(cwd: Path, sha: str, env: Mapping[str, str]) -> None:
