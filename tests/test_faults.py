@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -51,6 +52,77 @@ def test_a_test_that_writes_to_git_changes_only_its_own_repository(tmp_path: Pat
     assert repo.git("stash", "list") == b""
 
 
+def test_a_test_that_bumps_a_version_and_commits_is_undone_before_the_next(
+    tmp_path: Path,
+) -> None:
+    """Each test bumps VERSION (outside the diff) and commits it: the next test sees GOOD's
+    VERSION and HEAD again, so the deterministic test is not reported flaky."""
+    bump = (
+        'read v <VERSION; [ "$v" = 1 ] || { echo "VERSION leaked: $v"; exit 1; }\n'
+        "echo 2 >VERSION && git -c user.email=t@example.org commit -q -am bump || exit 125\n"
+    )
+    good = {"a.txt": "fine\n", "VERSION": "1\n"}
+    repo = two_commits(tmp_path / "repo", good, {"a.txt": "BROKEN\n"}, bump + CHECK)
+    run = search(repo)
+    assert found(run) == [("a.txt", "text")]
+    assert "VERSION leaked" not in run.stderr
+
+
+def test_git_in_a_test_that_deleted_git_does_not_reach_the_users_repository(
+    tmp_path: Path,
+) -> None:
+    """The temporary directory inside the user's checkout (CI's `TMPDIR=$WORKSPACE/tmp`): a
+    test that deletes the scratch tree's .git and runs `git stash -u`, there or from the
+    directory above, finds no repository, and our own git commands there fail too, rather
+    than find the user's one further up."""
+    test = (
+        'rm -rf .git\ngit stash push -u -q && echo stashed >>"$LOG"\n'
+        '(cd .. && git stash push -u -q && echo stashed from above >>"$LOG")\n'
+    )
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, test + CHECK)
+    repo.write("other.txt", "the user's edit, not committed\n")
+    repo.write("notes.txt", "the user's own untracked file\n")
+    temporary = repo.path / "tmp"
+    temporary.mkdir()
+    log = tmp_path / "log"
+    log.touch()
+    run = search(repo, env={"TMPDIR": str(temporary), "LOG": str(log)})  # checks the repository
+    assert run.returncode == 1, run.stderr  # the run stops: the tree's repository is gone
+    assert "could not be written" in run.stderr
+    assert log.read_text() == "", "the test's `git stash` found a repository"
+    assert repo.git("stash", "list") == b""
+    assert (repo.path / "other.txt").read_text() == "the user's edit, not committed\n"
+    assert list(temporary.iterdir()) == []
+
+
+def _git_files(repo: Path) -> dict[str, bytes]:
+    """Every file of the repository's .git but ddchange's own directory, and its bytes."""
+    git_dir = repo / ".git"
+    return {
+        str(path.relative_to(git_dir)): path.read_bytes()
+        for path in sorted(git_dir.rglob("*"))
+        if path.is_file() and path.relative_to(git_dir).parts[0] != "ddchange"
+    }
+
+
+def test_a_partial_clones_blobs_fetched_on_demand_stay_out_of_the_users_objects(
+    tmp_path: Path,
+) -> None:
+    """A --filter=blob:none clone with BAD checked out lacks GOOD's version of a.txt: git
+    fetches it while ddchange reads the diff, into ddchange's own directory, and the user's
+    .git stays byte-identical, objects included."""
+    server = two_commits(tmp_path / "server", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    server.git("config", "uploadpack.allowFilter", "true")
+    user = Sandbox(tmp_path / "user")
+    url = f"file://{server.path}"
+    subprocess.run(["git", "clone", "-q", "--filter=blob:none", url, str(user.path)], check=True)
+    user.git("checkout", "-q", "bad")
+    before = _git_files(user.path)
+    assert found(search(user)) == [("a.txt", "text")]
+    assert _git_files(user.path) == before
+    assert list((user.path / ".git" / "ddchange" / "objects" / "pack").glob("*.pack"))
+
+
 # -- leftovers of runs that died ------------------------------------------------------------
 
 
@@ -60,10 +132,19 @@ def _dead_pid() -> int:
     return process.pid
 
 
+def _made_by_a_dead_process(make: str, where: Path) -> Path:
+    """The directory that `worktree.<make>()` made in a process that is gone now, in the
+    temporary directory `where`."""
+    code = f"from ddchange.trial import worktree; print(worktree.{make}())"
+    env = {**os.environ, "TMPDIR": str(where)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
+    return Path(done.stdout.decode().strip())
+
+
 def _leftover(repo: Sandbox, where: Path, *, git_dir: bool, read_only: bool) -> Path:
-    """A scratch tree of a process that is gone, in the temporary directory `where`: with or
-    without its .git, and with a build directory nobody may write to."""
-    path = Path(tempfile.mkdtemp(prefix=f"ddchange-scratch-{_dead_pid()}-", dir=where))
+    """The directory of a scratch tree of a process that is gone, in the temporary directory
+    `where`: with or without its .git, and with a build directory nobody may write to."""
+    path = _made_by_a_dead_process("scratch_directory", where)
     if git_dir:
         git.clone_scratch(git.open_repo(repo.path), path, repo.rev("good"))
     build = path / "build" / "deep"
@@ -72,7 +153,7 @@ def _leftover(repo: Sandbox, where: Path, *, git_dir: bool, read_only: bool) -> 
     if read_only:
         build.chmod(0o500)
         build.parent.chmod(0o500)
-    return path
+    return path.parent
 
 
 def test_leftovers_of_dead_runs_are_removed_in_any_state(tmp_path: Path) -> None:
@@ -93,13 +174,46 @@ def test_leftovers_of_dead_runs_are_removed_in_any_state(tmp_path: Path) -> None
     assert not any(path.exists() for path in leftovers)
 
 
+def test_only_a_directory_that_carries_our_marker_with_a_dead_owner_is_removed(
+    tmp_path: Path,
+) -> None:
+    """Look-alikes in the temporary directory stay, whatever pid their names hold: one a user
+    made, a copy of a leftover a user kept to look into, a worker's directory with a marker
+    copied from elsewhere; only the real leftover goes, by `reset` or by a run."""
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    private = tmp_path / "tmp"
+    private.mkdir()
+    leftover = _leftover(repo, private, git_dir=True, read_only=False)
+    made = private / f"ddchange-scratch-{_dead_pid()}-mine"
+    (made / "tree").mkdir(parents=True)
+    (made / "tree" / "notes.txt").write_text("the user's\n")
+    kept = private / f"{leftover.name}-kept"
+    shutil.copytree(leftover, kept, symlinks=True)
+    worker = private / f"ddchange-worker-{_dead_pid()}-mine"
+    worker.mkdir()
+    shutil.copy(leftover / "ddchange-owner", worker)
+    env = {"TMPDIR": str(private)}
+    run = ddchange(repo.path, command=["reset"], env=env)
+    assert run.returncode == 0, run.stderr
+    assert not leftover.exists()
+    assert sorted(path.name for path in private.iterdir()) == sorted(
+        path.name for path in (made, kept, worker)
+    )
+    assert (made / "tree" / "notes.txt").read_text() == "the user's\n"
+    assert (kept / "tree" / ".git").is_dir()
+    assert found(search(repo, env=env)) == [("a.txt", "text")]
+    assert sorted(path.name for path in private.iterdir()) == sorted(
+        path.name for path in (made, kept, worker)
+    )
+
+
 def test_a_dead_dask_workers_directory_goes_with_the_tests_in_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What a worker killed before its exit handler left (a clone with a read-only build, a
     test still running in it) is removed; a live worker's directory stays."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # as TMPDIR would
-    dead = Path(tempfile.mkdtemp(prefix=f"ddchange-worker-{_dead_pid()}-"))
+    dead = _made_by_a_dead_process("worker_directory", tmp_path)
     clone = dead / "ddchange-scratch-clone"
     (clone / "build").mkdir(parents=True)
     (clone / "build" / "out.o").write_text("object\n")
@@ -132,7 +246,7 @@ def test_reset_refuses_while_a_live_run_owns_a_scratch_tree(
     with worktree.scratch_worktree(git.open_repo(repo.path), repo.rev("good")) as scratch:
         # another repository's reset leaves this live tree alone, and does not refuse
         runs.reset(other.path)
-        assert worktree.owners(git.open_repo(repo.path)) == {scratch.path: os.getpid()}
+        assert worktree.owners(git.open_repo(repo.path)) == {scratch.path.parent: os.getpid()}
         run = ddchange(repo.path, command=["reset"])
         assert run.returncode != 0
         assert str(os.getpid()) in run.stderr
@@ -398,6 +512,24 @@ def test_a_daemon_that_leaves_the_process_group_does_not_outlive_its_test(tmp_pa
     assert all(_gone(pid) for pid in started)
 
 
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc (Linux)")
+def test_no_child_of_ddchange_is_left_a_zombie_while_the_tests_run(tmp_path: Path) -> None:
+    """The child that analyses the diff's names meanwhile is reaped as soon as it ends: each
+    test looks at ddchange's children (its parent's) and finds none dead and unreaped."""
+    look = (
+        "for child in $(cat /proc/$PPID/task/*/children); do\n"
+        '  grep -q \') Z \' /proc/$child/stat 2>/dev/null && echo "$child" >>"$LOG"\n'
+        "done\n"
+    )
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, look + CHECK)
+    log = tmp_path / "zombies"
+    log.touch()
+    run = search(repo, env={"LOG": str(log)})
+    assert found(run) == [("a.txt", "text")]
+    assert run.report["tests_run"] >= 4
+    assert log.read_text() == ""
+
+
 def test_a_test_that_deletes_git_then_kills_ddchange(tmp_path: Path) -> None:
     killer = (
         'if [ -e "$KILL" ] && grep -q BROKEN a.txt; then\n'
@@ -419,10 +551,52 @@ def test_a_test_that_deletes_git_then_kills_ddchange(tmp_path: Path) -> None:
     pid_file.write_text(f"{process.pid}\n")
     assert process.wait(timeout=120) == -signal.SIGKILL
     [left] = list(temporary.iterdir())
-    assert not (left / ".git").exists()
+    assert (left / "tree").is_dir()
+    assert not (left / "tree" / ".git").exists()
     again = ddchange(repo.path, "good..bad", "--", "sh", "test.sh", env={"TMPDIR": str(temporary)})
     assert found(again) == [("a.txt", "text")]
     assert list(temporary.iterdir()) == [], "the leftover and its sleeping test are gone"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1])
+def test_a_hangup_quit_or_usr1_stops_the_run_as_sigterm_does(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """A closed terminal (SIGHUP), Ctrl-\\ (SIGQUIT), a scheduler's notice (SIGUSR1) during a
+    test: the test's process group is stopped, the scratch tree removed, and the same command
+    resumes to the answer."""
+    sleeper = (
+        'if grep -q BROKEN a.txt && [ ! -e "$STARTED" ]; then\n'
+        '  echo $$ >"$STARTED.tmp" && mv "$STARTED.tmp" "$STARTED"; exec sleep 300\n'
+        "fi\n" + CHECK
+    )
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, sleeper)
+    started, temporary = tmp_path / "started", tmp_path / "tmp"
+    temporary.mkdir()
+    env = {"STARTED": str(started), "TMPDIR": str(temporary)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ddchange", "good..bad", "--", "sh", "test.sh"],
+        cwd=repo.path,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        while not started.exists() and process.poll() is None:
+            time.sleep(0.02)
+        process.send_signal(sig)
+        _out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert "interrupted" in err
+    assert "Traceback" not in err
+    assert _gone(int(started.read_text()))
+    assert list(temporary.iterdir()) == []
+    again = search(repo, env=env)
+    assert found(again) == [("a.txt", "text")]
+    assert list(temporary.iterdir()) == []
 
 
 def test_signals_during_the_final_removal_leave_no_scratch_tree(tmp_path: Path) -> None:
@@ -462,7 +636,7 @@ def _removal_started(temporary: Path, process: subprocess.Popen[str]) -> bool:
     while process.poll() is None:
         trees = list(temporary.glob("ddchange-scratch-*"))
         try:
-            count = len(os.listdir(trees[0] / "build")) if trees else 0
+            count = len(os.listdir(trees[0] / "tree" / "build")) if trees else 0
         except OSError:
             count = 0 if complete else -1
         if complete and count < 20000:

@@ -318,6 +318,25 @@ def test_the_scratch_repository_is_its_own_and_runs_no_hook(small: Sandbox, tmp_
     assert git.borrowed_objects(scratch.path) == (small.path / ".git" / "objects").resolve()
 
 
+def test_a_partial_clone_without_goods_blobs_gives_no_incomplete_scratch_tree(
+    small: Sandbox, tmp_path: Path
+) -> None:
+    """A partial clone that never fetched the blobs of the revision: the scratch repository
+    cannot be made (git's own `checkout` exits 0 there, with files missing), and the user's
+    objects gain nothing."""
+    small.git("config", "uploadpack.allowFilter", "true")
+    user = tmp_path / "user"
+    subprocess.run(
+        ["git", "clone", "-q", "--filter=blob:none", "--no-checkout", f"file://{small.path}", user],
+        check=True,
+    )
+    packs = sorted((user / ".git" / "objects" / "pack").iterdir())
+    with pytest.raises(errors.GitFailed) as failure:
+        _scratch_at(git.open_repo(user), tmp_path / "wt", small.rev("main"))
+    assert failure.value.command[-3:] == ("-u", "--reset", small.rev("main"))
+    assert sorted((user / ".git" / "objects" / "pack").iterdir()) == packs
+
+
 def test_modified_files_and_restore_files(small: Sandbox, tmp_path: Path) -> None:
     _scratch_at(git.open_repo(small.path), tmp_path / "wt", small.rev("main"))
     (tmp_path / "wt" / "a.txt").write_text("rebuilt\n")

@@ -213,11 +213,13 @@ def test_a_dask_cluster_gives_the_same_answer_and_records_as_local_runs(
 
 
 def _kept(temporary: Path) -> list[Path]:
-    """What is left in the workers' temporary directory, beside their empty directories."""
+    """What is left in the workers' temporary directory, beside their directories that hold
+    nothing but their marker."""
     return [
         path
         for path in temporary.glob("ddchange-*")
-        if not path.name.startswith("ddchange-worker-") or any(path.iterdir())
+        if not path.name.startswith("ddchange-worker-")
+        or any(entry.name != "ddchange-owner" for entry in path.iterdir())
     ]
 
 

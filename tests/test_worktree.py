@@ -68,12 +68,12 @@ def test_scratch_is_a_detached_checkout_of_good_outside_the_repository(repo: San
     with scratch_worktree(_open(repo), good) as scratch:
         assert scratch.path.is_relative_to(tempfile.gettempdir())
         assert not scratch.path.is_relative_to(repo.path)
-        assert scratch.path.name.startswith("ddchange-scratch-")
+        assert scratch.path.parent.name.startswith("ddchange-scratch-")
         assert Sandbox(scratch.path).rev("HEAD") == good
         assert (scratch.path / "edit.txt").read_text() == "before\n"
         assert scratch.good == good
         assert str(scratch.path) not in _worktrees(repo)  # a repository of its own
-    assert not scratch.path.exists()
+    assert not scratch.path.parent.exists()
 
 
 def _crash_in_scratch(
@@ -244,6 +244,36 @@ def test_apply_restores_tracked_files_a_build_changed(repo: Sandbox) -> None:
         assert (scratch.path / "edit.txt").read_text() == "after\n"
         assert (scratch.path / "build.o").read_text() == "output\n"
         assert _times(scratch.path)["keep.txt"] == OLD
+
+
+def test_apply_undoes_what_a_test_did_with_git(repo: Sandbox) -> None:
+    """A test that commits an edit outside the diff (a version bump), checks out a branch and
+    stages a deletion leaves HEAD, the index and the files as GOOD's for the next test."""
+    good = repo.rev("HEAD")
+    with scratch_worktree(_open(repo), good) as scratch:
+        states = {"edit.txt": FileState(b"after\n", 0o100644)}
+        scratch.apply(states)
+        tree = Sandbox(scratch.path)
+        tree.write("outside.txt", "bumped\n")
+        tree.git("commit", "-q", "-am", "bump")
+        tree.git("checkout", "-q", "-b", "the-tests-branch")
+        tree.git("rm", "-q", "--cached", "keep.txt")
+        tree.write("staged.txt", "new\n")
+        tree.git("add", "staged.txt")
+
+        assert scratch.apply(states) == ["outside.txt"]
+
+        assert tree.git("rev-parse", "--symbolic-full-name", "HEAD").strip() == b"HEAD"
+        assert tree.rev("HEAD") == good
+        assert tree.git("diff", "--cached", "--name-only", good) == b""
+        assert (scratch.path / "outside.txt").read_text() == "not in the diff\n"
+        assert (scratch.path / "edit.txt").read_text() == "after\n"
+        assert git.modified_files(scratch.path) == ["edit.txt"]
+
+        (scratch.path / ".git" / "index").unlink()  # a test that deletes the index
+        assert scratch.apply(states) == []
+        assert tree.git("diff", "--cached", "--name-only", good) == b""
+        assert git.modified_files(scratch.path) == ["edit.txt"]
 
 
 def test_apply_never_follows_a_symlinked_directory_out_of_the_tree(

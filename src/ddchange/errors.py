@@ -7,8 +7,16 @@ and into an exit code. Anything not derived from `DDChangeError` is a bug and is
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 from pathlib import Path
+
+# The signals that stop a run as Ctrl-C (SIGINT) does: the command line turns each into a
+# KeyboardInterrupt, so the running test's process group is stopped, every `finally` (the
+# scratch tree's removal) runs and the journal keeps what was run; and the final removal holds
+# them off until the tree is gone. A closed terminal or a dropped ssh connection (SIGHUP), Ctrl-\
+# (SIGQUIT), a job scheduler's or a CI runner's notice (SIGTERM, SIGUSR1).
+STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1)
 
 
 class DDChangeError(Exception):

@@ -31,6 +31,7 @@ import posixpath
 import re
 import shlex
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -108,7 +109,7 @@ def _analysis_aside(
     the pre-flight's tests run, and the search, the first to need it, waits less or not at
     all. The callable yielded hands it over, waiting for the child if need be; where the child
     cannot deliver (no fork here, it failed, it was killed), the analysis is made here
-    instead, the same. No child outlives the block."""
+    instead, the same. No child outlives the block, and none is left a zombie in it (`_Reaped`)."""
     if not wanted:
         yield None
         return
@@ -128,6 +129,7 @@ def _analysis_aside(
         finally:
             os._exit(0)
     os.close(writing)
+    child = _Reaped(pid)
 
     def hand_over() -> grouping.Analysis:
         with open(reading, "rb", closefd=False) as source:
@@ -142,10 +144,44 @@ def _analysis_aside(
         yield hand_over
     finally:
         os.close(reading)  # a child still writing stops there
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)  # a child still at work (the pre-flight failed)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
+        child.stop()  # a child still at work (the pre-flight failed)
+
+
+class _Reaped:
+    """A child process of ours, reaped by a thread the moment it ends, so that it does not
+    stay a zombie (`[ddchange] <defunct>`) while the run goes on; `stop` kills it if it is
+    still at work, and waits for it. Never signalled once reaped: its pid may be reused.
+
+    The thread waits without reaping (WNOWAIT) and reaps under the lock that `stop` holds
+    while it signals. Where there is no waitid (macOS), `stop` alone reaps, at the end."""
+
+    def __init__(self, pid: int) -> None:
+        self._pid = pid
+        self._lock = threading.Lock()
+        self._reaped = False
+        self._waiter = threading.Thread(target=self._wait, daemon=True)
+        self._waiter.start()
+
+    def _wait(self) -> None:
+        if hasattr(os, "waitid"):
+            with contextlib.suppress(ChildProcessError):
+                os.waitid(os.P_PID, self._pid, os.WEXITED | os.WNOWAIT)
+            self._reap()
+
+    def _reap(self) -> None:
+        with self._lock:
+            if not self._reaped:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(self._pid, 0)
+                self._reaped = True
+
+    def stop(self) -> None:
+        with self._lock:
+            if not self._reaped:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self._pid, signal.SIGKILL)
+        self._reap()
+        self._waiter.join()
 
 
 def resolve(repo: git.Repo, good: str, bad: str) -> Revisions:

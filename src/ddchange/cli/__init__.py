@@ -521,17 +521,20 @@ def _demo_search(
 
 
 @contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM unwinds like Ctrl-C, so every `finally` (worktree removal) still runs."""
+def _signals_as_interrupt() -> Iterator[None]:
+    """SIGTERM, SIGHUP, SIGQUIT and SIGUSR1 unwind like Ctrl-C (`errors.STOPPING_SIGNALS`), so
+    every `finally` (the test's process group stopped, the worktree removed) still runs."""
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    others = [number for number in errors.STOPPING_SIGNALS if number != signal.SIGINT]
+    previous = {number: signal.signal(number, interrupt) for number in others}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _usage_message(error: click.UsageError) -> str:
@@ -561,7 +564,7 @@ def main(argv: list[str] | None = None) -> Any:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="surrogateescape")
     try:
-        with _sigterm_as_interrupt():
+        with _signals_as_interrupt():
             return cli.main(args=argv, prog_name="ddchange", standalone_mode=False)
     except click.UsageError as error:  # one line, like every other error, and what to do
         click.echo(f"ddchange: {_usage_message(error)}", err=True)

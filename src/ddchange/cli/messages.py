@@ -26,7 +26,7 @@ EXIT_CODES = (
     (EXIT_USAGE, "usage error: bad options, revisions or repository"),
     (EXIT_BUG, "internal error: a bug in ddchange, please report it"),
     (EXIT_FLAKY, "flaky: runs of the same changes disagreed; what was seen is shown, no answer"),
-    (EXIT_INTERRUPTED, "interrupted: Ctrl-C or SIGTERM; the best answer so far, not checked"),
+    (EXIT_INTERRUPTED, "interrupted: Ctrl-C, SIGTERM/HUP/QUIT/USR1; best answer so far, unchecked"),
 )
 EXIT_CODES_HELP = "\b\nExit codes:\n" + "\n".join(f"  {c:>3}  {text}" for c, text in EXIT_CODES)
 

@@ -10,13 +10,16 @@ back).
 
 Commands about the whole repository run from its work tree with explicit --git-dir and
 --work-tree (`in_repo`; bare repositories work too): they only read objects, refs and
-.gitattributes there, and never touch the user's index or files. Commands about a scratch work
-tree run inside that work tree (`run`).
+.gitattributes there, and never touch the user's index or files. In a partial clone, what git
+fetches for them on demand (a blob the clone never fetched) goes to an object directory of
+ddchange's own in the repository's state directory, not to the user's objects (`annex`).
+Commands about a scratch work tree run inside that work tree (`run`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import subprocess
 import threading
@@ -173,7 +176,8 @@ def reading(repo: Repo, args: Sequence[str], stdin: bytes, read: Callable[[IO[by
     cwd, where = _located(repo)
     command = ("git", *_SAFE, *where, *args)
     process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env=environment(None))  # fmt: skip
+                               stderr=subprocess.PIPE,
+                               env={**environment(None), **_objects(repo)})  # fmt: skip
     assert process.stdin is not None
     assert process.stdout is not None
     assert process.stderr is not None
@@ -200,6 +204,51 @@ def reading(repo: Repo, args: Sequence[str], stdin: bytes, read: Callable[[IO[by
     return result
 
 
+def annex(repo: Repo) -> Path | None:
+    """Where the objects that git fetches on demand for our commands about `repo` go, when it
+    is a partial clone (a promisor remote): `ddchange/objects` in its git directory,
+    beside the journal, with the repository's own objects as its alternate; those stay as they
+    were. None for any other repository, whose objects are all there."""
+    common = Path(repo.common_dir).resolve()
+    if not _is_partial(common):
+        return None
+    place = common / "ddchange" / "objects"
+    place.mkdir(parents=True, exist_ok=True)  # again after a `ddchange reset`
+    return place
+
+
+@functools.cache
+def _is_partial(common: Path) -> bool:
+    """Whether git may fetch missing objects on demand here: a promisor remote is set."""
+    try:
+        out = run(common, f"--git-dir={common}", "config", "--get-regexp",
+                  r"^(extensions\.partialclone|remote\..*\.promisor)$")  # fmt: skip
+    except errors.GitFailed as failure:
+        if failure.returncode == 1:  # none set
+            return False
+        raise
+    return any(not line.endswith(b" false") for line in out.splitlines())
+
+
+def alternate(path: Path) -> str:
+    """`path` as an entry of GIT_ALTERNATE_OBJECT_DIRECTORIES, a ':'-separated list; git reads
+    an entry that starts with '"' as a C-quoted string, which is how a path with ':' gets
+    through."""
+    text = os.fspath(path.resolve())
+    if ":" not in text and not text.startswith('"'):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _objects(repo: Repo) -> dict[str, str]:
+    """The variables that send objects fetched on demand to the repository's `annex`."""
+    place = annex(repo)
+    if place is None:
+        return {}
+    own = alternate(Path(repo.common_dir) / "objects")
+    return {"GIT_OBJECT_DIRECTORY": os.fspath(place), "GIT_ALTERNATE_OBJECT_DIRECTORIES": own}
+
+
 def _located(repo: Repo) -> tuple[Path, tuple[str, ...]]:
     """Where to run a command about the whole repository, and the options that name it."""
     work_tree = repo.working_tree_dir
@@ -218,7 +267,8 @@ def in_repo(repo: Repo, *args: str, stdin: bytes = b"", within: Path | None = No
     work tree set by core.worktree has no .git for git to discover.
     """
     cwd, where = _located(repo)
-    return run(within if within is not None and where else cwd, *where, *args, stdin=stdin)
+    directory = within if within is not None and where else cwd
+    return run(directory, *where, *args, stdin=stdin, extra=_objects(repo))
 
 
 def nul_joined(paths: Iterable[str]) -> bytes:

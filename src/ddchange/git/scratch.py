@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ddchange import errors
-from ddchange.git.command import DIFF_PINS, in_repo, nul_joined, nul_split, run
+from ddchange.git.command import DIFF_PINS, alternate, annex, in_repo, nul_joined, nul_split, run
 
 if TYPE_CHECKING:
     from git import Repo
@@ -40,7 +40,11 @@ def clone_scratch(repo: Repo, path: Path, sha: str) -> None:
     """
     source = common_dir(repo)
     run(path, "clone", "--quiet", "--shared", "--no-checkout", "--template=", "--",
-        os.fspath(source), os.fspath(path))  # fmt: skip
+        os.fspath(source), os.fspath(path), extra=confined(path))  # fmt: skip
+    fetched = annex(repo)
+    if fetched is not None:  # a partial clone's blobs that our commands fetched: borrowed too
+        with (path / ".git" / "objects" / "info" / "alternates").open("a") as alternates:
+            alternates.write(f"{fetched}\n")
     _settle(path, checkout_setup(repo), sha)
 
 
@@ -63,25 +67,55 @@ def checkout_setup(repo: Repo) -> CheckoutSetup:
 def bundle(worktree: Path, dest: Path) -> None:
     """A git bundle at `dest` of the commit checked out in `worktree`, with every tag: what a
     clone elsewhere needs to check it out (`clone_elsewhere`)."""
-    run(worktree, "bundle", "create", "--quiet", os.fspath(dest), "HEAD", "--tags")
+    _in_tree(worktree, "bundle", "create", "--quiet", os.fspath(dest), "HEAD", "--tags")
 
 
 def clone_elsewhere(source: str, path: Path, setup: CheckoutSetup, sha: str) -> None:
     """A repository of its own at the empty directory `path`, cloned from `source` (a bundle,
     or a URL), with `sha` checked out, detached, as `clone_scratch` makes one (its remote
     removed, the checkout settings of `setup`)."""
-    run(path, "clone", "--quiet", "--no-checkout", "--template=", "--", source, os.fspath(path))
+    run(path, "clone", "--quiet", "--no-checkout", "--template=", "--", source, os.fspath(path),
+        extra=confined(path))  # fmt: skip
     _settle(path, setup, sha)
 
 
 def _settle(path: Path, setup: CheckoutSetup, sha: str) -> None:
-    run(path, "remote", "remove", "origin")
+    _in_tree(path, "remote", "remove", "origin")
     for name, value in setup.settings:
-        run(path, "config", "--add", name, value)
+        _in_tree(path, "config", "--add", name, value)
     if setup.attributes is not None:
         (path / ".git" / "info").mkdir(exist_ok=True)
         (path / ".git" / "info" / "attributes").write_bytes(setup.attributes)
-    run(path, "checkout", "--quiet", "--detach", sha)
+    # Not `checkout --detach`: from the clone's unborn HEAD it exits 0 when it cannot write a
+    # file whose object is missing (a partial clone's blob that was never fetched), and leaves
+    # an incomplete tree that every test would then run in. read-tree fails on it.
+    _in_tree(path, "update-ref", "--no-deref", "HEAD", sha)
+    _in_tree(path, "read-tree", "-u", "--reset", sha)
+
+
+def _in_tree(
+    worktree: Path, *args: str, stdin: bytes = b"", extra: Mapping[str, str] | None = None
+) -> bytes:
+    """A command about the scratch repository at `worktree`, run there, that names its git
+    directory and work tree: git discovers nothing. When a test has deleted the tree's .git,
+    the command fails, rather than reach a repository further up (the user's, when the
+    temporary directory lies in their checkout, as CI's `TMPDIR=$WORKSPACE/tmp` puts it)."""
+    where = (f"--git-dir={worktree / '.git'}", f"--work-tree={worktree}")
+    return run(worktree, *where, *args, stdin=stdin, extra=extra)
+
+
+def confined(worktree: Path, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variable that keeps git's discovery from `worktree` or below inside it: git looks
+    for a repository in no directory above it (`GIT_CEILING_DIRECTORIES` lists them all: from
+    one of them, git looks there only), so a command that finds no .git in the tree fails
+    instead of reaching the user's repository, also after a `cd ..`. For the commands started
+    there that do not name the repository: a clone into it, and the user's build and test
+    (whose own ceilings, in `base`, still count after ours). A directory whose path holds the
+    separator ':' cannot be listed; ddchange's scratch trees lie below the temporary one."""
+    ceilings = [os.fspath(parent) for parent in worktree.parents if parent != parent.parent]
+    if base is not None and base.get("GIT_CEILING_DIRECTORIES"):
+        ceilings.append(base["GIT_CEILING_DIRECTORIES"])
+    return {"GIT_CEILING_DIRECTORIES": os.pathsep.join(ceilings)}
 
 
 def _checkout_settings(repo: Repo) -> list[tuple[str, str]]:
@@ -125,26 +159,49 @@ def modified_files(worktree: Path, among: Iterable[str] | None = None) -> list[s
     limit = [] if among is None else ["--", *among]
     if among is not None and len(limit) == 1:
         return []
-    out = run(worktree, "--literal-pathspecs", "diff", "--name-only", "-z",
+    out = _in_tree(worktree, "--literal-pathspecs", "diff", "--name-only", "-z",
               "--ignore-submodules=all", *limit)  # fmt: skip
     return nul_split(out)
 
 
 def tracked_files(worktree: Path) -> set[str]:
     """Every file and symlink in the index of `worktree` (no submodules)."""
-    out = run(worktree, "ls-files", "-z", "--stage")
+    out = _in_tree(worktree, "ls-files", "-z", "--stage")
     records = (record.split("\t", 1) for record in nul_split(out))
     return {path for meta, path in records if not meta.startswith("160000 ")}
 
 
+def repository_state(worktree: Path) -> tuple[bytes, tuple[int, int, int, int] | None]:
+    """What tells whether anything moved HEAD or wrote the index of the scratch repository at
+    `worktree` since it was last asked: HEAD's bytes, and the index file's inode, size and
+    times (git writes a new index beside the old one and renames it over; None: there is no
+    index). OSError when the tree's .git is gone."""
+    git_dir = worktree / ".git"
+    head = (git_dir / "HEAD").read_bytes()
+    try:
+        index = (git_dir / "index").stat()
+    except FileNotFoundError:
+        return head, None
+    return head, (index.st_ino, index.st_size, index.st_mtime_ns, index.st_ctime_ns)
+
+
+def reset_to(worktree: Path, sha: str) -> None:
+    """HEAD detached at `sha` and the index `sha`'s tree again in `worktree`, whatever a test
+    did to them (a commit, a branch checked out, `git add`, a conflict left in the index). The
+    files are not touched: the index keeps the stat data of each entry whose blob is still
+    `sha`'s (`read-tree --reset`), so git then compares with GOOD only what the test changed."""
+    _in_tree(worktree, "update-ref", "--no-deref", "-m", "ddchange: back to GOOD", "HEAD", sha)
+    _in_tree(worktree, "read-tree", "--reset", sha)
+
+
 def remove_untracked(worktree: Path) -> None:
     """Delete every untracked and ignored file in `worktree` (build output included)."""
-    run(worktree, "clean", "-fdxq")
+    _in_tree(worktree, "clean", "-fdxq")
 
 
 def restore_files(worktree: Path, paths: Iterable[str]) -> None:
     """Rewrite `paths` in `worktree` from its index (recreating deleted ones)."""
-    run(worktree, "checkout-index", "-f", "-u", "-z", "--stdin", stdin=nul_joined(paths))
+    _in_tree(worktree, "checkout-index", "-f", "-u", "-z", "--stdin", stdin=nul_joined(paths))
 
 
 # gitattributes(5): what can make a checkout write other bytes than the blob holds. Line-end
@@ -157,7 +214,7 @@ def converted_paths(worktree: Path, paths: Iterable[str]) -> set[str]:
     """Those of `paths` that a checkout in `worktree` may write differently from their blob,
     by the attributes in force there now (its .gitattributes files, $GIT_DIR/info/attributes,
     core.attributesFile) and core.autocrlf / core.eol. A superset: git decides the details."""
-    out = run(
+    out = _in_tree(
         worktree,
         *("check-attr", "-z", "--stdin", *_CONVERSION_ATTRIBUTES),
         stdin=nul_joined(paths),
@@ -180,7 +237,8 @@ def _may_convert(values: Mapping[str, str], autocrlf: bool, crlf_text: bool) -> 
 
 
 def _config(cwd: Path, name: str) -> str:
-    return run(cwd, "config", "--default", "", "--get", name).decode("utf-8", "replace").strip()
+    out = _in_tree(cwd, "config", "--default", "", "--get", name)
+    return out.decode("utf-8", "replace").strip()
 
 
 def checkout_forms(
@@ -205,7 +263,7 @@ def checkout_forms(
             with source.open("wb") as file:
                 file.writelines(pieces)
             sources.append(os.fsencode(source) + b"\n")
-        hashed = run(
+        hashed = _in_tree(
             worktree, "hash-object", "-w", "--no-filters", "--stdin-paths",
             stdin=b"".join(sources), extra=env,
         )  # fmt: skip
@@ -213,10 +271,10 @@ def checkout_forms(
             f"100644 {name}\t".encode("ascii") + os.fsencode(path) + b"\0"
             for name, path in zip(hashed.decode("ascii").split(), contents, strict=True)
         )
-        run(worktree, "update-index", "-z", "--index-info", stdin=entries, extra=env)
+        _in_tree(worktree, "update-index", "-z", "--index-info", stdin=entries, extra=env)
         # The throwaway index holds no .gitattributes, so git takes them from the work tree.
         out = Path(tmp, "out")
-        run(worktree, "checkout-index", "-a", "-f", f"--prefix={out}/", extra=env)
+        _in_tree(worktree, "checkout-index", "-a", "-f", f"--prefix={out}/", extra=env)
         return {path: (out / path).read_bytes() for path in contents}
 
 
@@ -244,7 +302,7 @@ def tree_patch(
 
 def _objects_dir(cwd: Path) -> Path:
     # A linked work tree shares the main repository's objects; --git-path knows where they are.
-    out = run(cwd, "rev-parse", "--git-path", "objects")
+    out = _in_tree(cwd, "rev-parse", "--git-path", "objects")
     return cwd / os.fsdecode(out.rstrip(b"\n"))
 
 
@@ -253,21 +311,12 @@ def _throwaway_index_env(tmp: Path, objects: Path) -> dict[str, str]:
     return {
         "GIT_INDEX_FILE": os.fspath(tmp / "index"),
         "GIT_OBJECT_DIRECTORY": os.fspath(tmp / "objects"),
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES": _alternate(objects),
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": alternate(objects),
     }
 
 
-def _alternate(path: Path) -> str:
-    # GIT_ALTERNATE_OBJECT_DIRECTORIES is a ':'-separated list; git reads an entry that starts
-    # with '"' as a C-quoted string, which is how a path containing ':' gets through.
-    text = os.fspath(path.resolve())
-    if ":" not in text and not text.startswith('"'):
-        return text
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _read_tree(cwd: Path, sha: str, env: Mapping[str, str]) -> None:
-    run(cwd, "read-tree", sha, extra=env)
+    _in_tree(cwd, "read-tree", sha, extra=env)
 
 
 def _update_index(
@@ -278,12 +327,12 @@ def _update_index(
     # with no file (or a directory) behind it is force-removed: plain --remove refuses a name
     # that is now a directory ("add individual files instead").
     removal = nul_joined(absent)
-    run(cwd, "update-index", "--force-remove", "-z", "--stdin", stdin=removal, extra=env)
+    _in_tree(cwd, "update-index", "--force-remove", "-z", "--stdin", stdin=removal, extra=env)
     addition = nul_joined(present)
     # --replace lets a file take the place of a directory's entries in the index.
-    run(cwd, "update-index", "--add", "--replace", "-z", "--stdin", stdin=addition, extra=env)
+    _in_tree(cwd, "update-index", "--add", "--replace", "-z", "--stdin", stdin=addition, extra=env)
 
 
 def _diff_cached(cwd: Path, sha: str, env: Mapping[str, str]) -> bytes:
     # --binary makes binary changes appliable (and implies full object names in index lines).
-    return run(cwd, "diff", "--cached", "--binary", *DIFF_PINS, sha, "--", extra=env)
+    return _in_tree(cwd, "diff", "--cached", "--binary", *DIFF_PINS, sha, "--", extra=env)

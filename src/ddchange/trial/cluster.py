@@ -49,6 +49,7 @@ from ddchange.trial.worktree import (
     Scratch,
     dispose,
     remove_dead_workers,
+    remove_scratch,
     scratch_directory,
     worker_directory,
 )
@@ -169,7 +170,7 @@ def _tree(shipment: Shipment) -> Scratch:
         try:
             git.clone_elsewhere(_source(shipment), path, shipment.setup, shipment.good)
         except BaseException:
-            dispose(path)
+            remove_scratch(path)
             raise
         _TREES[key] = Scratch(git.open_repo(path), path, shipment.good, watch=Watch(path))
     return _TREES[key]
@@ -216,7 +217,7 @@ def forget(key: str) -> None:
         tree = _TREES.pop(found)
         if tree.watch is not None:
             tree.watch.close()
-        dispose(tree.path)
+        remove_scratch(tree.path)
     bundle = _BUNDLES.pop(key, None)
     if bundle is not None:
         bundle.unlink(missing_ok=True)

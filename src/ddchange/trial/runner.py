@@ -17,7 +17,9 @@ Key ideas:
   scratch tree in their environment (`SCRATCH_VARIABLE`, set by the trial layer) are its own.
 - The child never inherits variables that point git at the user's repository (`git.environment`
   says which): a test that runs git must see the scratch tree it runs in, never the user's
-  checkout. Its other GIT_* settings are the user's and stay.
+  checkout. Nor may git find that checkout by looking upwards, from a tree whose .git the test
+  deleted, when the temporary directory lies inside it (`TMPDIR=$WORKSPACE/tmp`): git does not
+  look above the scratch tree (`git.confined`). Its other GIT_* settings are the user's and stay.
 - Outcomes follow `git bisect run` (see `classify`); a crash (SIGSEGV, SIGABRT, ...) is a
   failure like any other, and what a full disk or a file-size limit did is no outcome at all
   (`EnvironmentFault`).
@@ -163,6 +165,8 @@ def run(
     ours = _children()
     started = time.monotonic()
     environment = git.environment(env, keep_settings=True)
+    if environment.get(SCRATCH_VARIABLE):  # git in the test finds the scratch tree's or none
+        environment.update(git.confined(Path(environment[SCRATCH_VARIABLE]), environment))
     with tempfile.TemporaryFile() as out:
         try:
             with _LOCK:

@@ -59,14 +59,18 @@ class Scratch:
     # test touched since, so their files need not be read again.
     _current: dict[str, FileState | None] = field(default_factory=dict, repr=False, compare=False)
     _tracked: list[str] = field(default_factory=list, repr=False, compare=False)  # sorted
+    # HEAD and the index as `apply` last left them (`git.repository_state`); empty before.
+    _git_state: list[object] = field(default_factory=list, repr=False, compare=False)
 
     def apply(self, states: Mapping[str, FileState | None]) -> list[str]:
         """Make the tracked files match `states` (None: must not exist) and every other tracked
-        file match GOOD again; return the paths changed on disk, sorted.
+        file match GOOD again, with HEAD and the index at GOOD whatever the last test did to
+        them; return the paths changed on disk, sorted.
 
         `states` hold blob contents; files are written as a checkout would write them (line-end
         conversion, smudge filters; see `_checked_out`).
         """
+        self._undo_git()
         touched = None if self.watch is None else self.watch.changed()
         restored = self._restore_others(states, touched)
         # .gitattributes go first: they decide how every other file is checked out, also the
@@ -96,7 +100,15 @@ class Scratch:
             self._current.update({**states, **final})
         if self.watch is not None:
             self.watch.mark()
+        self._git_state[:] = [git.repository_state(self.path)]
         return changed
+
+    def _undo_git(self) -> None:
+        """HEAD and the index back at GOOD if a test moved them since the last `apply`: a
+        commit (a version bump), a branch checked out, `git add`. The files such a test
+        changed are then those that differ from the index, and go back with the others."""
+        if self._git_state and self._git_state != [git.repository_state(self.path)]:
+            git.reset_to(self.path, self.good)
 
     def _known(self, path: str, states: Mapping[str, FileState | None], touched: set[str]) -> bool:
         """Whether `path` is in its state on disk without looking: `apply` left it so, and no
@@ -223,13 +235,19 @@ class Scratch:
         return True
 
 
-# Every scratch tree is a directory "ddchange-scratch-<pid>-<random>" in the temporary
-# directory: the name says it is ours and which process owns it, even after a test deleted its
-# .git; the alternates file in its .git says whose objects it borrows, which repository it
-# serves. A Dask worker keeps its clones and bundles in one directory of its own,
-# "ddchange-worker-<pid>-<random>" (`worker_directory`).
+# Every scratch tree is the directory "tree" in a directory "ddchange-scratch-<pid>-<random>"
+# of the temporary directory, beside our marker file (`_MARKER`), which names the process that
+# owns it and the directory itself: only a directory that carries it, and whose owner is gone,
+# is ever removed by another run; a look-alike a user made, or a copy of ours a user kept to
+# look into, is not ours. The marker stays when a test deletes the tree's .git (the test sees
+# only the tree); the alternates file in that .git says whose objects it borrows, which
+# repository it serves. A Dask worker keeps its clones and bundles in one directory of its
+# own, "ddchange-worker-<pid>-<random>" (`worker_directory`), with the same marker.
 _PREFIX = "ddchange-scratch-"
 _WORKER_PREFIX = "ddchange-worker-"
+_MARKER = "ddchange-owner"
+_MARKER_SIZE = 256  # more than any marker of ours holds: a longer file is not one
+_TREE = "tree"
 # How often, and how far apart, `owners` looks again at a live run's tree that has no .git.
 _SETTLE_LOOKS = 20
 _SETTLE_LOOKS_APART = 0.05
@@ -241,7 +259,7 @@ def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
     on exit (`git.clone_scratch`: its own refs, config and hooks; the user's objects borrowed).
 
     If the process dies without its `finally` (SIGKILL, a power cut), the next run's
-    `remove_stale` sees from the directory's name that its owner is gone, and removes it.
+    `remove_stale` sees from the marker beside the tree that its owner is gone, and removes it.
     """
     path = scratch_directory()
     try:
@@ -256,23 +274,26 @@ def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
         finally:
             watch.close()
     finally:
-        dispose(path)
+        remove_scratch(path)
 
 
 def owners(repo: git.Repo) -> dict[Path, int]:
-    """The scratch trees of this repository and the process id that owns each (0: unknown);
+    """The directories of this repository's scratch trees and the process id that owns each;
     a tree whose repository cannot be told any more (its .git is gone) counts too. A live run
     of any repository's has such a tree for a moment, while git makes it or it is removed: a
     live owner's tree without .git is looked at again for up to a second before it counts."""
     objects = (git.common_dir(repo) / "objects").resolve()
 
     def ours(path: Path) -> bool:
-        borrowed = git.borrowed_objects(path)
+        borrowed = git.borrowed_objects(path / _TREE)
         return borrowed == objects or (borrowed is None and path.exists())
+
+    def unknown(path: Path) -> bool:
+        return git.borrowed_objects(path / _TREE) is None
 
     found = {path: pid for path, pid in _named(_PREFIX).items() if ours(path)}
     for _ in range(_SETTLE_LOOKS):
-        unsure = [p for p, pid in found.items() if git.borrowed_objects(p) is None and _alive(pid)]
+        unsure = [p for p, pid in found.items() if unknown(p) and _alive(pid)]
         if not unsure:
             break
         time.sleep(_SETTLE_LOOKS_APART)
@@ -283,18 +304,51 @@ def owners(repo: git.Repo) -> dict[Path, int]:
 
 
 def _named(prefix: str) -> dict[Path, int]:
-    """Our directories named `prefix`<pid>-… in the temporary directory, and that pid (0:
-    unknown)."""
+    """Our directories named `prefix`… in the temporary directory that carry our marker, and
+    the process id it names."""
     found = {}
     for path in Path(tempfile.gettempdir()).glob(f"{prefix}*"):
-        if _mine(path):
-            pid = path.name.removeprefix(prefix).partition("-")[0]
-            found[path] = int(pid) if pid.isdigit() else 0
+        pid = _owner(path) if _mine(path) else None
+        if pid is not None:
+            found[path] = pid
     return found
 
 
+def _owner(path: Path) -> int | None:
+    """The process that made the directory `path`, by our marker in it; None if `path`
+    carries none that names it (a directory a user made, or a copy of ours)."""
+    try:
+        with (path / _MARKER).open("rb") as marker:
+            text = marker.read(_MARKER_SIZE).decode("ascii")
+    except (OSError, UnicodeDecodeError):
+        return None
+    fields = text.split(" ")
+    if len(fields) < 2 or not fields[1].isdigit():
+        return None
+    pid = int(fields[1])
+    try:
+        return pid if text == _marker(path, pid) else None
+    except OSError:
+        return None
+
+
+def _marker(path: Path, pid: int) -> str:
+    """What our marker in the directory `path` says: ddchange made it, for process `pid`, and
+    it is this very directory (its name, device and inode: a copy or a move is not)."""
+    info = path.stat()
+    return f"ddchange {pid} {info.st_dev} {info.st_ino} {path.name}\n"
+
+
+def _claimed(prefix: str, within: Path | None) -> Path:
+    """A new empty directory named `prefix`<our pid>-…, in the temporary directory or
+    `within`, with our marker in it."""
+    path = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=within)).resolve()
+    (path / _MARKER).write_text(_marker(path, os.getpid()), "ascii")
+    return path
+
+
 def remove_stale(repo: git.Repo) -> list[Path]:
-    """Remove the scratch trees whose owning process is gone; return their paths.
+    """Remove the scratch trees whose owning process is gone; return their directories.
 
     Whatever state a tree is in (half removed, without .git, with a build's read-only files),
     it goes. Trees of a live process (another ddchange run in this repository) are left alone.
@@ -337,7 +391,7 @@ def _kill_processes_in(path: Path) -> None:
     proc, path = Path("/proc"), path.resolve()
     if not proc.is_dir():
         return
-    mark = f"{SCRATCH_VARIABLE}={path}".encode()
+    mark = f"{SCRATCH_VARIABLE}={path}".encode()  # the tree's path, or that of one in it
     for entry in proc.iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid() and _works_in(entry, path, mark):
             with contextlib.suppress(OSError):
@@ -350,7 +404,11 @@ def _works_in(process: Path, path: Path, mark: bytes) -> bool:
         environment = (process / "environ").read_bytes().split(b"\0")
     except OSError:  # gone meanwhile, or not ours to look at
         return False
-    return cwd == path or path in cwd.parents or mark in environment
+    return cwd == path or path in cwd.parents or any(_names(v, mark) for v in environment)
+
+
+def _names(variable: bytes, mark: bytes) -> bool:
+    return variable == mark or variable.startswith(mark + b"/")
 
 
 def _alive(pid: int) -> bool:
@@ -366,21 +424,29 @@ def _alive(pid: int) -> bool:
 
 
 def scratch_directory(within: Path | None = None) -> Path:
-    """A new empty directory for a scratch tree, named as ours and this process's, in the
-    temporary directory or `within`."""
-    return Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=within)).resolve()
+    """A new empty directory for a scratch tree, in a directory of its own marked as this
+    process's, in the temporary directory or `within`; `remove_scratch` removes both."""
+    tree = _claimed(_PREFIX, within) / _TREE
+    tree.mkdir()
+    return tree
+
+
+def remove_scratch(tree: Path) -> None:
+    """Remove a tree that `scratch_directory` made, with the directory that holds it."""
+    dispose(tree.parent)
 
 
 def worker_directory() -> Path:
-    """A new empty directory for what a Dask worker keeps, named as a worker's and this
-    process's, so that `remove_dead_workers` finds it once the process is gone."""
-    return Path(tempfile.mkdtemp(prefix=f"{_WORKER_PREFIX}{os.getpid()}-")).resolve()
+    """A new directory for what a Dask worker keeps, marked as this process's, so that
+    `remove_dead_workers` finds it once the process is gone."""
+    return _claimed(_WORKER_PREFIX, None)
 
 
 def dispose(path: Path) -> None:
     """Delete the scratch tree, also where a build left directories without write permission.
-    Ctrl-C and SIGTERM wait until it is gone: a tree half removed is no use to anyone."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    Ctrl-C, SIGTERM and the other `errors.STOPPING_SIGNALS` wait until it is gone: a tree half
+    removed is no use to anyone."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, errors.STOPPING_SIGNALS)
     try:
         try:
             shutil.rmtree(path)
