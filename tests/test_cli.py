@@ -226,6 +226,36 @@ def test_preflight_failure_shows_output_and_how_to_rerun(small_repo: Path) -> No
     assert "sh -c 'echo the-reason; exit 4'" in done.stderr
 
 
+def test_the_printed_recipe_reproduces_the_failure_from_a_subdirectory(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """The recipe runs as ddchange ran: in the same subdirectory of a clone, the build in a shell
+    of its own (its `cd` does not move the test), every name quoted (spaces in both)."""
+    repo, _ = make_repo(
+        tmp_path,
+        [
+            {"my tests/check.sh": "cat out/stamp; exit 4\n", "data.txt": "one\n"},
+            {"data.txt": "2\n"},
+        ],
+        name="my repo",
+    )
+    build = "mkdir -p out && cd out && echo made > stamp"
+    done = ddchange("HEAD~1..HEAD", "--build", build, "--", "sh", "check.sh", cwd=repo / "my tests")
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.splitlines()
+    recipe = lines[lines.index("reproduce it by hand:") + 1].strip()
+    (tmp_path / "tmp").mkdir()
+    by_hand = subprocess.run(
+        ["sh", "-c", recipe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+        check=False,
+    )
+    assert (by_hand.returncode, by_hand.stdout) == (4, "made\n"), by_hand.stderr
+    assert not (repo / "my tests" / "out").exists(), "the user's checkout is not touched"
+
+
 def test_odd_files_are_searched_and_the_binary_culprit_is_found(
     make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
 ) -> None:
