@@ -197,6 +197,19 @@ def small_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path)
         (["good..bad", "--build", "exit 3", "--", "sh", "test.sh"], 1, "build failed"),
         (["good..bad", "--", "sh", "-c", "exit 200"], 1, "above 127"),
         (["good..bad", "--fail-pattern", "nomatch", "--", "sh", "test.sh"], 1, "BAD should fail"),
+        (
+            [
+                "good..bad",
+                "--fail-pattern",
+                "ERR",
+                "--",
+                "sh",
+                "-c",
+                "echo ERR; yes | head -c 2M; grep -q broken data.txt && exit 1; exit 0",
+            ],
+            1,
+            "no match for 'ERR' in the last 1 MiB of its 2.0 MiB of output",
+        ),
     ],
 )
 def test_bad_input_gets_a_clear_error_and_exit_code(

@@ -180,7 +180,12 @@ def help_(ctx: click.Context, command: str | None) -> None:
     metavar="SECONDS",
     help="Kill build or test after this long (its whole process group); counts unresolved.",
 )
-@click.option("--fail-pattern", callback=_check_pattern, help="The output must also match.")
+@click.option(
+    "--fail-pattern",
+    callback=_check_pattern,
+    metavar="REGEX",
+    help="The output must also match (searched in its last 1 MiB).",
+)
 @click.option(
     "--granularity",
     type=click.Choice(model.GRANULARITIES),
