@@ -31,9 +31,12 @@ from ddchange.report.words import (
     location,
     plural,
     route,
+    shown_diff,
 )
 
-SHOWN_HTML_LINES = 2000  # of each change's diff in the HTML report; --patch has them all
+# Of each change's diff, the HTML report shows this many lines of at most this many characters;
+# --patch has them all, whole.
+SHOWN_HTML_LINES, SHOWN_HTML_WIDTH = 2000, 500
 
 # C0 and C1 controls other than tab, line feed, form feed and carriage return, DEL, and the
 # noncharacters: each is a parse error in HTML text, so the page shows them as escapes.
@@ -85,7 +88,7 @@ class _Change:
     where: str
     commits: list[str]
     lines: list[_Line]
-    more: int  # lines not shown (SHOWN_HTML_LINES)
+    note: str  # what was left out of the diff (see words.ShownDiff), or ""
 
 
 @dataclass(frozen=True)
@@ -188,13 +191,13 @@ _DIFF_CLASSES = {"+": "add", "-": "del", " ": "ctx"}
 
 
 def _change(label: str, hunk: Hunk, result: Result) -> _Change:
-    lines = hunk.diff.rstrip("\n").split("\n")
+    shown = shown_diff(hunk.diff, lines=SHOWN_HTML_LINES, width=SHOWN_HTML_WIDTH)
     return _Change(
         label=label,
         where=location(hunk, result.scopes.get(hunk.id, "")),
         commits=[commit_line(info) for info in result.attribution.get(hunk.id, ())],
-        lines=[_Line(_line_kind(line), line) for line in lines[:SHOWN_HTML_LINES]],
-        more=max(0, len(lines) - SHOWN_HTML_LINES),
+        lines=[_Line(_line_kind(line), line) for line in shown.lines],
+        note=shown.note(),
     )
 
 

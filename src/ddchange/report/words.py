@@ -6,6 +6,7 @@ Every fact in these sentences is read from the `Result`'s claims (recorded runs)
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ddchange.model import Confirmation, Outcome, Result
@@ -17,6 +18,41 @@ if TYPE_CHECKING:  # types only: `ddchange log` words records without loading th
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+@dataclass(frozen=True)
+class ShownDiff:
+    """The part of a change's diff a report prints: at most so many lines, each cut at so many
+    characters, so that a one-line change of 20 MB prints a few KB. The patch file (--patch)
+    has the whole change, byte for byte."""
+
+    lines: list[str]
+    more: int  # lines left out after the last one shown
+    cut: int  # lines shown only up to `width` characters
+    width: int
+
+    def note(self) -> str:
+        """What was left out, and where the whole is; "" when nothing was."""
+        parts = [plural(self.more, "more line")] if self.more else []
+        if self.cut:
+            parts.append(f"{plural(self.cut, 'line')} cut at {self.width} characters")
+        return f"… {'; '.join(parts)} (the whole change is in --patch)" if parts else ""
+
+
+def shown_diff(diff: str, *, lines: int, width: int) -> ShownDiff:
+    """The first `lines` lines of `diff`, each longer than `width` characters cut there with how
+    many characters more it has."""
+    text = diff.rstrip("\n")
+    *head, rest = text.split("\n", lines) if text else [""]
+    if len(head) < lines:  # all of them: `rest` is the last line, if any
+        head, rest = [*head, rest] if text else [], ""
+    more = rest.count("\n") + 1 if rest else 0
+    cut = [line for line in head if len(line) > width]
+    shown = [
+        f"{line[:width]}… ({len(line) - width:,} more characters)" if len(line) > width else line
+        for line in head
+    ]
+    return ShownDiff(shown, more, len(cut), width)
 
 
 def location(hunk: Hunk, scope: str) -> str:
