@@ -314,6 +314,32 @@ def test_odd_files_are_searched_and_the_binary_culprit_is_found(
     assert result["hunks_total"] >= 9
 
 
+def test_escape_codes_from_the_repository_and_the_test_reach_no_terminal(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """A file name, a diff line and the test's output with escape sequences (clear the screen,
+    set the window title, red) are printed escaped: in the report, the progress lines, the log
+    and a pre-flight failure's output."""
+    name = "\x1b[2Jname.txt"
+    test = "grep -q broken *name.txt && { printf '\\033[31mFAILED\\r\\n'; exit 1; }; exit 0\n"
+    repo, _ = make_repo(
+        tmp_path,
+        [{"test.sh": test, name: "fine\n"}, {name: "\x1b]0;title\x07broken\n"}],
+    )
+    found = ddchange("HEAD~1..HEAD", "--", "sh", "test.sh", cwd=repo)
+    logged = ddchange("log", cwd=repo)
+    failed = ddchange(
+        "HEAD~1..HEAD", "--", "sh", "-c", "printf '\\033[2J\\033]0;x\\007boom'; exit 3", cwd=repo
+    )
+    assert (found.returncode, logged.returncode, failed.returncode) == (0, 0, 1), failed.stderr
+    assert "[1] \\x1b[2Jname.txt:1" in found.stdout
+    assert "    +\\x1b]0;title\\x07broken\n" in found.stdout
+    assert "  | \\x1b[2J\\x1b]0;x\\x07boom" in failed.stderr
+    for done in (found, logged, failed):
+        printed = done.stdout + done.stderr
+        assert not set(printed) & {"\x1b", "\x07", "\r"}, printed
+
+
 def test_git_subcommand_entry_point_is_installed() -> None:
     scripts = Path(sys.executable).parent
     assert (scripts / "git-ddchange").exists()

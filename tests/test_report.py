@@ -127,14 +127,14 @@ def test_odd_file_names_and_undecodable_bytes_are_escaped(found: model.Result) -
     odd = dataclasses.replace(
         found.culprits[0],
         path="src/<b>&\"x'.py",
-        diff="@@ -1 +1 @@\n-caf\udce9 <script>\n+ok \x1b[31m &amp;\n",
+        diff="@@ -1 +1 @@\n-caf\udce9 <script>\n+ok \x1b[31m &amp;\u202e\n",
     )
     scopes = {odd.id: "function f\ud800"}  # a lone surrogate that stands for no byte
     page = report.render(dataclasses.replace(found, culprits=[odd], scopes=scopes))
     page.encode("utf-8")  # strict: no surrogate is left
     assert f"src/&lt;b&gt;&amp;&quot;x&#x27;.py:{odd.new_start}  in function f\\ud800</h3>" in page
     assert '<span class="del">-caf\\xe9 &lt;script&gt;\n</span>' in page
-    assert '<span class="add">+ok \\x1b[31m &amp;amp;\n</span>' in page
+    assert '<span class="add">+ok \\x1b[31m &amp;amp;\\u202e\n</span>' in page
     assert "<b>" not in page
     assert "<script" not in page
     assert "\x1b" not in page
@@ -635,3 +635,20 @@ def test_a_huge_one_line_change_is_shown_cut_and_patched_whole(tmp_path: Path) -
     assert len(html) < 12_000
     assert patch.read_text().count("var a=2;") == 40_000
     assert run.report["culprits"][0]["diff"].count("var a=2;") == 40_000
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"),
+        ("over\rwritten\x08\x07", "over\\x0dwritten\\x08\\x07"),
+        ("c1 \x9b2J and \udc9b2J", "c1 \\x9b2J and \\x9b2J"),  # also as an undecodable byte
+        ("abc\u202edef\u2066", "abc\\u202edef\\u2066"),
+        (
+            "tab\tand\nlines, caf\xe9 caf\udce9 \u00e9\u4e2d",
+            "tab\tand\nlines, caf\xe9 caf\udce9 \u00e9\u4e2d",
+        ),
+    ],
+)
+def test_printable_escapes_what_a_terminal_would_act_on(raw: str, shown: str) -> None:
+    assert words.printable(raw) == shown

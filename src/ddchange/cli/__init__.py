@@ -31,6 +31,7 @@ from ddchange.cli.messages import (
     EXIT_USAGE,
     explain,
 )
+from ddchange.report.words import printable
 
 _repository_option = click.option(
     "-C",
@@ -439,7 +440,7 @@ def main(argv: list[str] | None = None) -> Any:
             return cli.main(args=argv, prog_name="ddchange", standalone_mode=False)
     except click.UsageError as error:  # one line, like every other error, and what to do
         where = f"`{error.ctx.command_path} -h`" if error.ctx else "`ddchange -h`"
-        click.echo(f"ddchange: {error.format_message()} (see {where})", err=True)
+        click.echo(printable(f"ddchange: {error.format_message()} (see {where})"), err=True)
         sys.exit(EXIT_USAGE)
     except click.ClickException as error:
         error.show()
@@ -449,14 +450,16 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(EXIT_INTERRUPTED)
     except errors.DDChangeError as error:
         message, code = explain(error)
-        click.echo(f"ddchange: {message}", err=True)
+        click.echo(printable(f"ddchange: {message}"), err=True)
         sys.exit(code)
     except OSError as error:
-        click.echo(f"ddchange: {error.strerror or error}: {error.filename or ''}", err=True)
+        click.echo(
+            printable(f"ddchange: {error.strerror or error}: {error.filename or ''}"), err=True
+        )
         sys.exit(EXIT_NOT_REPRODUCED)
     except Exception:
         import traceback
 
         click.echo("ddchange: internal error (a bug): please report this:", err=True)
-        click.echo(traceback.format_exc(limit=-3), err=True)
+        click.echo(printable(traceback.format_exc(limit=-3)), err=True)
         sys.exit(EXIT_BUG)

@@ -25,6 +25,7 @@ from ddchange.model import Outcome, Result, TestRecord
 from ddchange.report.words import (
     commit_line,
     confirmation,
+    escaped,
     flaky,
     headline,
     limits,
@@ -39,8 +40,11 @@ from ddchange.report.words import (
 SHOWN_HTML_LINES, SHOWN_HTML_WIDTH = 2000, 500
 
 # C0 and C1 controls other than tab, line feed, form feed and carriage return, DEL, and the
-# noncharacters: each is a parse error in HTML text, so the page shows them as escapes.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef\ufffe\uffff]")
+# noncharacters: each is a parse error in HTML text, so the page shows them as escapes. So are
+# the bidirectional overrides and isolates, which would reorder the text shown after them.
+_UNPRINTABLE = re.compile(
+    "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufdd0-\ufdef\ufffe\uffff]"
+)
 
 
 def _unicode(text: str) -> str:
@@ -54,7 +58,7 @@ def _unicode(text: str) -> str:
 
 def _h(text: object) -> str:
     """Text from anywhere, safe inside an HTML element or a quoted attribute."""
-    shown = _UNPRINTABLE.sub(lambda m: f"\\x{ord(m[0]):02x}", _unicode(str(text)))
+    shown = _UNPRINTABLE.sub(lambda m: escaped(m[0]), _unicode(str(text)))
     return escape(shown, quote=True)
 
 

@@ -1,5 +1,6 @@
 """The text summary: the answer first (each culprit with its file, function context, line
-numbers, commit and diff), then how sure it is, then what it cost."""
+numbers, commit and diff), then how sure it is, then what it cost. It is for a terminal: what
+a terminal would act on (escape sequences in a diff or a file name) is shown escaped."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ddchange.report.words import (
     limits,
     location,
     plural,
+    printable,
     route,
     shown_diff,
     without_each,
@@ -77,7 +79,7 @@ def render(result: Result) -> str:
     lines.append(_cost(result))
     lines.extend(f"not searched (kept as in GOOD): {path}" for path in result.diff.skipped)
     lines += limits(result)
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines) + "\n")
 
 
 def _culprits(result: Result) -> list[str]:

@@ -5,6 +5,7 @@ Every fact in these sentences is read from the `Result`'s claims (recorded runs)
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -14,6 +15,28 @@ from ddchange.model import Confirmation, Outcome, Result
 if TYPE_CHECKING:  # types only: `ddchange log` words records without loading the diff's code
     from ddchange.diff.hunks import Hunk
     from ddchange.git import CommitInfo
+
+
+# What a terminal acts on instead of showing: the C0 controls but tab and line feed (ESC starts an
+# escape sequence, a carriage return writes over what came before), DEL, the C1 controls (CSI),
+# also as the undecodable bytes that reach the terminal raw (surrogate escapes), and the
+# bidirectional overrides and isolates, which reorder what is shown after them.
+_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\udc80-\udc9f]")
+
+
+def printable(text: str) -> str:
+    """`text` safe to print on a terminal: what it would act on (`_UNSHOWN`), written as \\xNN
+    or \\uNNNN. The test's output, file names, diffs and commit subjects come from anyone."""
+    return _UNSHOWN.sub(lambda m: escaped(m[0]), text)
+
+
+def escaped(char: str) -> str:
+    """One character as Python would write it escaped: \\xNN, or \\uNNNN; a surrogate escape
+    as the byte it stands for."""
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:
+        code -= 0xDC00
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def plural(count: int, word: str) -> str:
