@@ -269,6 +269,33 @@ def test_the_printed_recipe_reproduces_the_failure_from_a_subdirectory(
     assert not (repo / "my tests" / "out").exists(), "the user's checkout is not touched"
 
 
+def test_the_printed_recipe_puts_the_kept_files_in_place(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """On GOOD, --keep takes a file BAD adds (its name a glob) and removes one BAD deletes."""
+    test = "sh 'helper*.sh'; test -e old.txt && echo old; exit 4\n"
+    repo, _ = make_repo(
+        tmp_path,
+        [{"test.sh": test, "old.txt": "old\n", "data.txt": "1\n"},
+         {"helper*.sh": "echo from BAD\n", "old.txt": None, "data.txt": "2\n"}],
+    )  # fmt: skip
+    keep = ("--keep", "helper*.sh", "--keep", "old.txt")
+    done = ddchange("HEAD~1..HEAD", *keep, "--", "sh", "test.sh", cwd=repo)
+    assert done.returncode == 1, done.stderr
+    assert "  | from BAD\n" in done.stderr
+    lines = done.stderr.splitlines()
+    recipe = lines[lines.index("reproduce it by hand:") + 1].strip()
+    (tmp_path / "tmp").mkdir()
+    by_hand = subprocess.run(
+        ["sh", "-c", recipe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+        check=False,
+    )
+    assert (by_hand.returncode, by_hand.stdout) == (4, "from BAD\n"), by_hand.stderr
+
+
 def test_odd_files_are_searched_and_the_binary_culprit_is_found(
     make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
 ) -> None:

@@ -223,8 +223,9 @@ def _explain_preflight(error: errors.PreflightFailed) -> str:
 
 def _rerun(error: errors.PreflightFailed) -> str:
     """A shell command that repeats the pre-flight check by hand, in a throwaway clone of its
-    own (a new temporary directory each time; your repository is not touched): the build and
-    the test run as ddchange runs them, each in its own shell, in the same subdirectory."""
+    own (a new temporary directory each time; your repository is not touched): the files that
+    --keep and --ignore pin are put in place, and the build and the test run as ddchange runs
+    them, each in its own shell, in the same subdirectory."""
     steps = [
         'place="$(mktemp -d)"',
         "git clone --quiet --shared --no-checkout --template= -- "
@@ -232,6 +233,13 @@ def _rerun(error: errors.PreflightFailed) -> str:
         'cd "$place"',
         f"git checkout --quiet --detach {error.sha[:12]}",
     ]
+    commit, pinned = error.pinned
+    if pinned:  # paths taken literally, as --keep and --ignore resolved them
+        steps.append(
+            f"git --literal-pathspecs checkout --quiet {commit[:12]} -- {shlex.join(pinned)}"
+        )
+    if error.absent:
+        steps.append(f"rm -f -- {shlex.join(error.absent)}")
     if error.subdirectory:
         steps.append(f"cd {shlex.quote(error.subdirectory)}")
     if error.build:
