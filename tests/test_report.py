@@ -652,3 +652,11 @@ def test_a_huge_one_line_change_is_shown_cut_and_patched_whole(tmp_path: Path) -
 )
 def test_printable_escapes_what_a_terminal_would_act_on(raw: str, shown: str) -> None:
     assert words.printable(raw) == shown
+
+
+def test_the_readme_states_the_bounds_the_reports_keep() -> None:
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    assert (
+        f"({text.SHOWN_LINES} and {report.SHOWN_HTML_LINES:,} lines, each cut at "
+        f"{text.SHOWN_WIDTH} and {report.SHOWN_HTML_WIDTH} characters)"
+    ) in readme
