@@ -197,6 +197,19 @@ def small_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path)
         (["good..bad", "--build", "exit 3", "--", "sh", "test.sh"], 1, "build failed"),
         (["good..bad", "--", "sh", "-c", "exit 200"], 1, "above 127"),
         (["good..bad", "--fail-pattern", "nomatch", "--", "sh", "test.sh"], 1, "BAD should fail"),
+        (
+            [
+                "good..bad",
+                "--fail-pattern",
+                "ERR",
+                "--",
+                "sh",
+                "-c",
+                "echo ERR; yes | head -c 2M; grep -q broken data.txt && exit 1; exit 0",
+            ],
+            1,
+            "no match for 'ERR' in the last 1 MiB of its 2.0 MiB of output",
+        ),
     ],
 )
 def test_bad_input_gets_a_clear_error_and_exit_code(
@@ -224,6 +237,63 @@ def test_preflight_failure_shows_output_and_how_to_rerun(small_repo: Path) -> No
     assert "in 4 of 4 runs" in done.stderr
     assert "git clone --quiet --shared --no-checkout" in done.stderr
     assert "sh -c 'echo the-reason; exit 4'" in done.stderr
+
+
+def test_the_printed_recipe_reproduces_the_failure_from_a_subdirectory(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """The recipe runs as ddchange ran: in the same subdirectory of a clone, the build in a shell
+    of its own (its `cd` does not move the test), every name quoted (spaces in both)."""
+    repo, _ = make_repo(
+        tmp_path,
+        [
+            {"my tests/check.sh": "cat out/stamp; exit 4\n", "data.txt": "one\n"},
+            {"data.txt": "2\n"},
+        ],
+        name="my repo",
+    )
+    build = "mkdir -p out && cd out && echo made > stamp"
+    done = ddchange("HEAD~1..HEAD", "--build", build, "--", "sh", "check.sh", cwd=repo / "my tests")
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.splitlines()
+    recipe = lines[lines.index("reproduce it by hand:") + 1].strip()
+    (tmp_path / "tmp").mkdir()
+    by_hand = subprocess.run(
+        ["sh", "-c", recipe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+        check=False,
+    )
+    assert (by_hand.returncode, by_hand.stdout) == (4, "made\n"), by_hand.stderr
+    assert not (repo / "my tests" / "out").exists(), "the user's checkout is not touched"
+
+
+def test_the_printed_recipe_puts_the_kept_files_in_place(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """On GOOD, --keep takes a file BAD adds (its name a glob) and removes one BAD deletes."""
+    test = "sh 'helper*.sh'; test -e old.txt && echo old; exit 4\n"
+    repo, _ = make_repo(
+        tmp_path,
+        [{"test.sh": test, "old.txt": "old\n", "data.txt": "1\n"},
+         {"helper*.sh": "echo from BAD\n", "old.txt": None, "data.txt": "2\n"}],
+    )  # fmt: skip
+    keep = ("--keep", "helper*.sh", "--keep", "old.txt")
+    done = ddchange("HEAD~1..HEAD", *keep, "--", "sh", "test.sh", cwd=repo)
+    assert done.returncode == 1, done.stderr
+    assert "  | from BAD\n" in done.stderr
+    lines = done.stderr.splitlines()
+    recipe = lines[lines.index("reproduce it by hand:") + 1].strip()
+    (tmp_path / "tmp").mkdir()
+    by_hand = subprocess.run(
+        ["sh", "-c", recipe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+        check=False,
+    )
+    assert (by_hand.returncode, by_hand.stdout) == (4, "from BAD\n"), by_hand.stderr
 
 
 def test_odd_files_are_searched_and_the_binary_culprit_is_found(
@@ -269,6 +339,32 @@ def test_odd_files_are_searched_and_the_binary_culprit_is_found(
         ("dir with space/data.bin", "content")
     ]
     assert result["hunks_total"] >= 9
+
+
+def test_escape_codes_from_the_repository_and_the_test_reach_no_terminal(
+    make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path
+) -> None:
+    """A file name, a diff line and the test's output with escape sequences (clear the screen,
+    set the window title, red) are printed escaped: in the report, the progress lines, the log
+    and a pre-flight failure's output."""
+    name = "\x1b[2Jname.txt"
+    test = "grep -q broken *name.txt && { printf '\\033[31mFAILED\\r\\n'; exit 1; }; exit 0\n"
+    repo, _ = make_repo(
+        tmp_path,
+        [{"test.sh": test, name: "fine\n"}, {name: "\x1b]0;title\x07broken\n"}],
+    )
+    found = ddchange("HEAD~1..HEAD", "--", "sh", "test.sh", cwd=repo)
+    logged = ddchange("log", cwd=repo)
+    failed = ddchange(
+        "HEAD~1..HEAD", "--", "sh", "-c", "printf '\\033[2J\\033]0;x\\007boom'; exit 3", cwd=repo
+    )
+    assert (found.returncode, logged.returncode, failed.returncode) == (0, 0, 1), failed.stderr
+    assert "[1] \\x1b[2Jname.txt:1" in found.stdout
+    assert "    +\\x1b]0;title\\x07broken\n" in found.stdout
+    assert "  | \\x1b[2J\\x1b]0;x\\x07boom" in failed.stderr
+    for done in (found, logged, failed):
+        printed = done.stdout + done.stderr
+        assert not set(printed) & {"\x1b", "\x07", "\r"}, printed
 
 
 def test_git_subcommand_entry_point_is_installed() -> None:

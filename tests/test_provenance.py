@@ -117,3 +117,30 @@ def test_positions_and_commits_of() -> None:
     assert provenance.positions(attribution, ["a", "b", "c"]) == {"u1": 0, "u2": 2, "u3": 0}
     assert provenance.commits_of(attribution, ["c"]) == {"u2"}
     assert provenance.commits_of(attribution, ["b"]) == frozenset()
+
+
+def test_a_sha256_repository_gets_the_same_attribution(tmp_path: Path) -> None:
+    """Object names of 64 hex digits: blame's lines are read as well as SHA-1's 40."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    run_git(repo, "init", "-q", "--object-format=sha256", "-b", "main")
+    base = "".join(f"line {n}\n" for n in range(1, 13))
+    shas = []
+    for day, text in enumerate(
+        [
+            base,
+            base.replace("line 2\n", "line two\n"),
+            base.replace("line 2\n", "line two\n") + "line 13\n",
+            base.replace("line 2\n", "line two\n").replace("line 9\n", "\n") + "line 13\n",
+        ]
+    ):
+        (repo / "a.txt").write_text(text)
+        shas.append(samples.commit_all(repo, f"commit {day}", TEST_AUTHOR, day))
+    good, changed, added, blanked = shas
+    assert len(good) == 64
+    found = units_by_text(repo, good, blanked)
+    assert found == {
+        "-line 2\n+line two": (changed,),
+        "+line 13": (added,),
+        "-line 9\n+": (blanked,),
+    }

@@ -127,14 +127,14 @@ def test_odd_file_names_and_undecodable_bytes_are_escaped(found: model.Result) -
     odd = dataclasses.replace(
         found.culprits[0],
         path="src/<b>&\"x'.py",
-        diff="@@ -1 +1 @@\n-caf\udce9 <script>\n+ok \x1b[31m &amp;\n",
+        diff="@@ -1 +1 @@\n-caf\udce9 <script>\n+ok \x1b[31m &amp;\u202e\n",
     )
     scopes = {odd.id: "function f\ud800"}  # a lone surrogate that stands for no byte
     page = report.render(dataclasses.replace(found, culprits=[odd], scopes=scopes))
     page.encode("utf-8")  # strict: no surrogate is left
     assert f"src/&lt;b&gt;&amp;&quot;x&#x27;.py:{odd.new_start}  in function f\\ud800</h3>" in page
     assert '<span class="del">-caf\\xe9 &lt;script&gt;\n</span>' in page
-    assert '<span class="add">+ok \\x1b[31m &amp;amp;\n</span>' in page
+    assert '<span class="add">+ok \\x1b[31m &amp;amp;\\u202e\n</span>' in page
     assert "<b>" not in page
     assert "<script" not in page
     assert "\x1b" not in page
@@ -591,3 +591,72 @@ def test_the_changes_without_which_the_test_passed_come_first(tmp_path: Path) ->
     assert out.index("Also needed") < out.index("[2] c.txt")
     without = {unit["path"]: unit["without_it"] for unit in run.report["culprits"]}
     assert without == {"c.txt": "unresolved", "z.txt": "pass"}
+
+
+# -- bounds: what a report shows of a huge change ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("diff", "lines", "more", "cut"),
+    [
+        ("", [], 0, 0),
+        ("a\n", ["a"], 0, 0),
+        ("a\nb\n", ["a", "b"], 0, 0),
+        ("a\nb\nc\n", ["a", "b"], 1, 0),
+        ("a\nb\nc\nd", ["a", "b"], 2, 0),
+        ("abcdefgh\nb\n", ["abcde… (3 more characters)", "b"], 0, 1),
+    ],
+)
+def test_a_shown_diff_keeps_so_many_lines_of_so_many_characters(
+    diff: str, lines: list[str], more: int, cut: int
+) -> None:
+    shown = words.shown_diff(diff, lines=2, width=5)
+    assert (shown.lines, shown.more, shown.cut) == (lines, more, cut)
+    assert bool(shown.note()) == bool(more or cut)
+
+
+def test_a_huge_one_line_change_is_shown_cut_and_patched_whole(tmp_path: Path) -> None:
+    """320 KB on one line: the text and the page show 200 and 500 characters of it and say what
+    they left out; the patch and the JSON have all of it."""
+    good, bad = {"big.js": "var a=1;" * 40_000 + "\n"}, {"big.js": "var a=2;" * 40_000 + "\n"}
+    repo = endtoend.two_commits(
+        tmp_path / "repo", good, bad, "grep -q 'a=2' big.js && exit 1; exit 0\n"
+    )
+    page, patch = tmp_path / "page.html", tmp_path / "answer.patch"
+    run = endtoend.search(repo, "--report", str(page), "--patch", str(patch))
+    assert endtoend.found(run) == [("big.js", "text")]
+    added = "+" + "var a=2;" * 40_000
+    assert f"    {added[:200]}… (319,801 more characters)\n" in run.stdout
+    assert "    … 2 lines cut at 200 characters (the whole change is in --patch)\n" in run.stdout
+    assert len(run.stdout) < 3_000
+    html = page.read_text()
+    assert f"{added[:500]}… (319,501 more characters)\n</span>" in html
+    assert "… 2 lines cut at 500 characters (the whole change is in --patch)" in html
+    assert len(html) < 12_000
+    assert patch.read_text().count("var a=2;") == 40_000
+    assert run.report["culprits"][0]["diff"].count("var a=2;") == 40_000
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"),
+        ("over\rwritten\x08\x07", "over\\x0dwritten\\x08\\x07"),
+        ("c1 \x9b2J and \udc9b2J", "c1 \\x9b2J and \\x9b2J"),  # also as an undecodable byte
+        ("abc\u202edef\u2066", "abc\\u202edef\\u2066"),
+        (
+            "tab\tand\nlines, caf\xe9 caf\udce9 \u00e9\u4e2d",
+            "tab\tand\nlines, caf\xe9 caf\udce9 \u00e9\u4e2d",
+        ),
+    ],
+)
+def test_printable_escapes_what_a_terminal_would_act_on(raw: str, shown: str) -> None:
+    assert words.printable(raw) == shown
+
+
+def test_the_readme_states_the_bounds_the_reports_keep() -> None:
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    assert (
+        f"({text.SHOWN_LINES} and {report.SHOWN_HTML_LINES:,} lines, each cut at "
+        f"{text.SHOWN_WIDTH} and {report.SHOWN_HTML_WIDTH} characters)"
+    ) in readme

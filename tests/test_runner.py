@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ddchange import errors, git
+from ddchange.cli import cli
 from ddchange.model import Outcome
 from ddchange.trial.runner import (
     OUTPUT_LIMIT,
@@ -32,7 +33,7 @@ ANY_FAILURE = Expectation()
 
 
 def _execution(exit_code: int | None, output: str = "", timed_out: bool = False) -> Execution:
-    return Execution("t", exit_code, timed_out, 0.0, 5.0, output)
+    return Execution("t", exit_code, timed_out, 0.0, 5.0, output, len(output.encode()))
 
 
 def _sh(script: str, cwd: Path, expect: Expectation = ANY_FAILURE, timeout: float = 5.0) -> Verdict:
@@ -454,6 +455,26 @@ def test_pattern_is_searched_in_the_end_of_a_long_output(tmp_path: Path) -> None
     assert verdict.outcome is Outcome.FAIL
     assert verdict.test is not None
     assert len(verdict.test.output) == OUTPUT_LIMIT
+
+
+def test_no_match_in_a_cut_output_says_that_only_its_end_was_searched(tmp_path: Path) -> None:
+    script = "import sys; print('AssertionError'); print(('x' * 99 + '\\n') * 21_000); sys.exit(1)"
+    expect = Expectation(exit_code=1, pattern=re.compile("AssertionError"))
+    verdict = run_candidate(
+        tmp_path, [sys.executable, "-c", script], build=None, timeout=5.0, expect=expect
+    )
+    assert verdict.outcome is Outcome.UNRESOLVED
+    assert verdict.reason == (
+        "different failure: exit 1, no match for 'AssertionError' in the last 1 MiB of its "
+        "2.0 MiB of output"
+    )
+    assert verdict.test is not None
+    assert verdict.test.size == 15 + 2_100_001
+    assert _sh("echo nothing; exit 1", tmp_path, expect).reason == (
+        "different failure: exit 1, no match for 'AssertionError'"
+    ), "an output kept whole was searched whole"
+    option = next(p for p in cli.commands["run"].params if p.name == "fail_pattern")
+    assert f"searched in its last {OUTPUT_LIMIT >> 20} MiB" in str(option.help)
 
 
 def test_odd_cut_drops_the_half_character(tmp_path: Path) -> None:

@@ -186,7 +186,10 @@ class PreflightFailed(DDChangeError):
 
     `which` is "good" or "bad"; `verdict` is the outcome's name; `reason` says why in a few
     words (exit code, timeout, build failure); `tail` is the end of the command's output;
-    `repo`, `sha`, `build` and `test` are what reproduces the check by hand. `unsearched` lists the
+    `repo` (the repository's shared git directory, which a clone can start from), `sha`, the
+    files put over it (`pinned`: from another commit, `absent`: removed; what --keep and
+    --ignore decide), `subdirectory` (where the commands ran, "" at the top), `build` and
+    `test` are what reproduces the check by hand. `unsearched` lists the
     changes ddchange cannot apply (submodule pointers stay as in GOOD): when BAD "passes", the
     failure may well come from them, and the real BAD checkout would still fail.
     """
@@ -202,6 +205,9 @@ class PreflightFailed(DDChangeError):
     unsearched: tuple[str, ...] = ()
     runs: int = 1  # how many runs all gave `verdict`
     keep: tuple[str, ...] = ()  # files BAD adds or changes that the command names: --keep them
+    subdirectory: str = ""
+    pinned: tuple[str, tuple[str, ...]] = ("", ())  # (commit, paths)
+    absent: tuple[str, ...] = ()
 
 
 @dataclass

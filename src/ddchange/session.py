@@ -577,14 +577,21 @@ class _Session:
             self.events.recorded(record)
 
     def _preflight_failed(self, phase: str, last: TestRecord, runs: int) -> errors.PreflightFailed:
-        sha = self.revisions.good if phase == "good" else self.revisions.bad
+        sha, other = self.revisions.good, self.revisions.bad
+        pinned = self.limited.kept  # on GOOD, the files --keep takes from BAD
+        if phase == "bad":
+            sha, other, pinned = other, sha, self.limited.ignored
+        states = self.trials.pinned
         return errors.PreflightFailed(
             which=phase,
             verdict=last.outcome.value,
             reason=last.reason,
             tail=last.tail,
-            repo=self.request.repo,
+            repo=git.common_dir(self.scratch.repo),
+            subdirectory=git.prefix(self.request.repo),
             sha=sha,
+            pinned=(other, tuple(p for p in pinned if states[p] is not None)),
+            absent=tuple(p for p in pinned if states[p] is None),
             build=self.request.build,
             test=self.request.test,
             unsearched=self.diff.skipped if phase == "bad" else (),

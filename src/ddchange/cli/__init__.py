@@ -32,6 +32,7 @@ from ddchange.cli.messages import (
     EXIT_USAGE,
     explain,
 )
+from ddchange.report.words import printable
 
 if TYPE_CHECKING:
     from ddchange import samples
@@ -233,7 +234,12 @@ def help_(ctx: click.Context, command: str | None) -> None:
     metavar="SECONDS",
     help="Kill build or test after this long (its whole process group); counts unresolved.",
 )
-@click.option("--fail-pattern", callback=_check_pattern, help="The output must also match.")
+@click.option(
+    "--fail-pattern",
+    callback=_check_pattern,
+    metavar="REGEX",
+    help="The output must also match (searched in its last 1 MiB).",
+)
 @click.option(
     "--granularity",
     type=click.Choice(model.GRANULARITIES),
@@ -567,7 +573,7 @@ def main(argv: list[str] | None = None) -> Any:
         with _signals_as_interrupt():
             return cli.main(args=argv, prog_name="ddchange", standalone_mode=False)
     except click.UsageError as error:  # one line, like every other error, and what to do
-        click.echo(f"ddchange: {_usage_message(error)}", err=True)
+        click.echo(printable(f"ddchange: {_usage_message(error)}"), err=True)
         sys.exit(EXIT_USAGE)
     except click.ClickException as error:
         error.show()
@@ -577,14 +583,16 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(EXIT_INTERRUPTED)
     except errors.DDChangeError as error:
         message, code = explain(error)
-        click.echo(f"ddchange: {message}", err=True)
+        click.echo(printable(f"ddchange: {message}"), err=True)
         sys.exit(code)
     except OSError as error:
-        click.echo(f"ddchange: {error.strerror or error}: {error.filename or ''}", err=True)
+        click.echo(
+            printable(f"ddchange: {error.strerror or error}: {error.filename or ''}"), err=True
+        )
         sys.exit(EXIT_NOT_REPRODUCED)
     except Exception:
         import traceback
 
         click.echo("ddchange: internal error (a bug): please report this:", err=True)
-        click.echo(traceback.format_exc(limit=-3), err=True)
+        click.echo(printable(traceback.format_exc(limit=-3)), err=True)
         sys.exit(EXIT_BUG)

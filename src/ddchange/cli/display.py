@@ -4,7 +4,8 @@ On a terminal, a status line shows the test in flight and how long it has run (a
 more run beside it, with -j N), the tests run,
 answered from the cache, implied by monotony and unresolved, and about how many tests are left
 (an estimate, and said to be one); a line for each finished test scrolls above it. Elsewhere (a
-pipe, a CI log) there is one plain line per finished test, with the same counts.
+pipe, a CI log) there is one plain line per finished test, with the same counts. Reasons can come
+from a replayed log: every line is made printable first (`words.printable`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from rich.text import Text
 
 from ddchange import model, session
 from ddchange.model import Outcome, Running, Source
-from ddchange.report.words import plural
+from ddchange.report.words import plural, printable
 
 
 @dataclass
@@ -100,18 +101,20 @@ def display(*, quiet: bool, verbose: bool, unit: str = "change") -> Iterator[ses
 
     def plain(event: model.Progress | Running) -> None:
         if (progress := shown(event)) is not None:
-            click.echo(f"{line(progress, unit)}  · {tally.counts()}", err=True)
+            click.echo(printable(f"{line(progress, unit)}  · {tally.counts()}"), err=True)
 
     if quiet:
         yield lambda event: None
     elif not console.is_terminal:
         yield plain
     else:
-        status = lambda: Text(tally.status(time.monotonic()), style="bold")  # noqa: E731
+        status = lambda: Text(printable(tally.status(time.monotonic())), style="bold")  # noqa: E731
         with Live(console=console, transient=True, refresh_per_second=4, get_renderable=status):
 
             def show(event: model.Progress | Running) -> None:
                 if (progress := shown(event)) is not None:
-                    console.print(Text(line(progress, unit), style=_STYLE[progress.outcome]))
+                    console.print(
+                        Text(printable(line(progress, unit)), style=_STYLE[progress.outcome])
+                    )
 
             yield show

@@ -268,15 +268,26 @@ def _explain_preflight(error: errors.PreflightFailed) -> str:
 
 def _rerun(error: errors.PreflightFailed) -> str:
     """A shell command that repeats the pre-flight check by hand, in a throwaway clone of its
-    own (a new temporary directory each time; your repository is not touched)."""
+    own (a new temporary directory each time; your repository is not touched): the files that
+    --keep and --ignore pin are put in place, and the build and the test run as ddchange runs
+    them, each in its own shell, in the same subdirectory."""
     steps = [
         'place="$(mktemp -d)"',
-        f"git clone --quiet --shared --no-checkout {shlex.quote(str(error.repo.resolve()))} "
-        '"$place"',
+        "git clone --quiet --shared --no-checkout --template= -- "
+        f'{shlex.quote(str(error.repo))} "$place"',
         'cd "$place"',
         f"git checkout --quiet --detach {error.sha[:12]}",
     ]
+    commit, pinned = error.pinned
+    if pinned:  # paths taken literally, as --keep and --ignore resolved them
+        steps.append(
+            f"git --literal-pathspecs checkout --quiet {commit[:12]} -- {shlex.join(pinned)}"
+        )
+    if error.absent:
+        steps.append(f"rm -f -- {shlex.join(error.absent)}")
+    if error.subdirectory:
+        steps.append(f"cd {shlex.quote(error.subdirectory)}")
     if error.build:
-        steps.append(error.build)
+        steps.append(f"sh -c {shlex.quote(error.build)}")
     steps.append(shlex.join(error.test))
     return " && ".join(steps)

@@ -6,6 +6,7 @@ Every function here only reads objects and refs; none writes to the repository o
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -249,6 +250,10 @@ def commits(repo: Repo, good: str, bad: str) -> list[str]:
     return out.decode().split()
 
 
+# A full object name: 40 hex digits in a SHA-1 repository, 64 in a SHA-256 one.
+_OBJECT_NAME = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
 def blame(
     repo: Repo, rev: str, path: str, lines: Iterable[int], *, reverse_from: str | None = None
 ) -> dict[int, str]:
@@ -265,11 +270,11 @@ def blame(
     where = [f"{reverse_from}..{rev}", "--reverse"] if reverse_from else [rev]
     out = in_repo(repo, "blame", "--porcelain", *spans, *where, "--", path)
     # Porcelain: a line "<sha> <orig> <final> [<count>]" opens each blamed line; the line's own
-    # text follows after a tab. Only the header lines start with 40 hex digits and a space.
+    # text follows after a tab. Only the header lines start with an object name and a space.
     found: dict[int, str] = {}
     for line in out.split(b"\n"):
         fields = line.split(b" ")
-        if len(fields) >= 3 and len(fields[0]) == 40 and fields[2].isdigit():
+        if len(fields) >= 3 and _OBJECT_NAME.fullmatch(fields[0]) and fields[2].isdigit():
             found[int(fields[2])] = fields[0].decode()
     return found
 

@@ -1,5 +1,6 @@
 """The JSON report: every number the text shows, the claims with their changes, and the whole
-test log, for tools."""
+test log, for tools. Each change's diff is whole, as in the patch (the text and the HTML show a
+bounded part of it): a tool matches on it."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ from ddchange.model import Outcome, Result, TestRecord
 from ddchange.report.words import (
     commit_line,
     confirmation,
+    escaped,
     flaky,
     headline,
     limits,
@@ -32,13 +33,19 @@ from ddchange.report.words import (
     plural,
     reused,
     route,
+    shown_diff,
 )
 
-SHOWN_HTML_LINES = 2000  # of each change's diff in the HTML report; --patch has them all
+# Of each change's diff, the HTML report shows this many lines of at most this many characters;
+# --patch has them all, whole.
+SHOWN_HTML_LINES, SHOWN_HTML_WIDTH = 2000, 500
 
 # C0 and C1 controls other than tab, line feed, form feed and carriage return, DEL, and the
-# noncharacters: each is a parse error in HTML text, so the page shows them as escapes.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef\ufffe\uffff]")
+# noncharacters: each is a parse error in HTML text, so the page shows them as escapes. So are
+# the bidirectional overrides and isolates, which would reorder the text shown after them.
+_UNPRINTABLE = re.compile(
+    "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufdd0-\ufdef\ufffe\uffff]"
+)
 
 
 def _unicode(text: str) -> str:
@@ -52,7 +59,7 @@ def _unicode(text: str) -> str:
 
 def _h(text: object) -> str:
     """Text from anywhere, safe inside an HTML element or a quoted attribute."""
-    shown = _UNPRINTABLE.sub(lambda m: f"\\x{ord(m[0]):02x}", _unicode(str(text)))
+    shown = _UNPRINTABLE.sub(lambda m: escaped(m[0]), _unicode(str(text)))
     return escape(shown, quote=True)
 
 
@@ -86,7 +93,7 @@ class _Change:
     where: str
     commits: list[str]
     lines: list[_Line]
-    more: int  # lines not shown (SHOWN_HTML_LINES)
+    note: str  # what was left out of the diff (see words.ShownDiff), or ""
 
 
 @dataclass(frozen=True)
@@ -189,13 +196,13 @@ _DIFF_CLASSES = {"+": "add", "-": "del", " ": "ctx"}
 
 
 def _change(label: str, hunk: Hunk, result: Result) -> _Change:
-    lines = hunk.diff.rstrip("\n").split("\n")
+    shown = shown_diff(hunk.diff, lines=SHOWN_HTML_LINES, width=SHOWN_HTML_WIDTH)
     return _Change(
         label=label,
         where=location(hunk, result.scopes.get(hunk.id, "")),
         commits=[commit_line(info) for info in result.attribution.get(hunk.id, ())],
-        lines=[_Line(_line_kind(line), line) for line in lines[:SHOWN_HTML_LINES]],
-        more=max(0, len(lines) - SHOWN_HTML_LINES),
+        lines=[_Line(_line_kind(line), line) for line in shown.lines],
+        note=shown.note(),
     )
 
 

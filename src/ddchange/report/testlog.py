@@ -8,7 +8,7 @@ from typing import Any
 
 from ddchange.model import Outcome, TestRecord
 from ddchange.report.as_json import record
-from ddchange.report.words import plural
+from ddchange.report.words import plural, printable
 
 # -- the log: `ddchange log` writes it, `ddchange replay` reads it back --------------------------
 
@@ -30,7 +30,9 @@ def render(description: dict[str, object], records: list[TestRecord]) -> str:
             f"{r.outcome.value.upper()} ({r.reason})"
         )
         lines.append("test " + json.dumps(record(r)))
-    return "\n".join(lines) + "\n"
+    # The comments carry the command and reasons as they came (a replayed log is anyone's);
+    # the JSON lines escape every control character themselves.
+    return printable("\n".join(lines) + "\n")
 
 
 def parse(text: str) -> tuple[dict[str, object], list[TestRecord]]:

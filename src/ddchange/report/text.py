@@ -1,5 +1,6 @@
 """The text summary: the answer first (each culprit with its file, function context, line
-numbers, commit and diff), then how sure it is, then what it cost."""
+numbers, commit and diff), then how sure it is, then what it cost. It is for a terminal: what
+a terminal would act on (escape sequences in a diff or a file name) is shown escaped."""
 
 from __future__ import annotations
 
@@ -13,22 +14,23 @@ from ddchange.report.words import (
     limits,
     location,
     plural,
+    printable,
     reused,
     route,
+    shown_diff,
     without_each,
 )
 
-SHOWN_LINES = 40  # of each culprit's diff in the text report; --patch and --json have them all
+# Of each culprit's diff, the text report shows this many lines of at most this many characters;
+# --patch and --json have them all, whole.
+SHOWN_LINES, SHOWN_WIDTH = 40, 200
 
 
 def _shown_diff(diff: str) -> list[str]:
-    lines = diff.rstrip("\n").splitlines()
-    shown = ["    " + line for line in lines[:SHOWN_LINES]]
-    if len(lines) > SHOWN_LINES:
-        shown.append(
-            f"    … {len(lines) - SHOWN_LINES} more lines (the whole change is in --patch)"
-        )
-    return shown
+    shown = shown_diff(diff, lines=SHOWN_LINES, width=SHOWN_WIDTH)
+    # A CRLF file's lines end in "\r": the line end, as `git diff` prints it, not shown.
+    lines = ["    " + line.removesuffix("\r") for line in shown.lines]
+    return lines + ([f"    {shown.note()}"] if shown.note() else [])
 
 
 SHOWN_CONTEXT = 12  # passing changes listed by location in the text report
@@ -78,7 +80,7 @@ def render(result: Result) -> str:
     lines.append(_cost(result))
     lines.extend(f"not searched (kept as in GOOD): {path}" for path in result.diff.skipped)
     lines += limits(result)
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines) + "\n")
 
 
 def _culprits(result: Result) -> list[str]:

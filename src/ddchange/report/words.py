@@ -5,7 +5,9 @@ Every fact in these sentences is read from the `Result`'s claims (recorded runs)
 
 from __future__ import annotations
 
+import re
 import shlex
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ddchange.model import Confirmation, Outcome, Result
@@ -13,6 +15,28 @@ from ddchange.model import Confirmation, Outcome, Result
 if TYPE_CHECKING:  # types only: `ddchange log` words records without loading the diff's code
     from ddchange.diff.hunks import Hunk
     from ddchange.git import CommitInfo
+
+
+# What a terminal acts on instead of showing: the C0 controls but tab and line feed (ESC starts an
+# escape sequence, a carriage return writes over what came before), DEL, the C1 controls (CSI),
+# also as the undecodable bytes that reach the terminal raw (surrogate escapes), and the
+# bidirectional overrides and isolates, which reorder what is shown after them.
+_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\udc80-\udc9f]")
+
+
+def printable(text: str) -> str:
+    """`text` safe to print on a terminal: what it would act on (`_UNSHOWN`), written as \\xNN
+    or \\uNNNN. The test's output, file names, diffs and commit subjects come from anyone."""
+    return _UNSHOWN.sub(lambda m: escaped(m[0]), text)
+
+
+def escaped(char: str) -> str:
+    """One character as Python would write it escaped: \\xNN, or \\uNNNN; a surrogate escape
+    as the byte it stands for."""
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:
+        code -= 0xDC00
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def plural(count: int, word: str) -> str:
@@ -38,6 +62,41 @@ def reused(result: Result) -> str:
     chosen = "these options choose" if len(earlier.options) > 1 else "this option chooses"
     ran = ", ".join(earlier.options)
     return f"{said} (it ran {ran}; {chosen} which tests run, not what a test answers)"
+
+
+@dataclass(frozen=True)
+class ShownDiff:
+    """The part of a change's diff a report prints: at most so many lines, each cut at so many
+    characters, so that a one-line change of 20 MB prints a few KB. The patch file (--patch)
+    has the whole change, byte for byte."""
+
+    lines: list[str]
+    more: int  # lines left out after the last one shown
+    cut: int  # lines shown only up to `width` characters
+    width: int
+
+    def note(self) -> str:
+        """What was left out, and where the whole is; "" when nothing was."""
+        parts = [plural(self.more, "more line")] if self.more else []
+        if self.cut:
+            parts.append(f"{plural(self.cut, 'line')} cut at {self.width} characters")
+        return f"… {'; '.join(parts)} (the whole change is in --patch)" if parts else ""
+
+
+def shown_diff(diff: str, *, lines: int, width: int) -> ShownDiff:
+    """The first `lines` lines of `diff`, each longer than `width` characters cut there with how
+    many characters more it has."""
+    text = diff.rstrip("\n")
+    *head, rest = text.split("\n", lines) if text else [""]
+    if len(head) < lines:  # all of them: `rest` is the last line, if any
+        head, rest = [*head, rest] if text else [], ""
+    more = rest.count("\n") + 1 if rest else 0
+    cut = [line for line in head if len(line) > width]
+    shown = [
+        f"{line[:width]}… ({len(line) - width:,} more characters)" if len(line) > width else line
+        for line in head
+    ]
+    return ShownDiff(shown, more, len(cut), width)
 
 
 def location(hunk: Hunk, scope: str) -> str:

@@ -55,7 +55,8 @@ from ddchange.model import Outcome
 KILL_GRACE_SECONDS = 1.0
 # Bounds on the output kept per command. Up to OUTPUT_LIMIT bytes of the *end* of the output are
 # kept for `Expectation.pattern` (failure summaries are usually printed last); a longer output's
-# beginning is not searched. The tail shown to users is much shorter.
+# beginning is not searched, and a reason that found no match says so. The tail shown to users is
+# much shorter.
 OUTPUT_LIMIT = 1 << 20
 TAIL_LINES = 40
 TAIL_CHARS = 4096
@@ -101,7 +102,8 @@ class Execution:
 
     `exit_code` is None when we killed the command for exceeding `timeout`, and -N when signal N
     killed it otherwise (as subprocess reports it). `output` is the end of the combined stdout and
-    stderr, at most OUTPUT_LIMIT bytes of it, decoded as UTF-8 with replacement characters.
+    stderr, at most OUTPUT_LIMIT bytes of it, decoded as UTF-8 with replacement characters;
+    `size` is how many bytes they were in all.
     """
 
     command: str
@@ -110,6 +112,12 @@ class Execution:
     duration: float
     timeout: float | None
     output: str = field(repr=False)
+    size: int
+
+    @property
+    def cut(self) -> bool:
+        """Whether `output` is only the end of what the command wrote."""
+        return self.size > OUTPUT_LIMIT
 
     @property
     def tail(self) -> str:
@@ -125,7 +133,7 @@ class Expectation:
     """What counts as "the failure" we are hunting; the default is any failing exit code.
 
     `exit_code` None accepts any code from 1 to 127 except 125. `pattern`, when set, must also
-    be found (`re.search`) in the kept output (see OUTPUT_LIMIT).
+    be found (`re.search`) in the kept output: its last OUTPUT_LIMIT bytes.
     """
 
     exit_code: int | None = None
@@ -185,7 +193,9 @@ def run(
                 raise  # not the user's program: a missing cwd is our bug
             code = EXIT_NOT_FOUND if exc.errno == errno.ENOENT else EXIT_NOT_EXECUTABLE
             message = f"{argv[0]}: {exc.strerror}\n"
-            return Execution(display, code, False, time.monotonic() - started, timeout, message)
+            return Execution(
+                display, code, False, time.monotonic() - started, timeout, message, len(message)
+            )
         try:
             exit_code, timed_out = _supervise(process, timeout)
         finally:
@@ -193,8 +203,9 @@ def run(
                 scratch = _LIVE.pop(process.pid)
                 _kill_adopted(ours, scratch)
         duration = time.monotonic() - started
+        size = out.seek(0, os.SEEK_END)
         output = _read_end(out, OUTPUT_LIMIT)
-    return Execution(display, exit_code, timed_out, duration, timeout, output)
+    return Execution(display, exit_code, timed_out, duration, timeout, output, size)
 
 
 def run_candidate(
@@ -247,9 +258,16 @@ def classify(test: Execution, expect: Expectation) -> tuple[Outcome, str]:
     if expect.exit_code is not None and code != expect.exit_code:
         return Outcome.UNRESOLVED, f"different failure: {_describe(test)}"
     if expect.pattern is not None and not expect.pattern.search(test.output):
+        mib = 1 << 20
+        searched = (
+            f" in the last {OUTPUT_LIMIT // mib} MiB of its {test.size / mib:.1f} MiB of output"
+            if test.cut
+            else ""
+        )
         return (
             Outcome.UNRESOLVED,
-            f"different failure: {_describe(test)}, no match for {expect.pattern.pattern!r}",
+            f"different failure: {_describe(test)}, no match for {expect.pattern.pattern!r}"
+            + searched,
         )
     return Outcome.FAIL, _describe(test)
 
