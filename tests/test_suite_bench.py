@@ -105,9 +105,9 @@ def test_the_section_counts_passing_runs_and_each_failing_test() -> None:
         suite.Run(None, 3600.0),
     ]
     body = suite.section("pytest -q", "0123456789abcdef", 2, 1.5, runs)
-    assert "**1 of 3 runs passed.**" in body
+    assert "**Runs that passed: 1 of 3.**" in body
     assert "clean clone of `0123456789ab`, on 2 cores" in body
     assert "| 2 | 1 | 728 | 1 | 0 | 0 | 10.5 |" in body
     assert "| 3 | timed out | 0 | 0 | 0 | 0 | 60.0 |" in body
     assert "- `tests/a.py::t`: 1 of 3" in body
-    assert "**All 1 runs passed.**" in suite.section("pytest -q", "abc", 2, 0.0, runs[:1])
+    assert "**Runs that passed: 1 of 1.**" in suite.section("pytest -q", "abc", 2, 0.0, runs[:1])
