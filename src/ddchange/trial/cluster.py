@@ -4,9 +4,9 @@ Owns what goes to the workers and what comes back; `ahead.py` decides what runs 
 run becomes a record only in trials.py, as for local runs, so the answer and the journal are
 the same as with `-j N` on one machine.
 
-- The repository goes once: a git bundle of GOOD with its tags, made in the scratch
-  repository, inside the `Shipment` that every worker gets with the recipe (the diff, the
-  commands, the pinned files), also a worker that joins during the run (`delivery.Delivery`,
+- The repository goes once to each worker: a git bundle of GOOD with its tags, made in the
+  scratch repository, inside the `Shipment` that every worker gets with the recipe (the diff,
+  the commands, the pinned files), also a worker that joins during the run (`delivery.Delivery`,
   a worker plugin). With `source`, the workers clone that URL or path instead, and no bundle
   is made.
 - Each worker thread keeps a clone of its own at GOOD (`_tree`), made on its first run, in
