@@ -1,5 +1,7 @@
 """trial/ahead.py on its own: which runs an offer starts, with runs held on events (no trees,
-no git: the slots run a function of the test's; no timing is asserted)."""
+no git: the slots run a function of the test's; no timing is asserted). Where how long runs
+take matters, time is a clock the test moves on (`Clock`), never the machine's: on a loaded
+machine a run that ends at once can take longer than a test's pause."""
 
 from __future__ import annotations
 
@@ -36,6 +38,16 @@ class Gates:
             gate.set()
 
 
+class Clock:
+    """The time an Ahead reads, moved on by the test alone."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 @pytest.fixture
 def gates() -> Iterator[Gates]:
     held = Gates()
@@ -63,16 +75,21 @@ def test_an_offer_whose_first_run_has_ended_starts_nothing(gates: Gates) -> None
 
 
 def test_a_first_run_going_on_for_as_long_as_the_usual_one_counts_as_ended(gates: Gates) -> None:
-    ahead = Ahead(3, gates.run, gates.open_all)
+    clock = Clock()
+    ahead = Ahead(3, gates.run, gates.open_all, clock)
     try:
-        gates.gates[A].set()  # a run that ends at once: the usual length here is about 0
         assert ahead.offer([A]) == [A]
+        gates.began[A].wait()
+        clock.now += 1.0
+        gates.gates[A].set()  # a run of a second: the usual length here
         assert ahead.take(A).outcome is Outcome.PASS
         assert ahead.offer([D]) == [D]
         gates.began[D].wait()
-        time.sleep(0.05)  # far longer than the usual run (microseconds): D is about to end
+        clock.now += 0.5  # half the usual run: D is not about to end
+        assert ahead.offer([D, C]) == [C]
+        clock.now += 0.45  # 95 % of it: D is about to end
+        assert ahead.offer([D, B]) == []
         assert not gates.gates[D].is_set()
-        assert ahead.offer([D, C]) == []
     finally:
         ahead.close()
 
@@ -92,13 +109,14 @@ def test_a_slot_that_frees_up_while_the_taker_waits_starts_what_the_offer_listed
 ) -> None:
     """Two slots, three runs offered: the third starts when one of the first two ends, while the
     taker still waits for the other, and is the run it takes next (not a second one)."""
-    ahead = Ahead(2, gates.run, gates.open_all)
+    clock = Clock()
+    ahead = Ahead(2, gates.run, gates.open_all, clock)
     try:
-        # One run of a second first, so that the usual run is long: A, started just now, is
-        # then not about to end when B does (runs started together end together).
+        # One run of a second first, so that the usual run is long: A, started just now (the
+        # clock stands still from here), is then not about to end when B does.
         assert ahead.offer([D]) == [D]
         gates.began[D].wait()
-        time.sleep(1.0)
+        clock.now += 1.0
         gates.gates[D].set()
         ahead.take(D)
         assert ahead.offer([A, B, C]) == [A, B]  # C waits for a slot

@@ -269,18 +269,23 @@ def _one_line(run: Run) -> str:
 
 
 def test_a_damaged_journal_is_named_with_what_to_do(tmp_path: Path) -> None:
+    """`ddchange reset` refuses while a scratch tree it cannot tell from this repository's has
+    a live owner: in the shared temporary directory, another test's run being made or removed
+    is one. So every run here has a temporary directory of its own."""
     repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
-    assert found(search(repo)) == [("a.txt", "text")]
+    (tmp_path / "tmp").mkdir()
+    env = {"TMPDIR": str(tmp_path / "tmp")}
+    assert found(search(repo, env=env)) == [("a.txt", "text")]
     for leftover in _journal(repo).parent.glob("journal.sqlite-*"):  # WAL files
         leftover.unlink()
     _journal(repo).write_bytes(b"this is not a database\n" * 100)
-    run = search(repo)
+    run = search(repo, env=env)
     assert run.returncode == 1
     line = _one_line(run)
     assert str(_journal(repo)) in line
     assert "`ddchange reset`" in line
-    assert ddchange(repo.path, command=["reset"]).returncode == 0
-    assert found(search(repo)) == [("a.txt", "text")]
+    assert ddchange(repo.path, command=["reset"], env=env).returncode == 0, "no run is going"
+    assert found(search(repo, env=env)) == [("a.txt", "text")]
 
 
 @contextlib.contextmanager

@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from endtoend import Run, ddchange, found, two_commits
@@ -65,8 +66,16 @@ def _overlap(log: Path) -> int:
     return most
 
 
+# A test waits (up to 10 s) until three have been running at once, which it marks: the first
+# three that ddchange runs side by side then overlap however slowly the machine starts them,
+# and the tests after them go on at once. (The pre-flight runs two: they wait out the 10 s.)
 SLOW = (
-    'echo begin >> "$STARTS"; sleep 0.3\n'
+    'echo begin >> "$STARTS"; n=0\n'
+    'while [ ! -e "$STARTS.three" ] && [ $n -lt 200 ]; do\n'
+    '  running=$(( $(grep -c begin "$STARTS") - $(grep -c end "$STARTS") ))\n'
+    '  [ $running -ge 3 ] && touch "$STARTS.three"\n'
+    "  sleep 0.05; n=$((n + 1))\n"
+    "done\n"
     'grep -q BROKEN a.txt; failed=$?\necho end >> "$STARTS"\n'
     "[ $failed = 0 ] && exit 1; exit 0\n"
 )
@@ -81,7 +90,7 @@ def test_tests_run_side_by_side_and_the_report_counts_the_runs_ahead(tmp_path: P
         repo.path, "good..bad", "-j", "3", "--", "sh", "test.sh", env={"STARTS": str(log)}
     )
     assert found(run) == [("a.txt", "text")]
-    assert _overlap(log) == 3, "three tests ran at once (the pre-flight has four to run)"
+    assert _overlap(log) == 3, "three tests ran at once"
     report = run.report
     assert report["jobs"] == 3
     begun = log.read_text().split().count("begin")
@@ -164,9 +173,9 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Path]]:
     """A LocalCluster of 2 worker processes (with nannies) on loopback, whose temporary
-    directory is one of its own: its address, and that directory."""
+    directory is one of its own, and that directory."""
     distributed = pytest.importorskip("distributed")
     temporary = tmp_path_factory.mktemp("workers-tmp")
     with pytest.MonkeyPatch.context() as monkeypatch:
@@ -179,7 +188,17 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pat
             dashboard_address=None,
             worker_dashboard_address=None,
         ) as local:
-            yield local.scheduler_address, temporary
+            yield local, temporary
+
+
+@pytest.fixture
+def cluster(local_cluster: tuple[Any, Path]) -> tuple[str, Path]:
+    """The module's cluster with both of its workers running: its address, and the workers'
+    temporary directory. A worker killed by an earlier test is started again by its nanny,
+    which takes its time."""
+    local, temporary = local_cluster
+    local.wait_for_workers(2)
+    return local.scheduler_address, temporary
 
 
 def _on(address: str, repo: Path, scenario: samples.Scenario, *options: str) -> Run:
@@ -246,21 +265,47 @@ def test_a_worker_lost_in_a_test_is_no_outcome(
     assert _kept(temporary) == []
 
 
-def test_every_worker_lost_stops_the_run_with_one_line_and_nothing_recorded(
+def test_the_workers_started_in_place_of_lost_ones_get_the_run(
     sample_repo: SampleRepo, cluster: tuple[str, Path], tmp_path: Path
 ) -> None:
-    """The pre-flight's first tests kill both workers (their nannies start new ones): the
-    repository sent to them is gone, so the run stops, records nothing, and says to resume."""
-    address, _ = cluster
+    """The pre-flight's first tests kill both workers the run began with; their nannies start
+    new ones, which get the run's repository (the old workers, which had it, are gone) and
+    finish the run as a local one ends, with no record of the lost runs."""
+    address, temporary = cluster
+    distributed = pytest.importorskip("distributed")
+    with distributed.Client(address) as client:
+        first = sorted(client.run(os.getpid).values())
     repo, scenario = sample_repo("wrong-line")
     marks = tmp_path / "marks"
     marks.mkdir()
-    killer = f'mkdir {marks}/$PPID 2>/dev/null && {{ kill -9 $PPID; sleep 2; }}; exec "$@"'
+    killer = (
+        f"case $PPID in {first[0]}|{first[1]}) mkdir {marks}/$PPID 2>/dev/null"
+        ' && { kill -9 $PPID; sleep 2; };; esac; exec "$@"'
+    )
     lost = dataclasses.replace(scenario, test=("sh", "-c", killer, "sh", *scenario.test))
     run = _on(address, repo, lost)
-    assert len(list(marks.iterdir())) >= 2, "both workers were killed"
+    assert sorted(int(mark.name) for mark in marks.iterdir()) == first, "both were killed"
+    local, _ = sample_repo("wrong-line")
+    assert found(run) == found(
+        ddchange(local, f"{scenario.good}..{scenario.bad}", "--", *scenario.test)
+    )
+    assert _outcomes(_records(repo)) == _outcomes(_records(local))
+    assert _kept(temporary) == []
+
+
+def test_a_test_that_kills_every_worker_stops_the_run_with_one_line_and_nothing_recorded(
+    sample_repo: SampleRepo, cluster: tuple[str, Path]
+) -> None:
+    """Every test kills the worker that runs it, also the workers started in their place:
+    Dask gives up on the test, so the run stops, records nothing, and says to resume."""
+    address, _ = cluster
+    repo, scenario = sample_repo("wrong-line")
+    lost = dataclasses.replace(scenario, test=("sh", "-c", "kill -9 $PPID; sleep 2"))
+    run = _on(address, repo, lost)
     assert run.returncode == 1, run.stderr
-    assert run.stderr.startswith("ddchange: stopped: it "), run.stderr
+    assert run.stderr.startswith("ddchange: stopped: it lost the workers that ran a test ("), (
+        run.stderr
+    )
     assert f"(the Dask cluster at {address})" in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert _records(repo) == [], run.stderr

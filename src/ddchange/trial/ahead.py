@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent import futures
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ddchange import git
 from ddchange.trial import runner
@@ -62,15 +62,22 @@ class _Job:
     config: Config
     slot: int
     future: futures.Future[runner.Verdict]
-    started: float = field(default_factory=time.monotonic)
+    started: float  # by the Ahead's clock
 
 
 class Ahead:
-    """Runs of configurations in `width` slots, one thread each; see the module docstring."""
+    """Runs of configurations in `width` slots, one thread each; see the module docstring.
+    How long runs take is read from `clock` (seconds)."""
 
-    def __init__(self, width: int, run: Run, stop: Stop = runner.stop_all) -> None:
+    def __init__(
+        self,
+        width: int,
+        run: Run,
+        stop: Stop = runner.stop_all,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.width = width
-        self._run, self._stop = run, stop
+        self._run, self._stop, self._clock = run, stop, clock
         self._pool = futures.ThreadPoolExecutor(width, "ddchange-run")
         self._jobs: list[_Job] = []  # not taken, in the order they started
         self._wanted: list[Config] = []  # what the last offer listed, less what was taken
@@ -150,7 +157,7 @@ class Ahead:
         if not self._lengths:
             return False
         usual = statistics.median(self._lengths)
-        return time.monotonic() - job.started >= (1 - _NEARLY) * usual
+        return self._clock() - job.started >= (1 - _NEARLY) * usual
 
     def _start_each(
         self, configs: Sequence[Config], held: collections.Counter[Config]
@@ -173,7 +180,7 @@ class Ahead:
         return [slot for slot in range(self.width) if slot not in busy]
 
     def _start(self, config: Config, slot: int) -> _Job:
-        job = _Job(config, slot, self._pool.submit(self._guarded, slot, config))
+        job = _Job(config, slot, self._pool.submit(self._guarded, slot, config), self._clock())
         self._jobs.append(job)
         done = [j for j in self._jobs if j.future.done()]
         for old in done[: max(len(done) - _KEPT_PER_SLOT * self.width, 0)]:
@@ -184,11 +191,11 @@ class Ahead:
     def _guarded(self, slot: int, config: Config) -> runner.Verdict:
         if self._stopping.is_set():
             raise Stopped
-        started = time.monotonic()
+        started = self._clock()
         verdict = self._run(slot, config)
         if self._stopping.is_set():  # `stop` ended it: a killed run, not a verdict
             raise Stopped
-        self._lengths.append(time.monotonic() - started)
+        self._lengths.append(self._clock() - started)
         return verdict
 
 

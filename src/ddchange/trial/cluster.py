@@ -4,10 +4,11 @@ Owns what goes to the workers and what comes back; `ahead.py` decides what runs 
 run becomes a record only in trials.py, as for local runs, so the answer and the journal are
 the same as with `-j N` on one machine.
 
-- The repository goes once: a git bundle of GOOD with its tags, made in the scratch
-  repository, inside the `Shipment` that is scattered to every worker with the recipe (the
-  diff, the commands, the pinned files). With `source`, the workers clone that URL or path
-  instead, and no bundle is made.
+- The repository goes once to each worker: a git bundle of GOOD with its tags, made in the
+  scratch repository, inside the `Shipment` that every worker gets with the recipe (the diff,
+  the commands, the pinned files), also a worker that joins during the run (`delivery.Delivery`,
+  a worker plugin). With `source`, the workers clone that URL or path instead, and no bundle
+  is made.
 - Each worker thread keeps a clone of its own at GOOD (`_tree`), made on its first run, in
   the worker's own directory (`worktree.worker_directory`, in its temporary directory), and
   removed when the run ends (`forget`) or the worker exits. A worker killed before its exit
@@ -15,14 +16,14 @@ the same as with `-j N` on one machine.
   removes it (`worktree.remove_dead_workers`), and stops the tests still running there.
 - Per configuration, only its unit ids and the expected failure go; the verdict comes back with
   the end of the output (runner.OUTPUT_LIMIT), as a local run keeps it.
-- A worker lost during a run: Dask runs the task again on another worker; when it gives up
-  (`KilledWorker`), when every worker that held the shipment is lost (the task is cancelled),
-  or when the scheduler is gone, the run stops (`errors.ClusterLost`): nothing is recorded,
-  and the same command resumes. Never an outcome.
+- A worker lost during a run: Dask runs the task again on another worker, or on the one
+  started in its place; when it gives up (`KilledWorker`), when the task is cancelled (the
+  cluster restarted), or when the scheduler is gone, the run stops (`errors.ClusterLost`):
+  nothing is recorded, and the same command resumes. Never an outcome.
 - Ctrl-C stops the commands of this run on every worker (`runner.stop_all` there).
 
-The functions run on the workers (`_run_here`, `_stop_here`, `forget`) are module-level, so
-that a worker with ddchange installed imports them by name.
+The functions run on the workers (`_run_here`, `_stop_here`, `receive`, `forget`) are
+module-level, so that a worker with ddchange installed imports them by name.
 """
 
 from __future__ import annotations
@@ -84,6 +85,8 @@ def remote(
     """
     try:
         import distributed
+
+        from ddchange.trial.delivery import Delivery
     except ImportError:
         raise errors.DaskMissing() from None
     dask: Any = distributed  # untyped
@@ -97,14 +100,14 @@ def remote(
             key, scratch.good, git.checkout_setup(scratch.repo), recipe, _bundle(scratch, source),
             source,
         )  # fmt: skip
-        [shipped] = client.scatter([shipment], broadcast=True, hash=False)
+        client.register_plugin(Delivery(shipment), name=key)
         threads = sum(client.nthreads().values())
         slots = min(width, threads) if width > 1 else threads
         if slots < 1:
             raise errors.SchedulerUnreachable(address, "the cluster has no workers")
 
         def run(_slot: int, config: Config) -> runner.Verdict:
-            submitted = client.submit(_run_here, shipped, config, expectation(), pure=False)
+            submitted = client.submit(_run_here, key, config, expectation(), pure=False)
             return _result(submitted, address)
 
         def stop() -> None:
@@ -115,7 +118,7 @@ def remote(
             yield ahead
     finally:
         with contextlib.suppress(Exception):
-            client.run(forget, key)
+            client.unregister_worker_plugin(key)  # each worker forgets the run
         client.close()
 
 
@@ -131,17 +134,15 @@ def _bundle(scratch: Scratch, source: str) -> bytes:
 def _result(future: Any, address: str) -> runner.Verdict:
     """The verdict of a remote run; a lost worker or scheduler is no outcome. A run is never
     cancelled from here (`stop` ends its commands, and it returns), so a cancelled one is one
-    the cluster dropped: every worker that held the shipment was lost."""
+    the cluster dropped (it was restarted, or it lost this client)."""
     import distributed
 
     try:
         verdict: runner.Verdict = future.result()
     except distributed.KilledWorker as lost:
         raise errors.ClusterLost(address, f"it lost the workers that ran a test ({lost})") from None
-    except CancelledError:
-        raise errors.ClusterLost(
-            address, "it dropped a test: every worker that held this run's repository was lost"
-        ) from None
+    except CancelledError as dropped:
+        raise errors.ClusterLost(address, f"it dropped a test ({dropped})") from None
     except (OSError, TimeoutError) as failure:
         raise errors.ClusterLost(address, f"the scheduler is gone ({failure})") from None
     return verdict
@@ -149,14 +150,23 @@ def _result(future: Any, address: str) -> runner.Verdict:
 
 # -- on the workers ---------------------------------------------------------------------------
 
+_SHIPMENTS: dict[str, Shipment] = {}  # shipment key → the shipment, as delivered here
 _TREES: dict[tuple[str, int], Scratch] = {}  # (shipment key, thread) → that thread's clone
 _BUNDLES: dict[str, Path] = {}  # shipment key → the bundle, written once per worker
 _HOME: list[Path] = []  # this worker's directory for both, once it has one
 _LOCK = threading.Lock()
 
 
-def _run_here(shipment: Shipment, config: Config, expect: runner.Expectation) -> runner.Verdict:
-    """On a worker: `config` written in this thread's clone, built and tested."""
+def receive(shipment: Shipment) -> None:
+    """On a worker: keep `shipment` for the runs of its key."""
+    with _LOCK:
+        _SHIPMENTS[shipment.key] = shipment
+
+
+def _run_here(key: str, config: Config, expect: runner.Expectation) -> runner.Verdict:
+    """On a worker: `config` written in this thread's clone of run `key`, built and tested."""
+    with _LOCK:
+        shipment = _SHIPMENTS[key]
     recipe = dataclasses.replace(shipment.recipe, expect=expect)
     with runner.sharing():  # the worker's other threads run commands beside this one
         return attempt(recipe, _tree(shipment), config)
@@ -212,7 +222,9 @@ def _forget_all() -> None:
 
 
 def forget(key: str) -> None:
-    """On a worker: remove run `key`'s clones and bundle, and what dead workers left."""
+    """On a worker: remove run `key`'s shipment, clones and bundle, and what dead workers left."""
+    with _LOCK:
+        _SHIPMENTS.pop(key, None)
     for found in [k for k in _TREES if k[0] == key]:
         tree = _TREES.pop(found)
         if tree.watch is not None:
