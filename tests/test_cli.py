@@ -255,16 +255,7 @@ def test_the_printed_recipe_reproduces_the_failure_from_a_subdirectory(
     build = "mkdir -p out && cd out && echo made > stamp"
     done = ddchange("HEAD~1..HEAD", "--build", build, "--", "sh", "check.sh", cwd=repo / "my tests")
     assert done.returncode == 1, done.stderr
-    lines = done.stderr.splitlines()
-    recipe = lines[lines.index("reproduce it by hand:") + 1].strip()
-    (tmp_path / "tmp").mkdir()
-    by_hand = subprocess.run(
-        ["sh", "-c", recipe],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
-        check=False,
-    )
+    by_hand = _by_hand(done.stderr, tmp_path)
     assert (by_hand.returncode, by_hand.stdout) == (4, "made\n"), by_hand.stderr
     assert not (repo / "my tests" / "out").exists(), "the user's checkout is not touched"
 
@@ -283,16 +274,7 @@ def test_the_printed_recipe_puts_the_kept_files_in_place(
     done = ddchange("HEAD~1..HEAD", *keep, "--", "sh", "test.sh", cwd=repo)
     assert done.returncode == 1, done.stderr
     assert "  | from BAD\n" in done.stderr
-    lines = done.stderr.splitlines()
-    recipe = lines[lines.index("reproduce it by hand:") + 1].strip()
-    (tmp_path / "tmp").mkdir()
-    by_hand = subprocess.run(
-        ["sh", "-c", recipe],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
-        check=False,
-    )
+    by_hand = _by_hand(done.stderr, tmp_path)
     assert (by_hand.returncode, by_hand.stdout) == (4, "from BAD\n"), by_hand.stderr
 
 
@@ -430,3 +412,17 @@ def test_the_readme_and_run_help_give_the_same_exit_codes() -> None:
     for code, meaning in messages.EXIT_CODES:
         assert f"| {code} | {meaning} |" in readme
         assert f"{code:>3}  {meaning}" in shown
+
+
+def _by_hand(stderr: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """The recipe a failed pre-flight printed, run as a user would paste it into a shell."""
+    lines = stderr.splitlines()
+    recipe = lines[lines.index("reproduce it by hand:") + 1].strip()
+    (tmp_path / "tmp").mkdir()
+    return subprocess.run(
+        ["sh", "-c", recipe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+        check=False,
+    )

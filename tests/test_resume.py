@@ -479,16 +479,8 @@ def flaky_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path)
 def test_a_flaky_test_is_reported_as_flaky(flaky_repo: Path, tmp_path: Path) -> None:
     """With --retries every configuration runs twice in a row, and the broken change's runs
     alternate: the run ends as flaky (exit 4), with the evidence, and no answer claimed."""
-    env = {**os.environ, "FLAKY_STATE": str(tmp_path / "state")}
     report = tmp_path / "report.json"
-    command = [sys.executable, "-m", "ddchange", "HEAD~1..HEAD", "--retries", "1"]
-    done = subprocess.run(
-        [*command, "--json", str(report), "--", "sh", "test.sh"],
-        cwd=flaky_repo,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    done = _flaky_run(flaky_repo, tmp_path, report)
     assert done.returncode == 4, done.stderr
     assert "NO RELIABLE ANSWER: the test is flaky" in done.stdout
     assert "Removing any one" not in done.stdout
@@ -501,17 +493,9 @@ def test_a_flaky_test_is_reported_as_flaky(flaky_repo: Path, tmp_path: Path) -> 
 def test_a_resumed_flaky_run_lists_each_disagreement_once(flaky_repo: Path, tmp_path: Path) -> None:
     """The same flaky run again takes over its records: each configuration whose runs
     disagree is listed once, with all of its runs, however often its outcome is asked for."""
-    env = {**os.environ, "FLAKY_STATE": str(tmp_path / "state")}
     report = tmp_path / "report.json"
-    command = [sys.executable, "-m", "ddchange", "HEAD~1..HEAD", "--retries", "1"]
     for _ in range(2):
-        done = subprocess.run(
-            [*command, "--json", str(report), "--", "sh", "test.sh"],
-            cwd=flaky_repo,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
+        done = _flaky_run(flaky_repo, tmp_path, report)
         assert done.returncode == 4, done.stderr
     result = json.loads(report.read_text())
     assert result["resumed"] > 0, "the second run took over the first one's records"
@@ -535,3 +519,15 @@ def test_concurrent_runs_in_one_repository_do_not_interfere(sample_repo: SampleR
     with sqlite3.connect(journal) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert git(repo, "worktree", "list").count("\n") == 1
+
+
+def _flaky_run(flaky_repo: Path, tmp_path: Path, report: Path) -> subprocess.CompletedProcess[str]:
+    """The flaky repository's run with --retries 1 and a JSON report (its state in tmp_path)."""
+    return subprocess.run(
+        [sys.executable, "-m", "ddchange", "HEAD~1..HEAD", "--retries", "1"]
+        + ["--json", str(report), "--", "sh", "test.sh"],
+        cwd=flaky_repo,
+        env={**os.environ, "FLAKY_STATE": str(tmp_path / "state")},
+        capture_output=True,
+        text=True,
+    )
