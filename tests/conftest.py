@@ -8,6 +8,7 @@ either from a bundled scenario (`sample_repo`) or from a list of commits (`make_
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -23,6 +24,11 @@ TEST_AUTHOR = "Test Author <author@example.org>"
 # on a loaded machine (the suite runs on every core) a correct example can take 300 ms.
 settings.register_profile("ddchange", deadline=None)
 settings.load_profile("ddchange")
+
+# Started in the background (`cmd &`, nohup, some CI runners), a process has SIGINT ignored, and
+# every ddchange a test starts inherits that: the tests of Ctrl-C would test nothing, and fail.
+# Python's own handler here means the children start with the default disposition again.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Set when pytest runs inside a git hook or a script that exported them; each would redirect
 # git from the repository a test means to the caller's, or smuggle in configuration.
