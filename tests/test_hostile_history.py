@@ -291,6 +291,7 @@ def hostile_names(draw: st.DrawFn) -> bytes:
 @example(name=b"", mode=BLOB, side="good")  # git cannot even list it
 @example(name=b"GIT~1", mode=TREE, side="bad")
 @example(name=b".gitx", mode=TREE, side="bad")  # fine: searched
+@example(name="\u200c.git".encode(), mode=TREE, side="both")  # HFS+, in GOOD's unchanged part
 @settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_any_crafted_entry_is_refused_as_git_refuses_it_or_searched_right(
     name: bytes, mode: str, side: str, tmp_path: Path

@@ -89,8 +89,15 @@ def _settle(path: Path, setup: CheckoutSetup, sha: str) -> None:
     # Not `checkout --detach`: from the clone's unborn HEAD it exits 0 when it cannot write a
     # file whose object is missing (a partial clone's blob that was never fetched), and leaves
     # an incomplete tree that every test would then run in. read-tree fails on it.
+    # Paths that NTFS or HFS+ would read as .git are refused on every system, as diff/safety.py
+    # refuses them in the diff: GOOD's unchanged paths are checked by this checkout alone.
+    for protection in _PROTECTIONS:
+        _in_tree(path, "config", protection, "true")
     _in_tree(path, "update-ref", "--no-deref", "HEAD", sha)
     _in_tree(path, "read-tree", "-u", "--reset", sha)
+
+
+_PROTECTIONS = ("core.protectNTFS", "core.protectHFS")
 
 
 def _in_tree(
