@@ -119,8 +119,10 @@ HANGS = (
 
 
 def test_ctrl_c_stops_every_test_in_flight_and_leaves_nothing(tmp_path: Path) -> None:
-    """The pre-flight runs fast; then every test hangs, three at once, until Ctrl-C: all
-    three are stopped, no scratch tree is left, and the repository is as it was."""
+    """The pre-flight runs fast; then every test hangs, three at once, until Ctrl-C: every test
+    that began to hang is stopped (a run made ahead that the search no longer needs is stopped
+    before, and another takes its slot), no scratch tree is left, and the repository is as it
+    was."""
     files = {f"f{n}.txt": f"line {n}\n" for n in range(40)}
     bad = {**{k: v + "more\n" for k, v in files.items()}, "a.txt": "BROKEN\n"}
     repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n", **files}, bad, HANGS)
@@ -134,7 +136,7 @@ def test_ctrl_c_stops_every_test_in_flight_and_leaves_nothing(tmp_path: Path) ->
     )
     assert process.stderr is not None
     seen = 0
-    while seen < 4:  # the pre-flight: each side twice
+    while seen < 4:  # the pre-flight's two runs, and two of the search
         line = process.stderr.readline()
         assert line, "ddchange ended early"
         seen += line.startswith("test")
@@ -147,7 +149,7 @@ def test_ctrl_c_stops_every_test_in_flight_and_leaves_nothing(tmp_path: Path) ->
     assert process.returncode == 130, err
     assert "Traceback" not in err
     started = [int(pid) for pid in pids.read_text().split()]
-    assert len(started) == 3, "three tests were in flight"
+    assert len(started) >= 3, "three tests were in flight"
     assert not any(_alive(pid) for pid in started)
     assert list(temporary.iterdir()) == [], "no scratch tree is left"
     assert checkout_state(repo.path) == before
