@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -157,3 +158,22 @@ def refused(run: Run, code: int, message: str) -> None:
 
 def search(repo: Sandbox, *options: str, env: Mapping[str, str] | None = None) -> Run:
     return ddchange(repo.path, "good..bad", *options, "--", "sh", "test.sh", env=env)
+
+
+def interrupted_after(
+    command: list[str], cwd: Path, tests: int
+) -> subprocess.CompletedProcess[str]:
+    """`command` (a ddchange run) sent SIGINT once it has printed `tests` test lines."""
+    process = subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stderr is not None
+    seen, err = 0, ""
+    while seen < tests:
+        line = process.stderr.readline()
+        assert line, "ddchange ended early"
+        seen += line.startswith("test")
+        err += line
+    process.send_signal(signal.SIGINT)
+    out, rest = process.communicate(timeout=60)
+    return subprocess.CompletedProcess(command, process.returncode, out, err + rest)

@@ -8,12 +8,11 @@ tally it keeps; the live form draws the same tally.
 from __future__ import annotations
 
 import re
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from endtoend import ddchange, two_commits
+from endtoend import ddchange, interrupted_after, two_commits
 
 from ddchange.cli.display import Tally
 from ddchange.events import estimate
@@ -81,19 +80,7 @@ def _interrupted_after(tests: int, tmp_path: Path) -> subprocess.CompletedProces
     test = "sleep 0.3; grep -q BROKEN a.txt && exit 1; exit 0\n"
     repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n", **files}, bad, test)
     command = [sys.executable, "-m", "ddchange", "good..bad", "--", "sh", "test.sh"]
-    process = subprocess.Popen(
-        command, cwd=repo.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    assert process.stderr is not None
-    seen, err = 0, ""
-    while seen < tests:
-        line = process.stderr.readline()
-        assert line, "ddchange ended early"
-        seen += line.startswith("test")
-        err += line
-    process.send_signal(signal.SIGINT)
-    out, rest = process.communicate(timeout=60)
-    return subprocess.CompletedProcess(command, process.returncode, out, err + rest)
+    return interrupted_after(command, repo.path, tests)
 
 
 def test_ctrl_c_gives_a_short_summary_and_the_command_that_resumes(tmp_path: Path) -> None:

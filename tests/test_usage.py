@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from endtoend import ddchange, found, refused, two_commits
+from endtoend import ddchange, found, interrupted_after, refused, two_commits
 from gitsandbox import Sandbox
 
 from ddchange import samples
@@ -163,20 +162,9 @@ def test_ctrl_c_in_the_demo_is_exit_130_without_a_verdict_or_a_resume(tmp_path: 
     """A demo builds a new repository each time: there is nothing to resume, and an answer
     that was not reached is not a wrong one."""
     command = [sys.executable, "-m", "ddchange", "demo", "hang"]
-    process = subprocess.Popen(
-        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    assert process.stderr is not None
-    seen, err = 0, ""
-    while seen < 3:
-        line = process.stderr.readline()
-        assert line, "the demo ended early"
-        seen += line.startswith("test")
-        err += line
-    process.send_signal(signal.SIGINT)
-    out, rest = process.communicate(timeout=60)
-    err += rest
-    assert process.returncode == 130, err
+    done = interrupted_after(command, tmp_path, 3)
+    out, err = done.stdout, done.stderr
+    assert done.returncode == 130, err
     assert "DIFFERS" not in out
     assert "internal error" not in err
     assert "resume" not in out + err
