@@ -259,7 +259,7 @@ def help_(ctx: click.Context, command: str | None) -> None:
     "--isolate/--minimize",
     default=False,
     help="isolate: a passing and a failing set whose difference is 1-minimal (dd, fewer tests); "
-    "minimize (default): a 1-minimal failing set (ddmin).",
+    "minimize (default): a 1-minimal failing set (probabilistic delta debugging).",
 )
 @click.option(
     "--no-dependencies",

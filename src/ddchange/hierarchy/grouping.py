@@ -222,6 +222,22 @@ class Hierarchy:
                 dropped.extend(mate for mate in self._mates(unit) if mate in kept)
         return frozenset(kept)
 
+    def closure(self, config: Iterable[str], within: frozenset[str]) -> frozenset[str]:
+        """`config` with what it needs, and what that needs, as far as `within` holds them
+        (with `whole_blocks`, and the rest of each block): the smallest configuration around
+        `config` that the hint says builds."""
+        kept, needs = set(config) & within, self._analysed()
+        todo = list(kept)
+        while todo:
+            unit = todo.pop()
+            more = set(needs.get(unit, ()))
+            if self.whole_blocks:
+                more.update(self._mates(unit))
+            for other in (more & within) - kept:
+                kept.add(other)
+                todo.append(other)
+        return frozenset(kept)
+
     def _mates(self, unit: str) -> list[str]:
         """The units of `unit`'s block."""
         if not self._members:

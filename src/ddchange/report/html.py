@@ -161,7 +161,7 @@ def _page(result: Result) -> _Page:
 
 def _search(result: Result) -> str:
     request = result.request
-    mode = "isolate (dd)" if request.isolate else "minimize (ddmin)"
+    mode = "isolate (dd)" if request.isolate else "minimize (ProbDD)"
     monotony = "assumed" if request.monotony else "not assumed"
     return (
         f"{mode}, strategy {request.strategy}, down to {request.granularity}s, "

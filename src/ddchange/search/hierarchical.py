@@ -56,14 +56,16 @@ Listener = Callable[[str, Step[str]], None]
 # `Search.width`): a caller may start them early. A hint only: outcomes come from `test`.
 Offer = Callable[[list[Config]], None]
 
-# How each level is reduced: Zeller and Hildebrandt's ddmin (dd.minimize, the default) or
-# probabilistic delta debugging (probabilistic.py: ProbDD with a prior of about one needed atom,
-# the hierarchy's needs bundling removals). The commit level is always ddmin: its candidates
-# stand for prefixes of history, which ddmin's halves bisect. ddmin stays the default because
-# on the bundled samples and the GDB-like change ProbDD and CDD spent as many tests or more,
-# and on rename-hunk they end at a larger 1-minimal answer: ddmin's subset tests (keep one part
-# only) reach the culprit alone past a set of changes that break the build when split, where a
-# search that only removes stops at the first 1-minimal set.
+# How each level is reduced: probabilistic delta debugging (probabilistic.py: ProbDD with a
+# prior of about one needed atom, the hierarchy's needs bundling removals; the default) or Zeller
+# and Hildebrandt's ddmin (dd.minimize). The commit level is always ddmin: its candidates stand
+# for prefixes of history, which ddmin's halves bisect. ProbDD is the default because on real
+# regressions, where most candidates of an interlocked change do not build, ddmin's subsets and
+# complements at every granularity are mostly UNRESOLVED: on the tomlkit, attrs and Werkzeug
+# cases of benchmarks/real/ it ran 2 to 3 times ProbDD's tests (benchmarks/RESULTS.md has the
+# current counts). What ddmin's subset tests (keep one part only) found that ProbDD cannot,
+# a culprit that fails alone past changes that crash when split (rename-hunk), the check's
+# removal of all but the answer's core finds (`_wider`).
 Reducer = Literal["ddmin", "probdd"]
 REDUCERS: tuple[Reducer, ...] = ("ddmin", "probdd")
 
@@ -132,7 +134,7 @@ class Search:
     width: int = 1
     offer: Offer = lambda _configs: None
     finest: str = "line"  # the level the answer is 1-minimal at
-    reducer: Reducer = "ddmin"
+    reducer: Reducer = "probdd"
     level: str = "file"
     current: Config = frozenset()  # the failing configuration the running level reduces
     best: Config = frozenset()  # the smallest configuration seen to fail
@@ -258,7 +260,11 @@ class Search:
 
     def _wider(self, failing: Config, atoms: list[Config]) -> list[Config]:
         """The removals from `failing` larger than one atom that could still fail, widest
-        first: each of its files, functions, hunks and blocks (lines with no unchanged line
+        first. First, everything but its core: the atoms whose removal alone passed (they are
+        needed for the failure itself, where the others may be needed only to build), with
+        what they need; a culprit written in terms of a rename, say, whose other changes
+        crash when split, fails alone there, which no removal of one atom or group can show.
+        Then each of its files, functions, hunks and blocks (lines with no unchanged line
         between them) and each atom, with the units that need what goes (the dependencies as
         a prior: what goes together is removed together; when the hint is in doubt the plain
         group is tried as well). A removal is left out when it is one atom or all of
@@ -266,17 +272,20 @@ class Search:
         removing more of a passing configuration passes too (an implication that only spares
         the run; no claim rests on it, since the removal is then not a check)."""
         units = self._hunks(failing)
+        passed = [a for a in atoms if self.cache.exact(failing - a) is Outcome.PASS]
+        core = frozenset().union(*passed)
+        removals = [failing - self.hierarchy.closure(core, failing)] if core else []
+        if core and self._hint.doubted():
+            removals.append(failing - core)
         groups = [
             frozenset(group.members)
             for level in ("file", "function", "hunk", "block")
             for group in self.hierarchy.groups(level, units)
         ]
         groups += atoms
-        removals: list[Config] = []
         for group in groups:
             closed = failing - self.hierarchy.interior(failing - group)
             removals += [closed, group] if self._hint.doubted() else [closed]
-        passed = [a for a in atoms if self.cache.exact(failing - a) is Outcome.PASS]
         wanted = [
             removal
             for removal in removals
@@ -530,7 +539,7 @@ def minimize(
     cache: OutcomeCache[str] | None = None,
     missing: Missing | None = None,
     listener: Listener | None = None,
-    reducer: Reducer = "ddmin",
+    reducer: Reducer = "probdd",
 ) -> Found:
     """`reducer` (or with `isolate`, dd) level by level down `levels`, then checked by real
     outcomes; see the module docstring.
