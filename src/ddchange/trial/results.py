@@ -169,12 +169,10 @@ def lookup(cases: Cases, test: str) -> Case | None:
 
 
 def _enclosing(test: str) -> Iterator[str]:
-    """The names that enclose `test`, nearest first: a.b.c[1.5] -> a.b, a (a parameter's dots
-    name nothing)."""
-    head = test.split("[", 1)[0]
-    while "." in head:
-        head = head.rpartition(".")[0]
-        yield head
+    """The names that enclose `test`, nearest first: a.b.c -> a.b, a."""
+    while "." in test:
+        test = test.rpartition(".")[0]
+        yield test
 
 
 def _merge(cases: Cases, found: Iterable[tuple[str, Case]]) -> None:
