@@ -412,6 +412,9 @@ def test_the_readme_and_run_help_give_the_same_exit_codes() -> None:
     for code, meaning in messages.EXIT_CODES:
         assert f"| {code} | {meaning} |" in readme
         assert f"{code:>3}  {meaning}" in shown
+    for code, meaning in messages.TEST_EXIT_CODES:
+        assert f"| {code} | {meaning} |" in readme
+        assert f"{code:>7}  {meaning}" in shown
 
 
 def _by_hand(stderr: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:

@@ -183,7 +183,7 @@ def test_the_analysis_made_aside_is_the_one_made_here(
     here = vars(Analysis(diff))
     assert here["added_defs"], "the example defines something"
     before = _children()
-    with session._analysis_aside(diff, wanted=True) as analysis:
+    with session.analysis_aside(diff, wanted=True) as analysis:
         assert len(_children() - before) <= 1  # one child, unless it ended and was reaped
         assert analysis is not None
         assert vars(analysis()) == here
@@ -201,11 +201,11 @@ def test_the_analysis_made_aside_is_the_one_made_here(
         return Analysis(diff)
 
     monkeypatch.setattr(grouping, "Analysis", dying)
-    with session._analysis_aside(diff, wanted=True) as analysis:
+    with session.analysis_aside(diff, wanted=True) as analysis:
         assert analysis is not None
         assert vars(analysis()) == here
     assert _children() == before
-    with session._analysis_aside(diff, wanted=False) as analysis:
+    with session.analysis_aside(diff, wanted=False) as analysis:
         assert analysis is None
         assert _children() == before
 

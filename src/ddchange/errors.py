@@ -177,6 +177,28 @@ class GitFailed(DDChangeError):
     stderr: str
 
 
+@dataclass
+class BadResults(DDChangeError):
+    """A --results value that is not one: `complaint` says why."""
+
+    spec: str
+    complaint: str
+
+
+@dataclass
+class NeedsResults(DDChangeError):
+    """An option that only a whole-suite triage takes, given without --results."""
+
+    option: str
+
+
+@dataclass
+class NotWithResults(DDChangeError):
+    """An option that a whole-suite triage (--results) does not take yet."""
+
+    option: str
+
+
 # -- could not reproduce (exit code 1): pre-flight showed there is nothing to search ----------
 
 
@@ -208,6 +230,25 @@ class PreflightFailed(DDChangeError):
     subdirectory: str = ""
     pinned: tuple[str, tuple[str, ...]] = ("", ())  # (commit, paths)
     absent: tuple[str, ...] = ()
+
+
+@dataclass
+class NoTestResults(DDChangeError):
+    """With --results, GOOD's or BAD's run gave no test results (`reason` says why: no file,
+    not XML, no test case, no build); `tail` is the end of its output."""
+
+    which: str
+    reason: str
+    tail: str
+
+
+@dataclass
+class NoTargets(DDChangeError):
+    """With --results, no test passes at GOOD and fails at BAD (among those --test names)."""
+
+    already_failing: int
+    newly_passing: int
+    narrowed: tuple[str, ...]
 
 
 @dataclass

@@ -11,6 +11,7 @@ without a recorded run.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,6 +35,47 @@ class Source(enum.Enum):
     TEST = "test"
     CACHE = "cache"
     IMPLIED = "implied"
+
+
+class Status(enum.StrEnum):
+    """One test case's result in one run, as the suite's result files say (`--results`)."""
+
+    PASS = "pass"
+    FAIL = "fail"  # an assertion failed
+    ERROR = "error"  # anything else went wrong: an exception, a module that did not import
+    SKIP = "skip"
+
+
+@dataclass(frozen=True)
+class Case:
+    """A test case's result in one run: its status, and for FAIL and ERROR the kind of failure
+    (JUnit's `type`: "AssertionError", "ImportError"; "" when the file names none)."""
+
+    status: Status
+    kind: str = ""
+
+
+def cases_json(cases: Mapping[str, Case] | None) -> dict[str, list[str]] | None:
+    """Test results as the journal and the log hold them: {test id: [status, kind]}."""
+    if cases is None:
+        return None
+    return {name: [case.status.value, case.kind] for name, case in cases.items()}
+
+
+def cases_from(value: object) -> dict[str, Case] | None:
+    """Test results read back from `cases_json`'s form (None: none); ValueError if not that."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError("test results that are not an object")
+    cases: dict[str, Case] = {}
+    for name, pair in value.items():
+        if not (
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)
+        ):
+            raise ValueError(f"a test result that is not [status, kind]: {name!r}")
+        cases[name] = Case(Status(pair[0]), pair[1])
+    return cases
 
 
 @dataclass
@@ -61,6 +103,9 @@ class TestRecord:
     # Names an UNRESOLVED run's output said were missing (the failure resolution loop's input),
     # kept so that a resumed run learns the same needs and takes the same path.
     missing: frozenset[str] = frozenset()
+    # With --results: each test case's result in this run, by test id; None when the run gave
+    # none (it did not build or run, or its result files were missing or unreadable: `reason`).
+    cases: Mapping[str, Case] | None = None
 
     @property
     def size(self) -> int:
@@ -115,6 +160,11 @@ class Request:
     # `worker_clone` when given, else get a bundle of GOOD.
     scheduler: str | None = None
     worker_clone: str | None = None
+    # Where each run's per-test results are ("junit:GLOB" or "tap"): the whole suite is triaged,
+    # one search per test that passes at GOOD and fails at BAD (suite.py).
+    results: tuple[str, ...] = ()
+    # Globs over test ids: only the matching ones are searched (with `results`).
+    tests: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -293,3 +343,49 @@ class Result:
     # not pass
     wider: int = 0
     earlier: Earlier | None = None  # where the tests taken over came from (None: none were)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Target:
+    """A test that passes at GOOD and fails at BAD, as it fails there (`--results`)."""
+
+    name: str
+    at_bad: Case
+
+
+@dataclass(frozen=True, kw_only=True)
+class Cause:
+    """One cause of a suite's failures: a configuration seen to make each of `tests` fail,
+    where each one's search ended; its claims are read from the run's records."""
+
+    answer: frozenset[str]
+    tests: tuple[str, ...]
+    runs: int  # records of the answer: the one that found it and its reruns (0: not checked)
+    checks: int  # the configurations whose records back 1-minimality for its tests
+    # Some records of the answer, of GOOD or of a check disagree for one of its tests, or do
+    # not back the claim: the cause is what was seen, not a verdict.
+    flaky: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuiteResult:
+    """A whole suite triaged (suite.py): its targets, the causes found, and what it cost."""
+
+    request: Request
+    revisions: Revisions
+    diff: Diff
+    targets: tuple[Target, ...]
+    already_failing: tuple[str, ...]  # failing at GOOD and at BAD: not searched
+    newly_passing: tuple[str, ...]  # failing at GOOD, passing at BAD
+    causes: tuple[Cause, ...]
+    patches: tuple[bytes, ...]  # one per cause: `git apply` puts it on GOOD
+    scopes: dict[str, str]  # unit id -> its enclosing function, for every cause's units
+    attribution: dict[str, tuple[CommitInfo, ...]]  # unit id -> the commits that brought it
+    log: tuple[TestRecord, ...]
+    tests_run: int  # real runs made by this process
+    resumed: int  # records taken over from earlier attempts
+    wall_time: float
+    command_time: float
+    # "found": every target has a cause, each backed by records; "flaky": some records
+    # disagree; "interrupted": stopped before every target had one.
+    outcome: str

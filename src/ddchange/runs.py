@@ -94,6 +94,8 @@ def describe(request: Request, revisions: Revisions, subdirectory: str) -> dict[
         **({"keep": list(request.keep)} if request.keep else {}),
         **({"ignore": list(request.ignore)} if request.ignore else {}),
         **({"env_key": list(request.env_key)} if request.env_key else {}),
+        **({"results": list(request.results)} if request.results else {}),
+        **({"tests": list(request.tests)} if request.tests else {}),
     }
 
 
@@ -119,16 +121,16 @@ def run_key(request: Request, revisions: Revisions, subdirectory: str) -> str:
     they say which paths they match), and the values of the environment variables named with
     --env-key (unset is a value of its own; the values are only hashed, never stored). The rest
     of the environment is not in it. The revision names are left out (their SHAs are in), and
-    so are the strategy, isolation, dependencies, monotony, retries and confirmation, which
-    change which tests are asked, not what a test answers: runs that differ only in those
-    share their tests.
+    so are the strategy, isolation, dependencies, monotony, retries, confirmation and the
+    tests searched (--test), which change which tests are asked, not what a test answers: runs
+    that differ only in those share their tests. --results is in: it adds each run's results.
     """
     import hashlib
     import os
 
     facts = {**describe(request, revisions, subdirectory), "format": FORMAT}
-    for name in ("good_rev", "bad_rev", *_SEARCH_OPTIONS):
-        del facts[name]
+    for name in ("good_rev", "bad_rev", "tests", *_SEARCH_OPTIONS):
+        facts.pop(name, None)
     facts["environment"] = {name: os.environ.get(name) for name in request.env_key}
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
 

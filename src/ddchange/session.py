@@ -85,7 +85,7 @@ def run(request: Request, listener: Listener | None = None, *, replayed: bool = 
     limited = read_diff(repo, request, revisions)
     diff = limited.diff
     with (
-        _analysis_aside(diff, wanted=request.dependencies) as analysis,
+        analysis_aside(diff, wanted=request.dependencies) as analysis,
         Journal(journal_path(repo)) as journal,
         scratch_worktree(repo, revisions.good) as scratch,
         contextlib.ExitStack() as parallel,
@@ -101,7 +101,7 @@ def run(request: Request, listener: Listener | None = None, *, replayed: bool = 
 
 
 @contextlib.contextmanager
-def _analysis_aside(
+def analysis_aside(
     diff: hunks.Diff, *, wanted: bool
 ) -> Iterator[Callable[[], grouping.Analysis] | None]:
     """The analysis of names (`grouping.Analysis`, when `wanted`), made meanwhile by a child

@@ -309,6 +309,26 @@ def help_(ctx: click.Context, command: str | None) -> None:
     help="Remove untracked and ignored files (git clean -fdx) before each test, for builds that "
     "cannot build incrementally.",
 )
+@click.option(
+    "--results",
+    multiple=True,
+    metavar="junit:PATH|tap",
+    help="Triage the whole suite: each run's per-test results are in PATH (JUnit XML; a glob "
+    "relative to where the test runs; repeatable) or on its output (TAP). One search per test "
+    "that passes at GOOD and fails at BAD, sharing runs; the causes, each with its tests.",
+)
+@click.option(
+    "--test",
+    "tests",
+    multiple=True,
+    metavar="GLOB",
+    help="With --results: search only the failing tests whose ids match (repeatable).",
+)
+@click.option(
+    "--patch-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="With --results: write one patch per cause there (cause-1.patch, ...).",
+)
 @_common_options
 def run(
     revisions: tuple[str, str],
@@ -328,6 +348,9 @@ def run(
     ignore: tuple[str, ...],
     env_key: tuple[str, ...],
     clean: bool,
+    results: tuple[str, ...],
+    tests: tuple[str, ...],
+    patch_dir: Path | None,
     repo: Path,
     jobs: int,
     scheduler: str | None,
@@ -366,8 +389,13 @@ def run(
         jobs=jobs,
         scheduler=scheduler,
         worker_clone=worker_clone,
+        results=results,
+        tests=tests,
     )
     files = outputs.Outputs(patch_file, json_file, html_file)
+    if results or tests or patch_dir:
+        outputs.triage(request, files, patch_dir, quiet=quiet, verbose=verbose)
+        return
     outputs.validate(request, files)
     from ddchange import session
 

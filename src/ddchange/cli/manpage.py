@@ -13,7 +13,7 @@ import inspect
 import click
 
 from ddchange import __version__
-from ddchange.cli.messages import EXIT_CODES
+from ddchange.cli.messages import EXIT_CODES, TEST_EXIT_CODES
 
 
 def render(group: click.Group) -> str:
@@ -38,6 +38,9 @@ def render(group: click.Group) -> str:
     lines += [".SH EXIT STATUS"]
     for code, meaning in EXIT_CODES:
         lines += [".TP", f".B {code}", _escape(meaning)]
+    lines += [".PP", "The test command's exit codes, as git bisect run reads them:"]
+    for exits, meaning in TEST_EXIT_CODES:
+        lines += [".TP", f".B {exits}", _escape(meaning)]
     lines += [".SH SEE ALSO", "git-bisect(1), git-diff(1)", ""]
     return "\n".join(lines)
 

@@ -11,6 +11,7 @@ import shlex
 import signal
 
 from ddchange import errors
+from ddchange.report.words import plural
 
 EXIT_FOUND, EXIT_NOT_REPRODUCED, EXIT_USAGE, EXIT_BUG, EXIT_FLAKY, EXIT_INTERRUPTED = (
     0,
@@ -28,7 +29,19 @@ EXIT_CODES = (
     (EXIT_FLAKY, "flaky: runs of the same changes disagreed; what was seen is shown, no answer"),
     (EXIT_INTERRUPTED, "interrupted: Ctrl-C, SIGTERM/HUP/QUIT/USR1; best answer so far, unchecked"),
 )
-EXIT_CODES_HELP = "\b\nExit codes:\n" + "\n".join(f"  {c:>3}  {text}" for c, text in EXIT_CODES)
+# The test command's exit codes, as `git bisect run` reads them (trial/runner.classify).
+TEST_EXIT_CODES = (
+    ("0", "pass: the failure is not there"),
+    ("1-127", "fail (but 125), or a crash signal: the failure is there, if it is BAD's own"),
+    ("125", "cannot be tested here (as git bisect skip): UNRESOLVED; so are timeouts"),
+    ("128-255", "stop everything: ddchange ends (exit 1), as git bisect run aborts"),
+)
+EXIT_CODES_HELP = (
+    "\b\nExit codes:\n"
+    + "\n".join(f"  {c:>3}  {text}" for c, text in EXIT_CODES)
+    + "\n\n\b\nThe test command's exit codes, as git bisect run reads them:\n"
+    + "\n".join(f"  {c:>7}  {text}" for c, text in TEST_EXIT_CODES)
+)
 
 
 def explain(error: errors.DDChangeError) -> tuple[str, int]:
@@ -148,6 +161,40 @@ def explain(error: errors.DDChangeError) -> tuple[str, int]:
             )
         case errors.UnknownScenario(name, known):
             return f"no sample scenario {name!r}; choose one of: {', '.join(known)}.", 2
+        case errors.BadResults(spec, complaint):
+            return (
+                f"--results {spec!r}: {complaint}; give junit:PATH (a glob relative to where "
+                "the test runs, repeatable) or tap (TAP on the test's output).",
+                2,
+            )
+        case errors.NeedsResults(option):
+            return (
+                f"{option} needs --results: it is about the tests of a whole suite (give "
+                "--results junit:PATH or --results tap).",
+                2,
+            )
+        case errors.NotWithResults(option):
+            return (
+                f"{option} does not work with --results yet: a whole-suite triage runs one test "
+                "at a time, over the whole range; leave out one of them.",
+                2,
+            )
+        case errors.NoTestResults(which, reason, tail):
+            side = "GOOD" if which == "good" else "BAD"
+            said = f"\n{tail}" if tail else ""
+            return (
+                f"{side}'s run gave no test results ({reason}); check that the test command "
+                f"writes them where --results says, from the directory it runs in.{said}",
+                1,
+            )
+        case errors.NoTargets(already, newly, narrowed):
+            among = f" among those --test names ({', '.join(narrowed)})" if narrowed else ""
+            return (
+                f"no test passes at GOOD and fails at BAD{among}: nothing to search "
+                f"({plural(already, 'test')} already failing at GOOD, "
+                f"{plural(newly, 'test')} newly passing).",
+                1,
+            )
         case errors.PreflightFailed():
             return _explain_preflight(error), 1
         case errors.MaterializationMismatch(paths):

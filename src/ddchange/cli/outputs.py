@@ -145,3 +145,70 @@ def _write(option: str, path: Path, result: model.Result) -> None:
 
         path.write_text(html.render(result), encoding="utf-8")
         click.echo(f"report: {path} (open it in a browser)", err=True)
+
+
+def triage(
+    request: model.Request, files: Outputs, patch_dir: Path | None, *, quiet: bool, verbose: bool
+) -> None:
+    """A whole suite triaged (--results): its checks before the first test, progress, the
+    report, --json and --patch-dir, and the exit code. Exits."""
+    if not request.results:
+        raise errors.NeedsResults("--test" if request.tests else "--patch-dir")
+    refused = (
+        ("--isolate", request.isolate),
+        (f"--strategy {request.strategy}", request.strategy != "diff"),
+        ("-j", request.jobs > 1),
+        ("--scheduler", request.scheduler is not None),
+        ("--retries", request.retries > 0),
+        ("--fail-pattern", request.fail_pattern is not None),
+        ("--patch (use --patch-dir)", files.patch is not None),
+        ("--report", files.html is not None),
+    )
+    for option, given in refused:
+        if given:
+            raise errors.NotWithResults(option)
+    from ddchange.trial import results
+
+    for spec in request.results:
+        try:
+            results.parse_source(spec)
+        except ValueError as problem:
+            raise errors.BadResults(spec, str(problem)) from None
+    validate(request, files)
+    if patch_dir is not None and patch_dir.exists() and not patch_dir.is_dir():
+        raise errors.UnwritableOutput("--patch-dir", patch_dir, "it is not a directory")
+    from ddchange import suite
+    from ddchange.report import suite as report
+
+    def progress(record: model.TestRecord, target: model.Target | None) -> None:
+        if quiet:
+            return
+        said = record.outcome if target is None else suite.verdict(record, target)
+        whose = f"  [{target.name}]" if target is not None and verbose else ""
+        click.echo(
+            f"test {record.number:>4} {record.phase:>8}: {len(record.config):>5} changes -> "
+            f"{said.value.upper():<10} {record.reason}{whose}",
+            err=True,
+        )
+
+    try:
+        result = suite.run(request, progress)
+    except KeyboardInterrupt:
+        click.echo(f"ddchange: interrupted before the search; your repository is unchanged. "
+                   f"To resume, run the same command again here: {_invocation()}",
+                   err=True)  # fmt: skip
+        sys.exit(EXIT_INTERRUPTED)
+    click.echo(report.render(result), nl=False)
+    if files.json is not None:
+        files.json.write_text(report.render_json(result))
+    if patch_dir is not None:
+        patch_dir.mkdir(parents=True, exist_ok=True)
+        for number, patch in enumerate(result.patches, 1):
+            (patch_dir / f"cause-{number}.patch").write_bytes(patch)
+        click.echo(
+            f"patches: {patch_dir}/cause-1.patch … cause-{len(result.patches)}.patch "
+            "(apply one on GOOD with `git apply`)",
+            err=True,
+        )
+    codes = {"found": EXIT_FOUND, "flaky": EXIT_FLAKY, "interrupted": EXIT_INTERRUPTED}
+    sys.exit(codes[result.outcome])

@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ddchange.model import Claim, Outcome, Result, TestRecord
+from ddchange.model import Claim, Outcome, Result, TestRecord, cases_json
 from ddchange.report.words import without_each
 
 if TYPE_CHECKING:  # types only: `ddchange log` renders records without loading the diff's code
@@ -16,15 +16,15 @@ if TYPE_CHECKING:  # types only: `ddchange log` renders records without loading 
     from ddchange.git import CommitInfo
 
 
-def _commit(info: CommitInfo) -> dict[str, Any]:
+def commit(info: CommitInfo) -> dict[str, Any]:
     return {"sha": info.sha, "author": info.author, "date": info.date, "subject": info.subject}
 
 
 def _unit(hunk: Hunk, result: Result, without: Mapping[str, Outcome]) -> dict[str, Any]:
     outcome = without.get(hunk.id)
     return {
-        **_culprit(hunk, result.scopes.get(hunk.id, "")),
-        "commits": [_commit(info) for info in result.attribution.get(hunk.id, ())],
+        **change(hunk, result.scopes.get(hunk.id, "")),
+        "commits": [commit(info) for info in result.attribution.get(hunk.id, ())],
         # ddmin: the recorded outcome of the answer without it (pass: the failure is there)
         "without_it": None if outcome is None else outcome.value,
         # at block granularity, the block it is in (a block's units are one change)
@@ -45,7 +45,7 @@ def _route(result: Result) -> dict[str, Any]:
     }
 
 
-def _culprit(hunk: Hunk, scope: str) -> dict[str, Any]:
+def change(hunk: Hunk, scope: str) -> dict[str, Any]:
     return {
         "id": hunk.id,
         "path": hunk.path,
@@ -81,6 +81,8 @@ def record(record: TestRecord) -> dict[str, Any]:
         "reason": record.reason,
         "exit_code": record.exit_code,
         "duration": round(record.duration, 3),
+        # --results: each test case's result ([status, kind]); absent without them
+        **({"cases": cases_json(record.cases)} if record.cases is not None else {}),
     }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ddchange.model import Outcome, TestRecord
+from ddchange.model import Outcome, TestRecord, cases_from
 from ddchange.report.as_json import record
 from ddchange.report.words import plural, printable
 
@@ -72,4 +72,5 @@ def _parse_record(number: int, data: dict[str, Any]) -> TestRecord:
         str(data.get("reason", "")),
         exit_code,
         float(data.get("duration", 0.0)),
+        cases=cases_from(data.get("cases")),
     )

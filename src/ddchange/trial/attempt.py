@@ -8,6 +8,7 @@ the same way. Recording the verdict is trials.py's alone.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from ddchange import errors, git
 from ddchange.diff import content, hunks
 from ddchange.diff.hunks import Diff, FileState
 from ddchange.model import Outcome
-from ddchange.trial import runner
+from ddchange.trial import results, runner
 from ddchange.trial.runner import SCRATCH_VARIABLE
 from ddchange.trial.worktree import Scratch
 
@@ -37,6 +38,8 @@ class Recipe:
     # Put over every configuration: --keep/--ignore's files, and paths a commit's tree wrote.
     pinned: Mapping[str, FileState | None] = field(default_factory=dict)
     strays: Mapping[str, FileState | None] = field(default_factory=dict)
+    # Where the test writes each test case's result (--results): read after every run.
+    results: tuple[results.Source, ...] = ()
 
 
 def attempt(
@@ -54,7 +57,8 @@ def attempt(
         shown = recipe.subdirectory.rstrip("/")
         reason = f"no directory {shown}/ here, where the test runs (where you ran ddchange)"
         return runner.Verdict(Outcome.UNRESOLVED, reason, None, None)
-    return runner.run_candidate(
+    results.clear(recipe.results, where, tree.path)  # an earlier run's files are not this one's
+    verdict = runner.run_candidate(
         where,
         recipe.command,
         build=recipe.build,
@@ -62,6 +66,13 @@ def attempt(
         expect=recipe.expect,
         env={**os.environ, SCRATCH_VARIABLE: os.fspath(tree.path)},
     )
+    if not recipe.results or verdict.outcome is Outcome.UNRESOLVED or verdict.test is None:
+        return verdict
+    read = results.read(recipe.results, where, tree.path, verdict.test.output)
+    if read.cases is None:  # a missing result is never a pass
+        reason = f"{results.NONE}: {read.reason}"
+        return dataclasses.replace(verdict, outcome=Outcome.UNRESOLVED, reason=reason)
+    return dataclasses.replace(verdict, cases=read.cases)
 
 
 def _write(recipe: Recipe, tree: Scratch, states: States) -> None:

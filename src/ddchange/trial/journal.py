@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ddchange.errors import JournalUnavailable
-from ddchange.model import Outcome, TestRecord
+from ddchange.model import Case, Outcome, TestRecord, cases_from, cases_json
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS tests (
     id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, phase TEXT NOT NULL,
     config TEXT NOT NULL, outcome TEXT NOT NULL, reason TEXT NOT NULL, exit_code INTEGER,
-    duration REAL NOT NULL, tail TEXT NOT NULL, missing TEXT NOT NULL DEFAULT '[]'
+    duration REAL NOT NULL, tail TEXT NOT NULL, missing TEXT NOT NULL DEFAULT '[]',
+    cases TEXT
 );
 CREATE INDEX IF NOT EXISTS tests_by_key ON tests (key, id);
 """
@@ -49,7 +50,7 @@ CREATE INDEX IF NOT EXISTS tests_by_key ON tests (key, id);
 def _record(number: int, row: tuple[Any, ...]) -> TestRecord:
     """The record a row holds; ValueError when a value is not of its kind (a damaged
     journal): nothing else is taken for a record."""
-    phase, config, outcome, reason, exit_code, duration, tail, missing = row
+    phase, config, outcome, reason, exit_code, duration, tail, missing, cases = row
     if not all(isinstance(text, str) for text in (phase, reason, tail)):
         raise ValueError(f"test {number}: a text that is not one")
     if not (exit_code is None or type(exit_code) is int) or type(duration) not in (int, float):
@@ -64,7 +65,16 @@ def _record(number: int, row: tuple[Any, ...]) -> TestRecord:
         float(duration),
         tail,
         _names(number, missing),
+        _cases(number, cases),
     )
+
+
+def _cases(number: int, column: object) -> dict[str, Case] | None:
+    """The test results a row holds (NULL: the run gave none)."""
+    try:
+        return cases_from(None if column is None else json.loads(str(column)))
+    except ValueError as error:
+        raise ValueError(f"test {number}: {error}") from None
 
 
 def _request(text: object) -> dict[str, object]:
@@ -132,10 +142,13 @@ class Journal:
                 time.sleep(0.05)
 
     def _upgrade(self) -> None:
-        """Journals written before the `missing` column get it (empty for their records)."""
+        """Journals written before the `missing` or `cases` column get it (empty, or NULL: no
+        test results, for their records)."""
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(tests)")}
         if "missing" not in columns:
             self._db.execute("ALTER TABLE tests ADD COLUMN missing TEXT NOT NULL DEFAULT '[]'")
+        if "cases" not in columns:
+            self._db.execute("ALTER TABLE tests ADD COLUMN cases TEXT")
 
     def __enter__(self) -> Journal:
         return self
@@ -170,11 +183,12 @@ class Journal:
             record.duration,
             record.tail,
             json.dumps(sorted(record.missing)),
+            None if record.cases is None else json.dumps(cases_json(record.cases)),
         )
         with self._guard():
             self._db.execute(
                 "INSERT INTO tests (key, phase, config, outcome, reason, exit_code, duration, "
-                "tail, missing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "tail, missing, cases) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
             self._db.execute("UPDATE runs SET updated = datetime('now') WHERE key = ?", (key,))
@@ -183,7 +197,7 @@ class Journal:
         """The records of run `key`, oldest first, numbered from 1."""
         with self._guard():
             rows = self._db.execute(
-                "SELECT phase, config, outcome, reason, exit_code, duration, tail, missing "
+                "SELECT phase, config, outcome, reason, exit_code, duration, tail, missing, cases "
                 "FROM tests WHERE key = ? ORDER BY id",
                 (key,),
             ).fetchall()

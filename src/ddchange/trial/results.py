@@ -21,9 +21,8 @@ Key ideas:
 
 from __future__ import annotations
 
-import enum
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -34,26 +33,16 @@ from defusedxml import DefusedXmlException
 from junitparser import Error, Failure, JUnitXml, TestCase, TestSuite
 
 from ddchange import errors
+from ddchange.model import Case, Status
 
+# The reason a run that gave no results is UNRESOLVED starts with this.
+NONE = "no test results"
 # The largest result file read: a bigger one is refused rather than held in memory.
 LIMIT = 64 * 2**20
 
 
-class Status(enum.StrEnum):
-    PASS = "pass"
-    FAIL = "fail"
-    ERROR = "error"
-    SKIP = "skip"
-
-
 # When a test is reported more than once, the higher rank wins.
 _RANK = {Status.SKIP: 0, Status.PASS: 1, Status.FAIL: 2, Status.ERROR: 3}
-
-
-@dataclass(frozen=True)
-class Case:
-    status: Status
-    kind: str = ""  # JUnit: the <failure>/<error> element's `type` attribute; TAP: ""
 
 
 Cases = dict[str, Case]  # test id -> its result in one run
@@ -155,7 +144,7 @@ def read(sources: Sequence[Source], where: Path, top: Path, output: str) -> Read
     return Read(cases)
 
 
-def lookup(cases: Cases, test: str) -> Case | None:
+def lookup(cases: Mapping[str, Case], test: str) -> Case | None:
     """The result of test id `test`: its own, else that of the nearest enclosing name that
     reported an error for everything under it (a module that failed to import); None when
     neither is there."""

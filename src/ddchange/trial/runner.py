@@ -48,7 +48,7 @@ from typing import IO
 
 from ddchange import git
 from ddchange.errors import EnvironmentFault, TestAborted
-from ddchange.model import Outcome
+from ddchange.model import Case, Outcome
 
 # Time between SIGTERM and SIGKILL after a timeout: enough for a test runner to flush its report,
 # short because every timed-out candidate pays it.
@@ -152,6 +152,8 @@ class Verdict:
     reason: str
     build: Execution | None
     test: Execution | None
+    # With --results: each test case's result (attempt.py reads them); None: none were read.
+    cases: Mapping[str, Case] | None = None
 
 
 def run(

@@ -32,6 +32,7 @@ from ddchange.search.hierarchical import Found
 from ddchange.trial import attempt, runner
 from ddchange.trial.ahead import Ahead
 from ddchange.trial.journal import Journal, RunInfo
+from ddchange.trial.results import Source
 from ddchange.trial.worktree import Scratch
 
 States = Mapping[str, FileState | None]
@@ -73,6 +74,8 @@ class Trials:
     # With -j N: the runs ahead, over N scratch trees (the first is `scratch`); None: one
     # tree, every run made when asked.
     ahead: Ahead | None = None
+    # --results: where each run's per-test results are, read into its record
+    results: tuple[Source, ...] = ()
 
     def offer(self, upcoming: Iterable[frozenset[str]]) -> None:
         """Configurations the caller will ask about next, in that order: with -j N, free
@@ -150,6 +153,7 @@ class Trials:
             self.clean,
             self.pinned,
             self.strays,
+            self.results,
         )
 
     def _try(self, tree: Scratch, config: frozenset[str], states: States | None) -> runner.Verdict:
@@ -242,6 +246,7 @@ class Trials:
             frozenset(grouping.missing_names(output))
             if verdict.outcome is Outcome.UNRESOLVED
             else frozenset(),
+            verdict.cases,
         )
         self.journal.append(self.key, record)
         self.log.append(record)

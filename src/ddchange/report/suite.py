@@ -1,0 +1,143 @@
+"""The report of a whole suite triaged (`--results`): each cause with its changes and the tests
+it breaks, as text for a terminal and as JSON for tools. Every statement in it is read from
+the `SuiteResult`, whose causes rest on records (suite.py)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ddchange.diff.hunks import Hunk
+from ddchange.model import Cause, SuiteResult
+from ddchange.report.as_json import change, commit, record
+from ddchange.report.words import commit_line, location, plural, printable, shown_diff
+
+SHOWN_LINES, SHOWN_WIDTH = 40, 200  # of each change's diff, as the single-test report shows
+SHOWN_TESTS = 8  # of each cause's tests, named in the text; --json has them all
+
+
+def units(result: SuiteResult, cause: Cause) -> list[Hunk]:
+    """A cause's changes, in diff order."""
+    return [h for h in result.diff.hunks if h.id in cause.answer]
+
+
+def headline(result: SuiteResult) -> str:
+    good, bad = result.revisions.good[:12], result.revisions.bad[:12]
+    request = result.request
+    broken = plural(len(result.targets), "test")
+    said = {
+        "found": f"{plural(len(result.causes), 'cause')} found",
+        "flaky": "NO RELIABLE ANSWER for some of them: the test is flaky",
+        "interrupted": "interrupted: the causes below are what was found so far, unchecked",
+    }[result.outcome]
+    return (
+        f"ddchange: {broken} pass at {request.good} ({good}) and fail at {request.bad} ({bad}); "
+        f"{said}."
+    )
+
+
+def _tests(names: tuple[str, ...]) -> str:
+    shown = ", ".join(names[:SHOWN_TESTS])
+    more = len(names) - SHOWN_TESTS
+    return shown + (f", … {more} more (--json has all)" if more > 0 else "")
+
+
+def _backing(cause: Cause) -> str:
+    if cause.runs == 0:
+        return "not checked: the run was interrupted"
+    if cause.flaky:
+        return (
+            "NOT RELIABLE: runs of the same changes disagreed for one of its tests, or did not "
+            "back the claim"
+        )
+    return (
+        f"each test failed in all {cause.runs} runs of these changes on GOOD, passed at GOOD, "
+        f"and did not fail without each change ({plural(cause.checks, 'check')})"
+    )
+
+
+def render(result: SuiteResult) -> str:
+    """The human summary: which changes broke which tests, then what was not searched, then
+    what it cost."""
+    lines = [headline(result), ""]
+    for number, cause in enumerate(result.causes, 1):
+        mine = units(result, cause)
+        lines += [
+            f"Cause {number}: {plural(len(mine), 'change')} break "
+            f"{plural(len(cause.tests), 'test')}: {_tests(cause.tests)}",
+            f"    {_backing(cause)}",
+            "",
+        ]
+        for index, hunk in enumerate(mine, 1):
+            lines.append(f"  [{number}.{index}] {location(hunk, result.scopes.get(hunk.id, ''))}")
+            for info in result.attribution.get(hunk.id, ()):
+                lines.append(f"      commit {commit_line(info)}")
+            shown = shown_diff(hunk.diff, lines=SHOWN_LINES, width=SHOWN_WIDTH)
+            lines += ["      " + line.removesuffix("\r") for line in shown.lines]
+            if shown.note():
+                lines.append(f"      {shown.note()}")
+        lines.append("")
+    explained = {name for cause in result.causes for name in cause.tests}
+    unexplained = [t.name for t in result.targets if t.name not in explained]
+    if unexplained:
+        lines += [f"Not searched yet: {_tests(tuple(unexplained))}", ""]
+    if result.already_failing:
+        lines.append(f"Already failing at GOOD (not searched): {_tests(result.already_failing)}")
+    if result.newly_passing:
+        lines.append(f"Newly passing at BAD: {_tests(result.newly_passing)}")
+    overhead = result.wall_time - result.command_time
+    resumed = f", {plural(result.resumed, 'test')} taken from the journal" if result.resumed else ""
+    lines.append(
+        f"{plural(result.tests_run, 'test')} run for {plural(len(result.targets), 'failing test')}"
+        f"{resumed}: each run gave every test's result at once; "
+        f"{result.wall_time:.1f}s in all, {overhead:.1f}s of it ddchange's own."
+    )
+    return printable("\n".join(lines) + "\n")
+
+
+def render_json(result: SuiteResult) -> str:
+    """Everything the text says, per target and per cause, with whole diffs and the test log."""
+    cause_of = {name: n for n, cause in enumerate(result.causes, 1) for name in cause.tests}
+    document: dict[str, Any] = {
+        "good": result.revisions.good,
+        "bad": result.revisions.bad,
+        "good_rev": result.request.good,
+        "bad_rev": result.request.bad,
+        "command": list(result.request.test),
+        "results": list(result.request.results),
+        "outcome": result.outcome,
+        "targets": [
+            {
+                "name": t.name,
+                "at_bad": {"status": t.at_bad.status.value, "kind": t.at_bad.kind},
+                "cause": cause_of.get(t.name),
+            }
+            for t in result.targets
+        ],
+        "already_failing": list(result.already_failing),
+        "newly_passing": list(result.newly_passing),
+        "causes": [
+            {
+                "number": number,
+                "tests": list(cause.tests),
+                "runs": cause.runs,
+                "checks": cause.checks,
+                "flaky": cause.flaky,
+                "changes": [
+                    {
+                        **change(hunk, result.scopes.get(hunk.id, "")),
+                        "commits": [commit(i) for i in result.attribution.get(hunk.id, ())],
+                    }
+                    for hunk in units(result, cause)
+                ],
+                "patch": result.patches[number - 1].decode("utf-8", "surrogateescape"),
+            }
+            for number, cause in enumerate(result.causes, 1)
+        ],
+        "tests_run": result.tests_run,
+        "resumed": result.resumed,
+        "wall_time": result.wall_time,
+        "command_time": result.command_time,
+        "log": [record(r) for r in result.log],
+    }
+    return json.dumps(document, indent=2) + "\n"

@@ -1,0 +1,319 @@
+"""A whole suite, triaged: which changes broke which tests, from runs that serve every test.
+
+Owns the order of a run with `--results`. Each run of the test command writes every test
+case's result (JUnit XML, or TAP on its output; trial/results.py reads them into the run's
+record), so one run answers for every test at once. The phases pass values along:
+
+1. pre-flight (`_sides`): GOOD and BAD once each. The targets are the tests that pass at
+   GOOD and fail at BAD (`--test` narrows them); the others are listed as already failing at
+   GOOD, or newly passing.
+2. one search per target (`_search`), in order. A target's outcome of a configuration is
+   read from the records of that configuration alone (`verdict`): FAIL when the test failed
+   as it fails at BAD (the same status and kind of failure), PASS when it passed, UNRESOLVED
+   otherwise (no build, no results, skipped, absent, a different failure). Every record made
+   for one target serves the others: each search starts with all records in its cache, from
+   the smallest configuration seen to fail for its target, so a target whose cause an earlier
+   search already narrowed costs a few tests or none.
+3. causes (`_causes`): targets whose answers are the same configuration are one cause. Each
+   answer is run again (`confidence.reruns`), and every target of the cause must fail in
+   every run; GOOD runs once more at the end.
+
+Claims: "test T fails with these changes" is a record of the answer in which T failed; "and
+without each of them it does not" is a record of each check in which T did not fail. Both are
+read from the records by `verdict`, never implied. A target whose records of one configuration
+disagree is flaky: its cause is reported, flagged, and the run ends with exit 4.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+from ddchange import errors, git
+from ddchange.diff import content, provenance, read
+from ddchange.hierarchy import grouping
+from ddchange.hierarchy.grouping import Hierarchy
+from ddchange.model import (
+    Case,
+    Cause,
+    Outcome,
+    Request,
+    Status,
+    SuiteResult,
+    Target,
+    TestRecord,
+)
+from ddchange.runs import describe, journal_path, run_key
+from ddchange.search import confidence
+from ddchange.search.cache import OutcomeCache
+from ddchange.search.hierarchical import Found, Search
+from ddchange.session import analysis_aside, read_diff, resolve
+from ddchange.trial import results, worktree
+from ddchange.trial.journal import Journal
+from ddchange.trial.trials import Trials
+
+Config = frozenset[str]
+Cases = Mapping[str, Case]
+# Told of every real run as it is recorded, with the target being searched (None outside).
+Progress = Callable[[TestRecord, Target | None], None]
+
+
+def run(request: Request, progress: Progress | None = None) -> SuiteResult:
+    """Pre-flight, one search per target, the causes checked; raises an
+    `errors.DDChangeError` when it cannot."""
+    started = time.monotonic()
+    tell = progress or (lambda _record, _target: None)
+    repo = git.open_repo(request.repo)
+    worktree.remove_stale(repo)
+    revisions = resolve(repo, request.good, request.bad)
+    limited = read_diff(repo, request, revisions)
+    diff = limited.diff
+    subdirectory = git.prefix(request.repo)
+    sources = tuple(results.parse_source(spec) for spec in request.results)
+    with (
+        analysis_aside(diff, wanted=request.dependencies) as analysis,
+        Journal(journal_path(repo)) as journal,
+        worktree.scratch_worktree(repo, revisions.good) as scratch,
+    ):
+        book = _Book()
+        searching: list[Target | None] = [None]
+
+        def recorded(record: TestRecord) -> None:
+            book.add(record)
+            tell(record, searching[0])
+
+        trials = Trials(
+            diff,
+            scratch,
+            journal,
+            run_key(request, revisions, subdirectory),
+            request.test,
+            scratch.path / subdirectory,
+            request.build,
+            request.timeout,
+            retries=0,
+            clean=request.clean,
+            on_record=recorded,
+            pinned={
+                **read.tree_states(scratch.repo, revisions.good, limited.ignored),
+                **read.tree_states(scratch.repo, revisions.bad, limited.kept),
+            },
+            results=sources,
+        )
+        trials.resume(json.dumps(describe(request, revisions, subdirectory)))
+        for record in trials.log:
+            book.add(record)
+        everything = frozenset(h.id for h in diff.hunks)
+        good, bad = _sides(trials, book, everything)
+        targets, failing, passing = _targets(request, good, bad)
+        hierarchy = Hierarchy(
+            diff,
+            dependencies=request.dependencies,
+            analysis=analysis,
+            whole_blocks=request.granularity == "block",
+        )
+        levels = grouping.levels_for(request.granularity, diff)
+        found: dict[str, Found] = {}
+        outcome = "found"
+        try:
+            for target in targets:
+                searching[0] = target
+                found[target.name] = _search(request, trials, book, hierarchy, target, levels)
+            searching[0] = None
+            causes = _causes(request, trials, book, targets, found)
+        except KeyboardInterrupt:
+            trials.stop_ahead()
+            outcome = "interrupted"
+            causes = _unchecked(targets, found)
+        if outcome == "found" and any(cause.flaky for cause in causes):
+            outcome = "flaky"
+        patches = {}
+        paths = sorted({*content.touched_paths(diff), *limited.kept})
+        for number, cause in enumerate(causes):
+            scratch.apply(content.materialize(diff, cause.answer))
+            patches[number] = scratch.patch(revisions.good, paths)
+        units = [h for h in diff.hunks if any(h.id in cause.answer for cause in causes)]
+        origins = provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff, units)
+        infos = git.commit_infos(scratch.repo, (sha for s in origins.values() for sha in s))
+    return SuiteResult(
+        request=request,
+        revisions=revisions,
+        diff=diff,
+        targets=tuple(targets),
+        already_failing=failing,
+        newly_passing=passing,
+        causes=tuple(causes),
+        patches=tuple(patches[n] for n in range(len(causes))),
+        scopes={h.id: hierarchy.scope(h.id) for h in units},
+        attribution={u: tuple(infos[sha] for sha in s) for u, s in origins.items()},
+        log=tuple(trials.log),
+        tests_run=trials.tests_run,
+        resumed=trials.resumed,
+        wall_time=time.monotonic() - started,
+        command_time=trials.command_time,
+        outcome=outcome,
+    )
+
+
+class _Book:
+    """Every record of this run by configuration: what each target's outcomes are read from."""
+
+    def __init__(self) -> None:
+        self.by_config: dict[Config, list[TestRecord]] = {}
+
+    def add(self, record: TestRecord) -> None:
+        mine = self.by_config.setdefault(record.config, [])
+        if record not in mine:  # resumed records are told once more when taken over
+            mine.append(record)
+
+    def verdict(self, config: Config, target: Target) -> Outcome:
+        """What the records of exactly `config` say of `target`: the outcome they agree on,
+        UNRESOLVED when they disagree or none is on record."""
+        seen = {verdict(record, target) for record in self.by_config.get(config, ())}
+        return seen.pop() if len(seen) == 1 else Outcome.UNRESOLVED
+
+    def disagree(self, config: Config, target: Target) -> bool:
+        return len({verdict(r, target) for r in self.by_config.get(config, ())}) > 1
+
+
+def verdict(record: TestRecord, target: Target) -> Outcome:
+    """`target`'s outcome in one run: FAIL when it failed as at BAD (same status and kind of
+    failure), PASS when it passed, UNRESOLVED otherwise."""
+    if record.cases is None:
+        return Outcome.UNRESOLVED
+    case = results.lookup(record.cases, target.name)
+    if case is None or case.status is Status.SKIP:
+        return Outcome.UNRESOLVED
+    if case.status is Status.PASS:
+        return Outcome.PASS
+    return Outcome.FAIL if case == target.at_bad else Outcome.UNRESOLVED
+
+
+def _sides(trials: Trials, book: _Book, everything: Config) -> tuple[Cases, Cases]:
+    """GOOD's and BAD's test results, from their runs (taken over from the journal when it has
+    them); NoTestResults when one gave none."""
+    sides: list[Cases] = []
+    for phase, config in (("good", frozenset[str]()), ("bad", everything)):
+        trials.phase = phase
+        if not book.by_config.get(config):
+            trials.once(config)
+        record = book.by_config[config][-1]
+        if record.cases is None:
+            why = record.reason.removeprefix(results.NONE + ": ")
+            raise errors.NoTestResults(phase, why, record.tail)
+        sides.append(record.cases)
+    return sides[0], sides[1]
+
+
+def _targets(
+    request: Request, good: Cases, bad: Cases
+) -> tuple[list[Target], tuple[str, ...], tuple[str, ...]]:
+    """The tests that pass at GOOD and fail at BAD (narrowed by --test), in name order; those
+    that fail at both; those that fail at GOOD and pass at BAD."""
+    broken = {Status.FAIL, Status.ERROR}
+    at = {
+        name: (results.lookup(good, name), results.lookup(bad, name))
+        for name in sorted(set(good) | set(bad))
+    }
+    targets = [
+        Target(name=name, at_bad=after)
+        for name, (before, after) in at.items()
+        if before is not None
+        and before.status is Status.PASS
+        and after is not None
+        and after.status in broken
+        and (not request.tests or any(fnmatch.fnmatchcase(name, g) for g in request.tests))
+    ]
+    failing = tuple(n for n, (b, a) in at.items() if _broken(b) and _broken(a))
+    passing = tuple(
+        n for n, (b, a) in at.items() if _broken(b) and a is not None and a.status is Status.PASS
+    )
+    if not targets:
+        raise errors.NoTargets(len(failing), len(passing), request.tests)
+    return targets, failing, passing
+
+
+def _broken(case: Case | None) -> bool:
+    return case is not None and case.status in (Status.FAIL, Status.ERROR)
+
+
+def _search(
+    request: Request,
+    trials: Trials,
+    book: _Book,
+    hierarchy: Hierarchy,
+    target: Target,
+    levels: Sequence[str],
+) -> Found:
+    """One target's search, from the smallest configuration on record that fails for it, with
+    every record of the run in its cache; its new runs serve the targets after it."""
+    cache = OutcomeCache[str](monotony=request.monotony)
+    for config in book.by_config:
+        cache.store(config, book.verdict(config, target))
+    fails = [c for c in book.by_config if cache.exact(c) is Outcome.FAIL]
+    order = {h.id: n for n, h in enumerate(trials.diff.hunks)}
+    start = min(fails, key=lambda c: (len(c), sorted(order[u] for u in c)))
+
+    def test(config: Config) -> Outcome:
+        trials.phase = search.level
+        trials.once(config)
+        return book.verdict(config, target)
+
+    search = Search(trials.diff, test, hierarchy, cache, trials.missing)
+    search.best = start
+    return search.minimize(start, levels)
+
+
+def _causes(
+    request: Request,
+    trials: Trials,
+    book: _Book,
+    targets: list[Target],
+    found: dict[str, Found],
+) -> list[Cause]:
+    """Targets with the same answer, one cause each (in the order first found); each answer
+    run again until it has 1 + reruns records, and GOOD once more at the end."""
+    reruns = confidence.reruns(request.confidence) if request.confirm else 0
+    grouped: dict[Config, list[Target]] = {}
+    for target in targets:
+        grouped.setdefault(found[target.name].answer, []).append(target)
+    trials.phase = "confirm"
+    for answer in grouped:
+        while len(book.by_config[answer]) < 1 + reruns:
+            trials.once(answer)
+    while reruns and len(book.by_config[frozenset()]) < 2:  # GOOD again, after the search
+        trials.once(frozenset())
+    causes = []
+    for answer, mine in grouped.items():
+        checks = tuple(dict.fromkeys(c for t in mine for c in found[t.name].checks))
+        flaky = any(book.disagree(c, t) for t in mine for c in (answer, frozenset(), *checks))
+        backed = all(
+            book.verdict(answer, t) is Outcome.FAIL
+            and book.verdict(frozenset(), t) is Outcome.PASS
+            and all(book.verdict(c, t) is not Outcome.FAIL for c in found[t.name].checks)
+            for t in mine
+        )
+        causes.append(
+            Cause(
+                answer=answer,
+                tests=tuple(t.name for t in mine),
+                runs=len(book.by_config[answer]),
+                checks=len(checks),
+                flaky=flaky or not backed,
+            )
+        )
+    return causes
+
+
+def _unchecked(targets: list[Target], found: dict[str, Found]) -> list[Cause]:
+    """An interrupted run: the answers found so far, not yet run again (not claimed)."""
+    grouped: dict[Config, list[str]] = {}
+    for target in targets:
+        if target.name in found:
+            grouped.setdefault(found[target.name].answer, []).append(target.name)
+    return [
+        Cause(answer=a, tests=tuple(names), runs=0, checks=0, flaky=False)
+        for a, names in grouped.items()
+    ]
