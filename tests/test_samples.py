@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from ddchange.model import Outcome
 from ddchange.trial import runner, worktree
 
 NAMES = [scenario.name for scenario in samples.scenarios()]
+# Scenarios with one expected answer; the others triage a whole suite (`[[cause]]`).
+SINGLE = [scenario.name for scenario in samples.scenarios() if not scenario.causes]
 
 # Generous on purpose: this checks outcomes, not speed, and CI machines can be slow.
 RUN_TIMEOUT = 120
@@ -56,7 +59,7 @@ def test_scenario_is_well_formed(name: str) -> None:
     assert "\n" not in scenario.description
     assert tags.index(scenario.good) < tags.index(scenario.bad)
     assert scenario.test
-    assert scenario.expected
+    assert scenario.expected or (scenario.causes and scenario.results)
     assert len(set(scenario.expected)) == len(scenario.expected)
     assert scenario.source == samples.scenario_root() / name
 
@@ -136,7 +139,7 @@ def test_make_repo_commits_each_mapping_deterministically(
     assert run_git(repo, "ls-tree", "-r", "--name-only", shas[1]).split() == ["a.txt"]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", SINGLE)
 def test_good_passes_and_bad_fails(tmp_path: Path, sample_repo: SampleRepo, name: str) -> None:
     repo, scenario = sample_repo(name)
     good = run_scenario(repo, scenario, scenario.good, tmp_path / "good")
@@ -166,11 +169,11 @@ def run_scenario(repo: Path, scenario: samples.Scenario, rev: str, where: Path) 
 def test_each_expected_line_occurs_once_in_the_diff(sample_repo: SampleRepo, name: str) -> None:
     repo, scenario = sample_repo(name)
     diff = run_git(repo, "diff", "-U3", "-M", scenario.good, scenario.bad).splitlines()
-    for expected in scenario.expected:
+    for expected in [*scenario.expected, *(e for cause in scenario.causes for e in cause.expected)]:
         assert diff.count(expected.line) == 1, expected
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", SINGLE)
 def test_expected_answer_fails_and_needs_each_of_its_units(
     sample_repo: SampleRepo, name: str
 ) -> None:
@@ -233,6 +236,112 @@ def test_merge_scenario_ends_in_a_merge_of_two_passing_branches(
         for n, rev in enumerate([scenario.good, *parents, scenario.bad])
     }
     assert exits == {scenario.good: 0, parents[0]: 0, parents[1]: 0, scenario.bad: 1}
+
+
+# -- a whole suite to triage: suite-triage ---------------------------------------------------
+
+SUITE = "suite-triage"
+# Besides the targets, the test that fails at GOOD and still at BAD, and the one BAD fixes.
+ALREADY_FAILING = "tests.test_terms.EndOfMonthTest.test_leap_february"
+NEWLY_PASSING = "tests.test_money.FormatTest.test_thousands_are_grouped"
+
+
+def run_suite(scenario: samples.Scenario, where: Path) -> dict[str, str]:
+    """Run the scenario's test command in `where` and read the JUnit report it writes: each
+    <testcase> by its id (classname.name; the name alone for a module that did not import) as
+    "pass", "skipped", "failure:TYPE" or "error:TYPE". The exit is 0 exactly if all passed."""
+    [spec] = scenario.results
+    kind, _, name = spec.partition(":")
+    assert kind == "junit"
+    report = where / name
+    report.unlink(missing_ok=True)
+    done = subprocess.run(scenario.test, cwd=where, capture_output=True, timeout=RUN_TIMEOUT)
+    outcomes = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        test = ".".join(filter(None, (case.get("classname"), case.get("name"))))
+        problems = [f"{p.tag}:{p.get('type')}" for p in case if p.tag in ("failure", "error")]
+        skipped = case.find("skipped") is not None
+        outcomes[test] = problems[0] if problems else "skipped" if skipped else "pass"
+    assert done.returncode == (0 if set(outcomes.values()) <= {"pass", "skipped"} else 1)
+    return outcomes
+
+
+def outcome(outcomes: dict[str, str], test: str) -> str:
+    """The outcome of `test`, or of its module if the module did not import."""
+    return outcomes.get(test) or outcomes[test.rsplit(".", 2)[0]]
+
+
+def test_suite_scenario_has_the_outcomes_it_describes(
+    tmp_path: Path, sample_repo: SampleRepo
+) -> None:
+    repo, scenario = sample_repo(SUITE)
+    runs = {}
+    for rev in (scenario.good, scenario.bad):
+        run_git(repo, "worktree", "add", "--detach", str(tmp_path / rev), rev)
+        runs[rev] = run_suite(scenario, tmp_path / rev)
+    good, bad = runs[scenario.good], runs[scenario.bad]
+    assert [len(cause.tests) for cause in scenario.causes] == [6, 4, 2]
+    targets = {test for cause in scenario.causes for test in cause.tests}
+    assert len(good) == 29
+    assert {test: o for test, o in good.items() if o != "pass"} == {
+        ALREADY_FAILING: "failure:AssertionError",
+        NEWLY_PASSING: "failure:AssertionError",
+    }
+    assert targets <= set(good)
+    # test_export.py no longer imports: its two tests are one entry, named after the module.
+    export = scenario.causes[2].tests
+    assert {test.rsplit(".", 2)[0] for test in export} == {"tests.test_export"}
+    assert not set(export) & set(bad)
+    assert {test: o for test, o in bad.items() if o != "pass"} == {
+        ALREADY_FAILING: "failure:AssertionError",
+        "tests.test_export": "error:ImportError",
+        **dict.fromkeys(targets - set(export), "failure:AssertionError"),
+    }
+    added = set(bad) - set(good) - {"tests.test_export"}
+    assert len(added) == 5
+    assert {bad[test] for test in [*added, NEWLY_PASSING]} == {"pass"}
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_each_cause_alone_fails_exactly_its_targets(sample_repo: SampleRepo, index: int) -> None:
+    """GOOD plus the lines of one cause fails that cause's targets as BAD does, and no other
+    test that passes at GOOD; BAD less them fails every other target and passes these; and the
+    cause needs each of its lines (each half of a cause of two passes alone)."""
+    path, scenario = sample_repo(SUITE)
+    repo = git.open_repo(path)
+    good = git.resolve_commit(repo, scenario.good)
+    diff = linechanges.split_lines(
+        read.read_diff(repo, good, git.resolve_commit(repo, scenario.bad))
+    )
+    everything = {unit.id for unit in diff.hunks}
+    cause = scenario.causes[index]
+    lines = {expected_unit(diff, expected) for expected in cause.expected}
+    targets = {test for each in scenario.causes for test in each.tests}
+    with worktree.scratch_worktree(repo, good) as scratch:
+
+        def run(chosen: set[str]) -> dict[str, str]:
+            scratch.apply(content.materialize(diff, sorted(chosen)))
+            return run_suite(scenario, scratch.path)
+
+        at_good = run(set())
+        at_bad = run(everything)
+
+        def failing(chosen: set[str]) -> dict[str, str]:
+            """GOOD's tests that fail with `chosen` applied, and how."""
+            outcomes = run(chosen)
+            failed = {test: outcome(outcomes, test) for test in at_good}
+            return {test: o for test, o in failed.items() if o != "pass"}
+
+        def expected(tests: set[str], *unchanged: str) -> dict[str, str]:
+            """`tests` failing as at BAD, `unchanged` as at GOOD."""
+            return {test: outcome(at_bad, test) for test in tests} | {
+                test: at_good[test] for test in unchanged
+            }
+
+        assert failing(lines) == expected(set(cause.tests), ALREADY_FAILING, NEWLY_PASSING)
+        assert failing(everything - lines) == expected(targets - set(cause.tests), ALREADY_FAILING)
+        for line in lines if len(lines) > 1 else ():
+            assert failing(lines - {line}) == expected(set(), ALREADY_FAILING, NEWLY_PASSING)
 
 
 TOY_SCENARIO = """\
@@ -333,6 +442,66 @@ def test_branches_and_merges_are_checked_when_loading(
 ) -> None:
     with pytest.raises(ValueError, match=error):
         toy_scenario(tmp_path, TOY_SCENARIO.replace(old, new, 1), CONFLICTING)
+
+
+# TOY_SCENARIO as a suite to triage: results, two causes, no [[expected]].
+TOY_SUITE = (
+    TOY_SCENARIO.replace(
+        '[[expected]]\npath = "a.txt"\nline = "+both"\n', 'results = ["junit:report.xml"]\n'
+    )
+    + """
+[[cause]]
+tests = ["t.A.test_a", "t.A.test_b"]
+
+[[cause.expected]]
+path = "a.txt"
+line = "+both"
+
+[[cause]]
+tests = ["t.B.test_c"]
+
+[[cause.expected]]
+path = "b.txt"
+line = "+later"
+"""
+)
+
+
+def test_a_suite_scenario_has_causes_and_results_and_no_expected(tmp_path: Path) -> None:
+    scenario = toy_scenario(tmp_path, TOY_SUITE, CONFLICTING)
+    assert scenario.expected == ()
+    assert scenario.results == ("junit:report.xml",)
+    assert scenario.causes == (
+        samples.Cause(("t.A.test_a", "t.A.test_b"), (samples.Expected("a.txt", "+both"),)),
+        samples.Cause(("t.B.test_c",), (samples.Expected("b.txt", "+later"),)),
+    )
+    assert samples.command(scenario) == ["v1..v2", "--results", "junit:report.xml", "--", "true"]
+    assert samples.load(SUITE).results == ("junit:report.xml",)
+    assert samples.load(NAMES[0]).causes == ()
+    without = TOY_SCENARIO.replace('[[expected]]\npath = "a.txt"\nline = "+both"\n', "")
+    with pytest.raises(ValueError, match="missing 'expected'"):
+        toy_scenario(tmp_path / "without", without, CONFLICTING)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "error"),
+    [
+        ('results = ["junit:report.xml"]\n', "", "needs results"),
+        ('results = ["junit:report.xml"]', 'results = "junit:report.xml"', "must be a list"),
+        ('"junit:report.xml"', '"report.xml"', "'report.xml' is not KIND:PATH"),
+        ('tests = ["t.B.test_c"]', 'tests = ["t.A.test_b"]', "'t.A.test_b' is named twice"),
+        ('tests = ["t.B.test_c"]', "tests = []", "needs tests"),
+        ('tests = ["t.B.test_c"]', "", "missing 'tests'"),
+        ('[[cause.expected]]\npath = "b.txt"', '[[cause.other]]\npath = "b.txt"', "'expected'"),
+        ("[[cause]]\ntests", "[[cases]]\ntests", "'cause' must be a list"),
+    ],
+)
+def test_causes_and_results_are_checked_when_loading(
+    tmp_path: Path, old: str, new: str, error: str
+) -> None:
+    assert old in TOY_SUITE
+    with pytest.raises(ValueError, match=error):
+        toy_scenario(tmp_path, TOY_SUITE.replace(old, new), CONFLICTING)
 
 
 def test_the_readme_states_the_demos_real_figures(tmp_path: Path) -> None:

@@ -13,6 +13,13 @@ A commit with `merge = "<branch or tag>"` merges that ref into its branch (`git 
 resolve a conflict, and the result is committed like any other commit. A conflict that the overlay
 does not overwrite is an error. The build ends with `main` checked out.
 
+A scenario with a whole test suite to triage says where each run writes its per-test outcomes
+(`results = ["junit:report.xml"]`, one `--results` spec of `ddchange` each) and has no single
+answer: each `[[cause]]` names the targets it breaks (`tests`, the ids of tests that pass at GOOD
+and fail at BAD) and that cause's expected answer (`[[cause.expected]]`, shaped like
+`[[expected]]`). Such a scenario may leave `[[expected]]` out; any other needs it. The causes'
+targets are disjoint.
+
 Key idea: a build is a pure function of the scenario. Every commit gets a pinned author, committer
 and date, and git runs (through the repository-building functions of `ddchange.git`) with an
 environment and configuration of its own (no inherited `GIT_DIR`, no user or system config, no
@@ -56,6 +63,14 @@ class Expected:
 
 
 @dataclass(frozen=True)
+class Cause:
+    """One cause of a suite's failures: the target tests it breaks and its expected answer."""
+
+    tests: tuple[str, ...]
+    expected: tuple[Expected, ...]
+
+
+@dataclass(frozen=True)
 class Commit:
     """One commit of a scenario, made in order: the overlay `dir` committed on `branch`.
 
@@ -88,6 +103,8 @@ class Scenario:
     expected: tuple[Expected, ...]
     source: Path
     commits: tuple[Commit, ...]
+    results: tuple[str, ...] = ()
+    causes: tuple[Cause, ...] = ()
 
 
 def scenario_root() -> Path:
@@ -119,6 +136,8 @@ def command(scenario: Scenario) -> list[str]:
         args += ["--build", scenario.build]
     if scenario.timeout is not None:
         args += ["--timeout", f"{scenario.timeout:g}"]
+    for spec in scenario.results:
+        args += ["--results", spec]
     return [*args, "--", *scenario.test]
 
 
@@ -266,6 +285,7 @@ def _parse(name: str, source: Path, data: Mapping[str, Any]) -> Scenario:
         if data.get(key) not in tags:
             raise ValueError(f"{where}: {key} = {data.get(key)!r} is not the tag of any commit")
     timeout = data.get("timeout")
+    causes = _parse_causes(where, data)
     return Scenario(
         name=name,
         description=str(_required(where, data, "description")),
@@ -274,13 +294,51 @@ def _parse(name: str, source: Path, data: Mapping[str, Any]) -> Scenario:
         test=tuple(str(arg) for arg in _required(where, data, "test")),
         build=None if data.get("build") is None else str(data["build"]),
         timeout=None if timeout is None else float(timeout),
-        expected=tuple(
-            Expected(path=str(_required(where, e, "path")), line=str(_required(where, e, "line")))
-            for e in _required(where, data, "expected")
-        ),
+        expected=_parse_expected(where, _list(where, data, "expected", required=not causes)),
         source=source,
         commits=commits,
+        results=_parse_results(where, data),
+        causes=causes,
     )
+
+
+def _parse_expected(where: Path, expected: Sequence[Mapping[str, Any]]) -> tuple[Expected, ...]:
+    return tuple(
+        Expected(path=str(_required(where, e, "path")), line=str(_required(where, e, "line")))
+        for e in expected
+    )
+
+
+def _parse_results(where: Path, data: Mapping[str, Any]) -> tuple[str, ...]:
+    """The `results` specs, each `KIND:PATH`."""
+    specs = tuple(str(spec) for spec in _list(where, data, "results"))
+    for spec in specs:
+        kind, _, path = spec.partition(":")
+        if not kind or not path:
+            raise ValueError(f"{where}: results entry {spec!r} is not KIND:PATH")
+    return specs
+
+
+def _parse_causes(where: Path, data: Mapping[str, Any]) -> tuple[Cause, ...]:
+    """The `[[cause]]` tables: each names targets and an answer, and no target is named twice."""
+    causes = tuple(
+        Cause(
+            tests=tuple(str(test) for test in _list(where, cause, "tests", required=True)),
+            expected=_parse_expected(where, _list(where, cause, "expected", required=True)),
+        )
+        for cause in _list(where, data, "cause")
+    )
+    seen: set[str] = set()
+    for cause in causes:
+        if not cause.tests or not cause.expected:
+            raise ValueError(f"{where}: a [[cause]] needs tests and [[cause.expected]]")
+        for test in cause.tests:
+            if test in seen:
+                raise ValueError(f"{where}: target {test!r} is named twice in [[cause]] tests")
+            seen.add(test)
+    if causes and "results" not in data:
+        raise ValueError(f"{where}: [[cause]] needs results, where each run writes its outcomes")
+    return causes
 
 
 def _parse_commits(where: Path, commits: Sequence[Mapping[str, Any]]) -> tuple[Commit, ...]:
@@ -345,6 +403,14 @@ def _place(
 def _optional(data: Mapping[str, Any], key: str) -> str | None:
     value = data.get(key)
     return None if value is None else str(value)
+
+
+def _list(where: Path, data: Mapping[str, Any], key: str, *, required: bool = False) -> list[Any]:
+    """The list under `key` ([] if absent and not `required`); anything else is an error."""
+    value = _required(where, data, key) if required else data.get(key, [])
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: {key!r} must be a list, not {value!r}")
+    return value
 
 
 def _required(where: Path, data: Mapping[str, Any], key: str) -> Any:

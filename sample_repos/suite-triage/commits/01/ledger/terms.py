@@ -1,0 +1,48 @@
+"""Payment terms: when an invoice is due, and how late a payment is."""
+
+from datetime import date, timedelta
+
+from ledger import settings
+
+# Days to pay, by the name an invoice gives its terms.
+PAYMENT_TERMS = {"receipt": 0, "net15": 15, "net30": 30, "net60": 60}
+
+DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+# The terms of an invoice that names none.
+DEFAULT_TERMS = "net30"
+
+
+def due_date(issued: date, terms: str) -> date:
+    """The day an invoice issued on `issued` with `terms` must be paid."""
+    try:
+        days = PAYMENT_TERMS[terms]
+    except KeyError:
+        raise ValueError(f"unknown payment terms {terms!r}") from None
+    return issued + timedelta(days=days)
+
+
+def end_of_month(day: date) -> date:
+    """The last day of the month of `day`, for "end of month" terms."""
+    return day.replace(day=DAYS_IN_MONTH[day.month - 1])
+
+
+def days_overdue(due: date, today: date) -> int:
+    """Days since the due date, less the grace period; 0 if the invoice is not overdue."""
+    return max(0, (today - due).days - settings.GRACE_DAYS)
+
+
+def format_day(when: date) -> str:
+    """A day as statements print it.
+
+    The accounting export writes ISO dates whatever this says (see export.py).
+    """
+    return when.isoformat()
+
+
+def statement_line(due: date, today: date) -> str:
+    """One line of a statement: when the invoice is due, or how late it is."""
+    late = days_overdue(due, today)
+    if late:
+        return f"overdue since {format_day(due)} ({late} days)"
+    return f"due {format_day(due)}"
