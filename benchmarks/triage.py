@@ -213,7 +213,7 @@ COLUMNS = (
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="ddchange-triage-") as tmp:
-        rows = [row(scenario, Path(tmp)) for scenario in samples.scenarios()]
+        rows = [row(scenario, Path(tmp)) for scenario in samples.scenarios() if not scenario.causes]
         rows.append(long_row(Path(tmp)))
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]

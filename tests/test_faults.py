@@ -425,11 +425,11 @@ def test_a_same_size_rewrite_within_one_second_is_not_hidden_by_bytecode(tmp_pat
 # -- a test that fails at random -----------------------------------------------------------
 
 # A test that fails at random once, in its second run of a configuration without the culprit
-# (a.txt's BROKEN): the search's first candidate (BAD without its first file, a.txt), so the
-# search is misled into an answer that in truth passes (its runs are counted in a file).
+# (z.txt's BROKEN): the search's first candidate (the first half of the files, z.txt last), so
+# the search is misled into an answer that in truth passes (its runs are counted in a file).
 SPURIOUS_FAILURE = (
     'n=$(cat "$COUNT" 2>/dev/null || echo 0)\n'
-    "grep -q BROKEN a.txt && exit 1\n"
+    "grep -q BROKEN z.txt && exit 1\n"
     'echo $((n + 1)) > "$COUNT"; [ "$n" -eq 1 ] && exit 1; exit 0\n'
 )
 
@@ -440,7 +440,7 @@ def test_a_failure_at_random_that_misleads_the_search_is_caught_by_the_reruns(
     """The search ends on a wrong answer, seen to fail once at random; run again at the end it
     passes: exit 4, with the runs as evidence, and no answer."""
     good = {"a.txt": "one\n", "z.txt": "fine\n"}
-    repo = two_commits(tmp_path / "repo", good, {"a.txt": "BROKEN\n", "z.txt": "two\n"},
+    repo = two_commits(tmp_path / "repo", good, {"a.txt": "two\n", "z.txt": "BROKEN\n"},
                        SPURIOUS_FAILURE)  # fmt: skip
     run = search(repo, env={"COUNT": str(tmp_path / "count")})
     assert run.returncode == 4, run.stderr
@@ -450,7 +450,7 @@ def test_a_failure_at_random_that_misleads_the_search_is_caught_by_the_reruns(
     assert evidence["outcomes"][:2] == ["fail", "pass"], "the rerun of the answer passed"
     assert "NO RELIABLE ANSWER: the test is flaky" in run.stdout
     assert "Confirmed" not in run.stdout, "a flaky run does not contradict itself"
-    assert "a.txt" not in {path for path, _ in run.culprits}, "the misled search's answer"
+    assert "z.txt" not in {path for path, _ in run.culprits}, "the misled search's answer"
 
 
 def test_the_answer_is_run_again_as_often_as_the_confidence_needs(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -115,7 +116,7 @@ def test_each_failing_test_gets_its_own_cause_from_shared_runs(tmp_path: Path) -
         for test in cause["tests"]:
             classname, _, name = test.rpartition(".")
             assert all(r["cases"][test] == ["fail", "AssertionError"] for r in runs), name
-    assert "Cause 1: 1 change break 2 tests" in out
+    assert "Cause 1: 1 change breaks 2 tests" in out
     assert "Already failing at GOOD (not searched): suite.Old.test_known_bug" in out
     # The patches apply on GOOD, and each fails exactly its cause's tests.
     for number, cause in enumerate(document["causes"], 1):
@@ -172,17 +173,20 @@ def test_a_hostile_or_broken_result_file_is_unresolved_never_a_pass(
 
 
 def test_results_unreadable_in_the_search_are_unresolved(tmp_path: Path) -> None:
-    """A change that makes the results unreadable (a bomb) only with one of the causes: a
-    configuration that holds both is UNRESOLVED for every test, never a pass."""
+    """0.txt's change (first in the diff) makes every run but BAD's write an XML bomb: those
+    configurations are UNRESOLVED for every test, never a pass, and the answers stay right."""
     bomb = (
-        "import os\nif os.path.exists('f.txt') and 'BOMB' in open('f.txt').read() and "
-        "'BROKEN' not in open('a.txt').read():\n"
+        "import os\n"
+        "def _in(path, text):\n"
+        "    return text in open(path).read()\n"
+        "if _in('0.txt', 'BOMB') and not (_in('a.txt', 'BROKEN') and _in('b.txt', 'latin')\n"
+        "        and _in('c.txt', 'ENCODING') and _in('d.txt', 'fixed')):\n"
         "    open('report.xml', 'w').write('<!DOCTYPE l [<!ENTITY a \"a\">]><x>&a;</x>')\n"
         "    raise SystemExit(1)\n"
     )
-    good = {**GOOD, "suite.py": bomb + SUITE, "f.txt": LINES}
+    good = {**GOOD, "suite.py": bomb + SUITE, "0.txt": LINES}
     repo = two_commits(
-        tmp_path / "repo", good, {**BAD, "f.txt": edit(LINES, ("line 6\n", "BOMB\n"))}, ""
+        tmp_path / "repo", good, {**BAD, "0.txt": edit(LINES, ("line 6\n", "BOMB\n"))}, ""
     )
     code, _, err, document = triage(repo, *JUNIT)
     assert code == 0, err
@@ -230,3 +234,17 @@ def test_usage_errors_take_one_line(tmp_path: Path, options: tuple[str, ...], me
     repo = repository(tmp_path / "repo")
     run = ddchange(repo.path, "good..bad", *options, "--", "python3", "suite.py", command=["run"])
     refused(run, 2, message)
+
+
+def test_the_bundled_suite_is_triaged_into_its_three_causes() -> None:
+    """`ddchange demo suite-triage`: 12 failing tests, 3 independent causes (one breaks the
+    import of a module two tests need); every test attributed to its true cause."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ddchange", "demo", "suite-triage"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "The causes match the scenario's causes." in done.stdout
+    assert "12 tests pass at v3.0" in done.stdout

@@ -380,6 +380,9 @@ class SuiteResult:
     causes: tuple[Cause, ...]
     patches: tuple[bytes, ...]  # one per cause: `git apply` puts it on GOOD
     scopes: dict[str, str]  # unit id -> its enclosing function, for every cause's units
+    # per cause, each unit's block in it (a run of its changed lines with no unchanged line
+    # between them): at block granularity a block is one change
+    blocks: tuple[dict[str, int], ...]
     attribution: dict[str, tuple[CommitInfo, ...]]  # unit id -> the commits that brought it
     log: tuple[TestRecord, ...]
     tests_run: int  # real runs made by this process

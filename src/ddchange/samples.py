@@ -38,7 +38,7 @@ from typing import Any
 
 from ddchange import git
 from ddchange.errors import UnknownScenario
-from ddchange.model import Request, Result
+from ddchange.model import Request, Result, SuiteResult
 
 SCENARIO_FILE = "scenario.toml"
 # What `ddchange demo` runs without a name: it needs nothing but python3.
@@ -125,6 +125,7 @@ def request(scenario: Scenario, repo: Path) -> Request:
         test=scenario.test,
         build=scenario.build,
         timeout=scenario.timeout,
+        results=scenario.results,
     )
 
 
@@ -194,19 +195,45 @@ def answer(result: Result) -> list[tuple[str, str]]:
     return [(c[0].path, "".join(h.diff for h in c)) for c in blocks(result, result.culprits)]
 
 
+def cause_answer(result: SuiteResult, number: int) -> list[tuple[str, str]]:
+    """Cause `number`'s changes (0 the first) as `matches` reads them (see `changes`)."""
+    cause, blocks = result.causes[number], result.blocks[number]
+    whole = result.request.granularity == "block"
+    return changes(
+        (h.path, h.diff, blocks.get(h.id) if whole else None)
+        for h in result.diff.hunks
+        if h.id in cause.answer
+    )
+
+
+def causes_match(scenario: Scenario, result: SuiteResult) -> bool:
+    """Whether a triage found exactly the scenario's causes: the same tests, each cause with
+    its expected answer."""
+    found = {frozenset(c.tests): n for n, c in enumerate(result.causes)}
+    return len(found) == len(scenario.causes) and all(
+        frozenset(cause.tests) in found
+        and expected_in(cause.expected, cause_answer(result, found[frozenset(cause.tests)]))
+        for cause in scenario.causes
+    )
+
+
 def matches(scenario: Scenario, found: Sequence[tuple[str, str]]) -> bool:
     """Whether an answer, as (path, diff text) per unit, is exactly the expected answer.
 
     Each expected unit must be found once (its path, and its line among the unit's diff lines),
     and the answer may hold nothing else.
     """
+    return expected_in(scenario.expected, found)
+
+
+def expected_in(wanted: Sequence[Expected], found: Sequence[tuple[str, str]]) -> bool:
+    """`matches`, for any list of expected units."""
 
     def is_unit(expected: Expected, path: str, diff: str) -> bool:
         return path == expected.path and expected.line in diff.splitlines()
 
-    return len(found) == len(scenario.expected) and all(
-        sum(is_unit(expected, path, diff) for path, diff in found) == 1
-        for expected in scenario.expected
+    return len(found) == len(wanted) and all(
+        sum(is_unit(expected, path, diff) for path, diff in found) == 1 for expected in wanted
     )
 
 

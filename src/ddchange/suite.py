@@ -147,6 +147,9 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         causes=tuple(causes),
         patches=tuple(patches[n] for n in range(len(causes))),
         scopes={h.id: hierarchy.scope(h.id) for h in units},
+        blocks=tuple(
+            hierarchy.runs([h for h in diff.hunks if h.id in cause.answer]) for cause in causes
+        ),
         attribution={u: tuple(infos[sha] for sha in s) for u, s in origins.items()},
         log=tuple(trials.log),
         tests_run=trials.tests_run,

@@ -394,8 +394,8 @@ def run(
     )
     files = outputs.Outputs(patch_file, json_file, html_file)
     if results or tests or patch_dir:
-        outputs.triage(request, files, patch_dir, quiet=quiet, verbose=verbose)
-        return
+        triaged = outputs.triage(request, files, patch_dir, quiet=quiet, verbose=verbose)
+        sys.exit(outputs.exit_code(triaged.outcome))
     outputs.validate(request, files)
     from ddchange import session
 
@@ -544,6 +544,15 @@ def _demo_search(
         click.echo(f"repository: {repo}  ({samples.figures(scenario, repo)})", err=True)
         click.echo(f"the search: ddchange {shlex.join(samples.command(scenario))}", err=True)
     request = samples.request(scenario, repo)
+    if scenario.causes:
+        triaged = outputs.triage(request, files, None, quiet=quiet, verbose=verbose)
+        if triaged.outcome != "found":
+            sys.exit(outputs.exit_code(triaged.outcome))
+        same = samples.causes_match(scenario, triaged)
+        click.echo(f"The causes {'match' if same else 'DIFFER FROM'} the scenario's causes.")
+        if not same:
+            raise SystemExit(EXIT_BUG)
+        return
     result = outputs.search(
         lambda show: session.run(request, show), quiet, verbose, granularity=request.granularity
     )

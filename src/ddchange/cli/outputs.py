@@ -126,9 +126,8 @@ def finish(result: model.Result, outputs: Outputs, *, resumable: bool = True) ->
             )
     if failed is not None:
         raise failed
-    codes = {"found": EXIT_FOUND, "flaky": EXIT_FLAKY, "interrupted": EXIT_INTERRUPTED}
-    if codes[result.outcome] != EXIT_FOUND:
-        sys.exit(codes[result.outcome])
+    if exit_code(result.outcome) != EXIT_FOUND:
+        sys.exit(exit_code(result.outcome))
 
 
 def _write(option: str, path: Path, result: model.Result) -> None:
@@ -149,9 +148,9 @@ def _write(option: str, path: Path, result: model.Result) -> None:
 
 def triage(
     request: model.Request, files: Outputs, patch_dir: Path | None, *, quiet: bool, verbose: bool
-) -> None:
+) -> model.SuiteResult:
     """A whole suite triaged (--results): its checks before the first test, progress, the
-    report, --json and --patch-dir, and the exit code. Exits."""
+    report, --json and --patch-dir (see `exit_code` for the end)."""
     if not request.results:
         raise errors.NeedsResults("--test" if request.tests else "--patch-dir")
     refused = (
@@ -181,13 +180,20 @@ def triage(
     from ddchange.report import suite as report
 
     def progress(record: model.TestRecord, target: model.Target | None) -> None:
+        """One line per real run: for the test being searched, its outcome; outside a search,
+        how many tests failed."""
         if quiet:
             return
-        said = record.outcome if target is None else suite.verdict(record, target)
-        whose = f"  [{target.name}]" if target is not None and verbose else ""
+        if record.cases is None:
+            said = f"UNRESOLVED {record.reason}"
+        elif target is None:
+            failing = sum(c.status in (model.Status.FAIL, model.Status.ERROR)
+                          for c in record.cases.values())  # fmt: skip
+            said = f"{failing} of {len(record.cases)} failing"
+        else:
+            said = f"{suite.verdict(record, target).value.upper():<10} {target.name}"
         click.echo(
-            f"test {record.number:>4} {record.phase:>8}: {len(record.config):>5} changes -> "
-            f"{said.value.upper():<10} {record.reason}{whose}",
+            f"test {record.number:>4} {record.phase:>8}: {len(record.config):>5} changes -> {said}",
             err=True,
         )
 
@@ -210,5 +216,9 @@ def triage(
             "(apply one on GOOD with `git apply`)",
             err=True,
         )
-    codes = {"found": EXIT_FOUND, "flaky": EXIT_FLAKY, "interrupted": EXIT_INTERRUPTED}
-    sys.exit(codes[result.outcome])
+    return result
+
+
+def exit_code(outcome: str) -> int:
+    """The exit code for how a search or a triage ended."""
+    return {"found": EXIT_FOUND, "flaky": EXIT_FLAKY, "interrupted": EXIT_INTERRUPTED}[outcome]

@@ -21,6 +21,16 @@ def units(result: SuiteResult, cause: Cause) -> list[Hunk]:
     return [h for h in result.diff.hunks if h.id in cause.answer]
 
 
+def _changes(result: SuiteResult, number: int) -> list[list[Hunk]]:
+    """Cause `number`'s changes as the report shows them: at block granularity each block of
+    its units is one change."""
+    blocks = result.blocks[number] if result.request.granularity == "block" else {}
+    gathered: dict[object, list[Hunk]] = {}
+    for hunk in units(result, result.causes[number]):
+        gathered.setdefault(blocks.get(hunk.id, hunk.id), []).append(hunk)
+    return list(gathered.values())
+
+
 def headline(result: SuiteResult) -> str:
     good, bad = result.revisions.good[:12], result.revisions.bad[:12]
     request = result.request
@@ -61,18 +71,21 @@ def render(result: SuiteResult) -> str:
     what it cost."""
     lines = [headline(result), ""]
     for number, cause in enumerate(result.causes, 1):
-        mine = units(result, cause)
+        changes = _changes(result, number - 1)
+        verb = "breaks" if len(changes) == 1 else "break"
         lines += [
-            f"Cause {number}: {plural(len(mine), 'change')} break "
+            f"Cause {number}: {plural(len(changes), 'change')} {verb} "
             f"{plural(len(cause.tests), 'test')}: {_tests(cause.tests)}",
             f"    {_backing(cause)}",
             "",
         ]
-        for index, hunk in enumerate(mine, 1):
-            lines.append(f"  [{number}.{index}] {location(hunk, result.scopes.get(hunk.id, ''))}")
-            for info in result.attribution.get(hunk.id, ()):
-                lines.append(f"      commit {commit_line(info)}")
-            shown = shown_diff(hunk.diff, lines=SHOWN_LINES, width=SHOWN_WIDTH)
+        for index, block in enumerate(changes, 1):
+            first = block[0]
+            shas = dict.fromkeys(i for h in block for i in result.attribution.get(h.id, ()))
+            lines.append(f"  [{number}.{index}] {location(first, result.scopes.get(first.id, ''))}")
+            lines += [f"      commit {commit_line(info)}" for info in shas]
+            diff = "".join(h.diff for h in block)
+            shown = shown_diff(diff, lines=SHOWN_LINES, width=SHOWN_WIDTH)
             lines += ["      " + line.removesuffix("\r") for line in shown.lines]
             if shown.note():
                 lines.append(f"      {shown.note()}")
@@ -127,6 +140,9 @@ def render_json(result: SuiteResult) -> str:
                     {
                         **change(hunk, result.scopes.get(hunk.id, "")),
                         "commits": [commit(i) for i in result.attribution.get(hunk.id, ())],
+                        "block": result.blocks[number - 1].get(hunk.id)
+                        if result.request.granularity == "block"
+                        else None,
                     }
                     for hunk in units(result, cause)
                 ],

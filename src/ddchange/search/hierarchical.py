@@ -69,6 +69,13 @@ Offer = Callable[[list[Config]], None]
 Reducer = Literal["ddmin", "probdd"]
 REDUCERS: tuple[Reducer, ...] = ("ddmin", "probdd")
 
+# A level with this many atoms or fewer is reduced by ddmin whatever the reducer: there its
+# halves and quarters are few, and ProbDD's prior of about one needed atom mistakes a cause of
+# two or three files for one. On the bundled samples ProbDD everywhere ran 157 tests, ddmin on
+# such small levels 147 (hang: 22 and 14); on the real regressions the counts stayed within 3
+# of ProbDD's everywhere (benchmarks/RESULTS.md has the current ones).
+SMALL = 8
+
 # Candidates `Search._ahead` reads per free slot at most, known ones included.
 PLAN_READ = 4
 
@@ -173,7 +180,8 @@ class Search:
         def ahead(upcoming: Iterator[list[str]]) -> None:
             self._ahead(frozenset(c) for c in upcoming)
 
-        if self.reducer == "ddmin" or level == "commit":
+        small = len(self._atoms(self._ordered(failing))) <= SMALL
+        if self.reducer == "ddmin" or level == "commit" or small:
             found = dd.minimize(
                 self._ordered(failing),
                 self._probe,
