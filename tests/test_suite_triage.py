@@ -220,6 +220,25 @@ def test_a_second_run_takes_every_test_from_the_journal(tmp_path: Path) -> None:
     assert again["causes"] == first["causes"]
 
 
+def test_a_logged_triage_replays_to_the_same_causes(tmp_path: Path) -> None:
+    """`ddchange log` keeps each run's test results; `ddchange replay` of that log runs
+    nothing again and gives the same causes."""
+    repo = repository(tmp_path / "repo")
+    code, _, err, first = triage(repo, *JUNIT)
+    assert code == 0, err
+    log = tmp_path / "triage.log"
+    shown = ddchange(repo.path, command=["log"])
+    assert '"cases": {' in shown.stdout
+    log.write_text(shown.stdout)
+    subprocess.run([sys.executable, "-m", "ddchange", "reset"], cwd=repo.path, check=True)
+    report = tmp_path / "again.json"
+    again = ddchange(repo.path, "--json", str(report), str(log), command=["replay"])
+    assert again.returncode == 0, again.stderr
+    replayed = json.loads(report.read_text())
+    assert replayed["tests_run"] == 0
+    assert replayed["causes"] == first["causes"]
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

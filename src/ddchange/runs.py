@@ -242,6 +242,8 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         keep=_strings(description, "keep"),
         ignore=_strings(description, "ignore"),
         env_key=_strings(description, "env_key"),
+        results=_strings(description, "results"),
+        tests=_strings(description, "tests"),
     )
 
 

@@ -211,6 +211,12 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Limited
 
 def replay(request: Request, records: list[TestRecord], listener: Listener | None = None) -> Result:
     """Put `records` in place of the run's journal (like `git bisect replay`), then resume."""
+    put_records(request, records)
+    return run(request, listener, replayed=True)
+
+
+def put_records(request: Request, records: list[TestRecord]) -> None:
+    """`records` in place of the journal's records of the run `request` makes."""
     repo = git.open_repo(request.repo)
     revisions = resolve(repo, request.good, request.bad)
     subdirectory = git.prefix(request.repo)
@@ -220,7 +226,6 @@ def replay(request: Request, records: list[TestRecord], listener: Listener | Non
         journal.forget(key)
         for record in records:
             journal.append(key, record)
-    return run(request, listener, replayed=True)
 
 
 class _Session:

@@ -433,6 +433,11 @@ def replay(
     logged, records = runs.read_log(Path(log_file), repo)
     request = dataclasses.replace(logged, jobs=jobs, scheduler=scheduler, worker_clone=worker_clone)
     files = outputs.Outputs(patch_file, json_file, html_file)
+    if request.results:  # a whole suite's log: its records, then the triage goes on
+        triaged = outputs.triage(
+            request, files, None, quiet=quiet, verbose=verbose, records=records
+        )
+        sys.exit(outputs.exit_code(triaged.outcome))
     outputs.validate(request, files)
     result = outputs.search(
         lambda show: session.replay(request, records, show),

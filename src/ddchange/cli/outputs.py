@@ -147,10 +147,17 @@ def _write(option: str, path: Path, result: model.Result) -> None:
 
 
 def triage(
-    request: model.Request, files: Outputs, patch_dir: Path | None, *, quiet: bool, verbose: bool
+    request: model.Request,
+    files: Outputs,
+    patch_dir: Path | None,
+    *,
+    quiet: bool,
+    verbose: bool,
+    records: list[model.TestRecord] | None = None,
 ) -> model.SuiteResult:
     """A whole suite triaged (--results): its checks before the first test, progress, the
-    report, --json and --patch-dir (see `exit_code` for the end)."""
+    report, --json and --patch-dir (see `exit_code` for the end); with `records` (a replayed
+    log), those in place of the journal's first."""
     if not request.results:
         raise errors.NeedsResults("--test" if request.tests else "--patch-dir")
     refused = (
@@ -192,12 +199,18 @@ def triage(
             said = f"{failing} of {len(record.cases)} failing"
         else:
             said = f"{suite.verdict(record, target).value.upper():<10} {target.name}"
+        why = f"  ({record.reason})" if verbose and record.cases is not None else ""
         click.echo(
-            f"test {record.number:>4} {record.phase:>8}: {len(record.config):>5} changes -> {said}",
+            f"test {record.number:>4} {record.phase:>8}: {len(record.config):>5} changes -> "
+            f"{said}{why}",
             err=True,
         )
 
     try:
+        if records is not None:
+            from ddchange import session
+
+            session.put_records(request, records)
         result = suite.run(request, progress)
     except KeyboardInterrupt:
         click.echo(f"ddchange: interrupted before the search; your repository is unchanged. "
