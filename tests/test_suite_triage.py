@@ -220,6 +220,17 @@ def test_a_second_run_takes_every_test_from_the_journal(tmp_path: Path) -> None:
     assert again["causes"] == first["causes"]
 
 
+def test_two_jobs_give_the_same_causes_and_records(tmp_path: Path) -> None:
+    """-j 2 runs ahead in a second scratch tree; a run becomes a record only when a search
+    asks for it, so the records, and the causes, are those of -j 1."""
+    one = triage(repository(tmp_path / "one"), *JUNIT)
+    two = triage(repository(tmp_path / "two"), *JUNIT, "-j", "2")
+    assert one[0] == two[0] == 0, two[2]
+    assert two[3]["causes"] == one[3]["causes"]
+    shape = [[(r["phase"], r["config"], r["cases"]) for r in run[3]["log"]] for run in (one, two)]
+    assert shape[0] == shape[1]
+
+
 def test_a_logged_triage_replays_to_the_same_causes(tmp_path: Path) -> None:
     """`ddchange log` keeps each run's test results; `ddchange replay` of that log runs
     nothing again and gives the same causes."""
@@ -246,7 +257,6 @@ def test_a_logged_triage_replays_to_the_same_causes(tmp_path: Path) -> None:
         (("--results", "junit:"), "--results 'junit:'"),
         (("--test", "x.*"), "--test needs --results"),
         ((*JUNIT, "--isolate"), "--isolate does not work with --results yet"),
-        ((*JUNIT, "-j", "2"), "-j does not work with --results yet"),
     ],
 )
 def test_usage_errors_take_one_line(tmp_path: Path, options: tuple[str, ...], message: str) -> None:

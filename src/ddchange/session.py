@@ -228,6 +228,28 @@ def put_records(request: Request, records: list[TestRecord]) -> None:
             journal.append(key, record)
 
 
+def slots(
+    request: Request, repo: git.Repo, scratch: Scratch, trials: Trials, stack: contextlib.ExitStack
+) -> int:
+    """With -j N or --scheduler, `trials` runs ahead in that many slots, closed with `stack`;
+    how many tests may run at once (1 without)."""
+    if request.scheduler:
+        runs = cluster.remote(
+            request.scheduler,
+            scratch,
+            trials.recipe(),
+            lambda: trials.expect,
+            request.jobs,
+            request.worker_clone or "",
+        )
+    elif request.jobs > 1:
+        runs = ahead.local(repo, scratch, request.jobs, trials.run_ahead)
+    else:
+        return 1
+    trials.ahead = stack.enter_context(runs)
+    return trials.ahead.width
+
+
 class _Session:
     """The state of one run: the trial layer, the search, and what they found."""
 
@@ -308,22 +330,7 @@ class _Session:
 
     def parallel(self, stack: contextlib.ExitStack, repo: git.Repo) -> None:
         """With -j N or --scheduler, the slots that run tests ahead, closed with `stack`."""
-        request, trials = self.request, self.trials
-        if request.scheduler:
-            runs = cluster.remote(
-                request.scheduler,
-                self.scratch,
-                trials.recipe(),
-                lambda: trials.expect,
-                request.jobs,
-                request.worker_clone or "",
-            )
-        elif request.jobs > 1:
-            runs = ahead.local(repo, self.scratch, request.jobs, trials.run_ahead)
-        else:
-            return
-        trials.ahead = stack.enter_context(runs)
-        self.searcher.width = trials.ahead.width
+        self.searcher.width = slots(self.request, repo, self.scratch, self.trials, stack)
 
     def preflight(self) -> bool:
         """Whether GOOD passes and BAD fails, each in PREFLIGHT_RUNS runs (earlier attempts'

@@ -26,6 +26,7 @@ disagree is flaky: its cause is reported, flagged, and the run ends with exit 4.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import time
@@ -49,7 +50,7 @@ from ddchange.runs import describe, journal_path, run_key
 from ddchange.search import confidence
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.hierarchical import Found, Search
-from ddchange.session import analysis_aside, read_diff, resolve
+from ddchange.session import analysis_aside, read_diff, resolve, slots
 from ddchange.trial import results, worktree
 from ddchange.trial.journal import Journal
 from ddchange.trial.trials import Trials
@@ -76,6 +77,7 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         analysis_aside(diff, wanted=request.dependencies) as analysis,
         Journal(journal_path(repo)) as journal,
         worktree.scratch_worktree(repo, revisions.good) as scratch,
+        contextlib.ExitStack() as parallel,
     ):
         book = _Book()
         searching: list[Target | None] = [None]
@@ -102,6 +104,7 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
             },
             results=sources,
         )
+        width = slots(request, repo, scratch, trials, parallel)
         trials.resume(json.dumps(describe(request, revisions, subdirectory)))
         for record in trials.log:
             book.add(record)
@@ -120,7 +123,9 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         try:
             for target in targets:
                 searching[0] = target
-                found[target.name] = _search(request, trials, book, hierarchy, target, levels)
+                found[target.name] = _search(
+                    request, trials, book, hierarchy, target, levels, width
+                )
             searching[0] = None
             causes = _causes(request, trials, book, targets, found)
         except KeyboardInterrupt:
@@ -129,6 +134,7 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
             causes = _unchecked(targets, found)
         if outcome == "found" and any(cause.flaky for cause in causes):
             outcome = "flaky"
+        trials.stop_ahead()  # the scratch tree is the patches' alone now
         patches = {}
         paths = sorted({*content.touched_paths(diff), *limited.kept})
         for number, cause in enumerate(causes):
@@ -198,6 +204,7 @@ def _sides(trials: Trials, book: _Book, everything: Config) -> tuple[Cases, Case
     """GOOD's and BAD's test results, from their runs (taken over from the journal when it has
     them); NoTestResults when one gave none."""
     sides: list[Cases] = []
+    trials.offer(c for c in (frozenset[str](), everything) if not book.by_config.get(c))
     for phase, config in (("good", frozenset[str]()), ("bad", everything)):
         trials.phase = phase
         if not book.by_config.get(config):
@@ -249,6 +256,7 @@ def _search(
     hierarchy: Hierarchy,
     target: Target,
     levels: Sequence[str],
+    width: int,
 ) -> Found:
     """One target's search, from the smallest configuration on record that fails for it, with
     every record of the run in its cache; its new runs serve the targets after it."""
@@ -264,7 +272,9 @@ def _search(
         trials.once(config)
         return book.verdict(config, target)
 
-    search = Search(trials.diff, test, hierarchy, cache, trials.missing)
+    search = Search(
+        trials.diff, test, hierarchy, cache, trials.missing, width=width, offer=trials.offer
+    )
     search.best = start
     return search.minimize(start, levels)
 
@@ -283,6 +293,7 @@ def _causes(
     for target in targets:
         grouped.setdefault(found[target.name].answer, []).append(target)
     trials.phase = "confirm"
+    trials.offer(c for answer in grouped for c in trials.owed(answer, 1 + reruns))
     for answer in grouped:
         while len(book.by_config[answer]) < 1 + reruns:
             trials.once(answer)

@@ -163,8 +163,6 @@ def triage(
     refused = (
         ("--isolate", request.isolate),
         (f"--strategy {request.strategy}", request.strategy != "diff"),
-        ("-j", request.jobs > 1),
-        ("--scheduler", request.scheduler is not None),
         ("--retries", request.retries > 0),
         ("--fail-pattern", request.fail_pattern is not None),
         ("--patch (use --patch-dir)", files.patch is not None),
