@@ -98,7 +98,10 @@ def cause_lines(document: dict) -> dict[tuple[str, ...], set[str]]:
 
 def test_each_failing_test_gets_its_own_cause_from_shared_runs(tmp_path: Path) -> None:
     repo = repository(tmp_path / "repo")
-    code, out, err, document = triage(repo, *JUNIT, "--patch-dir", str(tmp_path / "causes"))
+    page = tmp_path / "triage.html"
+    code, out, err, document = triage(
+        repo, *JUNIT, "--patch-dir", str(tmp_path / "causes"), "--report", str(page)
+    )
     assert code == 0, err
     assert document["outcome"] == "found"
     assert cause_lines(document) == {
@@ -118,6 +121,10 @@ def test_each_failing_test_gets_its_own_cause_from_shared_runs(tmp_path: Path) -
             assert all(r["cases"][test] == ["fail", "AssertionError"] for r in runs), name
     assert "Cause 1: 1 change breaks 2 tests" in out
     assert "Already failing at GOOD (not searched): suite.Old.test_known_bug" in out
+    html = page.read_text()
+    assert html.count('<h2 id="cause-') == 2
+    assert "<li><code>suite.Text.test_encoding</code></li>" in html
+    assert '<span class="add">+latin' in html
     # The patches apply on GOOD, and each fails exactly its cause's tests.
     for number, cause in enumerate(document["causes"], 1):
         clone = tmp_path / f"clone{number}"
@@ -254,6 +261,7 @@ def test_a_logged_triage_replays_to_the_same_causes(tmp_path: Path) -> None:
     ("options", "message"),
     [
         (("--results", "xml:out.xml"), "--results 'xml:out.xml'"),
+        ((*JUNIT, "--patch", "x.patch"), "--patch (use --patch-dir) does not work with --results"),
         (("--results", "junit:"), "--results 'junit:'"),
         (("--test", "x.*"), "--test needs --results"),
         ((*JUNIT, "--isolate"), "--isolate does not work with --results yet"),

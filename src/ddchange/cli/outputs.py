@@ -166,7 +166,6 @@ def triage(
         ("--retries", request.retries > 0),
         ("--fail-pattern", request.fail_pattern is not None),
         ("--patch (use --patch-dir)", files.patch is not None),
-        ("--report", files.html is not None),
     )
     for option, given in refused:
         if given:
@@ -218,6 +217,11 @@ def triage(
     click.echo(report.render(result), nl=False)
     if files.json is not None:
         files.json.write_text(report.render_json(result))
+    if files.html is not None:
+        from ddchange.report import html
+
+        files.html.write_text(html.render_suite(result), encoding="utf-8")
+        click.echo(f"report: {files.html} (open it in a browser)", err=True)
     if patch_dir is not None:
         patch_dir.mkdir(parents=True, exist_ok=True)
         for number, patch in enumerate(result.patches, 1):

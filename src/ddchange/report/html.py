@@ -13,15 +13,18 @@ import itertools
 import math
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import jinja2
 from markupsafe import Markup
 
 from ddchange.diff.hunks import Hunk
-from ddchange.model import Outcome, Result, TestRecord
+from ddchange.model import Outcome, Result, SuiteResult, TestRecord
+from ddchange.report import suite
 from ddchange.report.words import (
     commit_line,
     confirmation,
@@ -35,6 +38,9 @@ from ddchange.report.words import (
     route,
     shown_diff,
 )
+
+if TYPE_CHECKING:  # types only
+    from ddchange.git import CommitInfo
 
 # Of each change's diff, the HTML report shows this many lines of at most this many characters;
 # --patch has them all, whole.
@@ -131,7 +137,10 @@ def _page(result: Result) -> _Page:
     notes += limits(result)
     if result.outcome == "found":  # a flaky run's reruns prove nothing
         notes.append(" ".join(confirmation(result.confirmation, isolate=request.isolate)))
-    passing = [_change(f"[P{n}]", hunk, result) for n, hunk in enumerate(result.passing, 1)]
+    passing = [
+        _change(f"[P{n}]", [hunk], result.scopes, result.attribution)
+        for n, hunk in enumerate(result.passing, 1)
+    ]
     return _Page(
         title=f"ddchange: {request.good}..{request.bad}",
         headline=headline(result),
@@ -152,11 +161,83 @@ def _page(result: Result) -> _Page:
         notes=notes,
         skipped=result.diff.skipped,
         answer=plural(len(result.culprits), "change"),
-        culprits=[_change(f"[{n}]", hunk, result) for n, hunk in enumerate(result.culprits, 1)],
+        culprits=[
+            _change(f"[{n}]", [hunk], result.scopes, result.attribution)
+            for n, hunk in enumerate(result.culprits, 1)
+        ],
         passing=passing if request.isolate else None,
         passing_count=plural(len(result.passing), "change"),
         plot=_plot(result),
     )
+
+
+@dataclass(frozen=True)
+class _Cause:
+    number: int
+    title: str
+    where: str  # its changes' places, short
+    backing: str
+    flaky: bool
+    tests: tuple[str, ...]
+    changes: list[_Change]
+
+
+@dataclass(frozen=True)
+class _SuitePage:
+    """Everything the suite template prints, as text (it escapes all of it)."""
+
+    title: str
+    headline: str
+    outcome: str
+    good: str
+    good_sha: str
+    bad: str
+    bad_sha: str
+    test: str
+    results: str
+    tests: str
+    causes: list[_Cause]
+    already_failing: tuple[str, ...]
+    newly_passing: tuple[str, ...]
+
+
+def render_suite(result: SuiteResult) -> str:
+    """A whole suite triaged as one self-contained page: each cause, its tests, its changes."""
+    request, revisions = result.request, result.revisions
+    causes = []
+    for number, cause in enumerate(result.causes, 1):
+        blocks = suite.changes_of(result, number - 1)
+        causes.append(
+            _Cause(
+                number=number,
+                title=f"{plural(len(blocks), 'change')}, {plural(len(cause.tests), 'test')}",
+                where="; ".join(location(b[0], result.scopes.get(b[0].id, "")) for b in blocks),
+                backing=suite.backing(cause),
+                flaky=cause.flaky,
+                tests=cause.tests,
+                changes=[
+                    _change(f"[{number}.{n}]", b, result.scopes, result.attribution)
+                    for n, b in enumerate(blocks, 1)
+                ],
+            )
+        )
+    page = _SuitePage(
+        title=f"ddchange: {request.good}..{request.bad}, a whole suite",
+        headline=suite.headline(result),
+        outcome=result.outcome,
+        good=request.good,
+        good_sha=revisions.good,
+        bad=request.bad,
+        bad_sha=revisions.bad,
+        test=shlex.join(request.test),
+        results=" ".join(request.results),
+        tests=f"{plural(result.tests_run, 'test')} for "
+        f"{plural(len(result.targets), 'failing test')}",
+        causes=causes,
+        already_failing=result.already_failing,
+        newly_passing=result.newly_passing,
+    )
+    return _SUITE.render(page=page, style=Markup(_STYLE))
 
 
 def _search(result: Result) -> str:
@@ -195,12 +276,22 @@ def _times(result: Result) -> str:
 _DIFF_CLASSES = {"+": "add", "-": "del", " ": "ctx"}
 
 
-def _change(label: str, hunk: Hunk, result: Result) -> _Change:
-    shown = shown_diff(hunk.diff, lines=SHOWN_HTML_LINES, width=SHOWN_HTML_WIDTH)
+def _change(
+    label: str,
+    hunks: list[Hunk],
+    scopes: Mapping[str, str],
+    attribution: Mapping[str, tuple[CommitInfo, ...]],
+) -> _Change:
+    """One change of the page: `hunks` (one unit, or the units of one block) as one diff."""
+    first = hunks[0]
+    shown = shown_diff(
+        "".join(h.diff for h in hunks), lines=SHOWN_HTML_LINES, width=SHOWN_HTML_WIDTH
+    )
+    infos = dict.fromkeys(info for h in hunks for info in attribution.get(h.id, ()))
     return _Change(
         label=label,
-        where=location(hunk, result.scopes.get(hunk.id, "")),
-        commits=[commit_line(info) for info in result.attribution.get(hunk.id, ())],
+        where=location(first, scopes.get(first.id, "")),
+        commits=[commit_line(info) for info in infos],
         lines=[_Line(_line_kind(line), line) for line in shown.lines],
         note=shown.note(),
     )
@@ -385,3 +476,4 @@ _ENVIRONMENT = jinja2.Environment(
 )
 _ENVIRONMENT.filters["px"] = _px
 _PAGE = _ENVIRONMENT.get_template("page.html")
+_SUITE = _ENVIRONMENT.get_template("suite.html")

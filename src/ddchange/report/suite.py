@@ -21,7 +21,7 @@ def units(result: SuiteResult, cause: Cause) -> list[Hunk]:
     return [h for h in result.diff.hunks if h.id in cause.answer]
 
 
-def _changes(result: SuiteResult, number: int) -> list[list[Hunk]]:
+def changes_of(result: SuiteResult, number: int) -> list[list[Hunk]]:
     """Cause `number`'s changes as the report shows them: at block granularity each block of
     its units is one change."""
     blocks = result.blocks[number] if result.request.granularity == "block" else {}
@@ -52,7 +52,7 @@ def _tests(names: tuple[str, ...]) -> str:
     return shown + (f", … {more} more (--json has all)" if more > 0 else "")
 
 
-def _backing(cause: Cause) -> str:
+def backing(cause: Cause) -> str:
     if cause.runs == 0:
         return "not checked: the run was interrupted"
     if cause.flaky:
@@ -71,12 +71,12 @@ def render(result: SuiteResult) -> str:
     what it cost."""
     lines = [headline(result), ""]
     for number, cause in enumerate(result.causes, 1):
-        changes = _changes(result, number - 1)
+        changes = changes_of(result, number - 1)
         verb = "breaks" if len(changes) == 1 else "break"
         lines += [
             f"Cause {number}: {plural(len(changes), 'change')} {verb} "
             f"{plural(len(cause.tests), 'test')}: {_tests(cause.tests)}",
-            f"    {_backing(cause)}",
+            f"    {backing(cause)}",
             "",
         ]
         for index, block in enumerate(changes, 1):
