@@ -46,6 +46,7 @@ from ddchange.model import (
     Target,
     TestRecord,
 )
+from ddchange.report.words import plural
 from ddchange.runs import describe, journal_path, run_key
 from ddchange.search import confidence
 from ddchange.search.cache import OutcomeCache
@@ -57,15 +58,16 @@ from ddchange.trial.trials import Trials
 
 Config = frozenset[str]
 Cases = Mapping[str, Case]
-# Told of every real run as it is recorded, with the target being searched (None outside).
-Progress = Callable[[TestRecord, Target | None], None]
+# Told of every real run as it is recorded, with the target being searched (None outside) and
+# how far the searches are: "target K of N, M answers so far".
+Progress = Callable[[TestRecord, Target | None, str], None]
 
 
 def run(request: Request, progress: Progress | None = None) -> SuiteResult:
     """Pre-flight, one search per target, the causes checked; raises an
     `errors.DDChangeError` when it cannot."""
     started = time.monotonic()
-    tell = progress or (lambda _record, _target: None)
+    tell = progress or (lambda _record, _target, _far: None)
     repo = git.open_repo(request.repo)
     worktree.remove_stale(repo)
     revisions = resolve(repo, request.good, request.bad)
@@ -81,10 +83,11 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
     ):
         book = _Book()
         searching: list[Target | None] = [None]
+        far = [""]
 
         def recorded(record: TestRecord) -> None:
             book.add(record)
-            tell(record, searching[0])
+            tell(record, searching[0], far[0])
 
         trials = Trials(
             diff,
@@ -121,8 +124,10 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         found: dict[str, Found] = {}
         outcome = "found"
         try:
-            for target in targets:
+            for number, target in enumerate(targets, 1):
                 searching[0] = target
+                answers = len({f.answer for f in found.values()})
+                far[0] = f"target {number} of {len(targets)}, {plural(answers, 'answer')} so far"
                 found[target.name] = _search(
                     request, trials, book, hierarchy, target, levels, width
                 )

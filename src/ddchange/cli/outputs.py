@@ -21,6 +21,7 @@ import click
 
 from ddchange import errors, model
 from ddchange.cli.messages import EXIT_FLAKY, EXIT_FOUND, EXIT_INTERRUPTED
+from ddchange.report.words import plural
 
 if TYPE_CHECKING:
     from ddchange.session import Listener
@@ -183,7 +184,7 @@ def triage(
     from ddchange import suite
     from ddchange.report import suite as report
 
-    def progress(record: model.TestRecord, target: model.Target | None) -> None:
+    def progress(record: model.TestRecord, target: model.Target | None, far: str) -> None:
         """One line per real run: for the test being searched, its outcome; outside a search,
         how many tests failed."""
         if quiet:
@@ -195,10 +196,11 @@ def triage(
                           for c in record.cases.values())  # fmt: skip
             said = f"{failing} of {len(record.cases)} failing"
         else:
-            said = f"{suite.verdict(record, target).value.upper():<10} {target.name}"
+            said = f"{suite.verdict(record, target).value.upper():<10} {target.name} ({far})"
         why = f"  ({record.reason})" if verbose and record.cases is not None else ""
         click.echo(
-            f"test {record.number:>4} {record.phase:>8}: {len(record.config):>5} changes -> "
+            f"test {record.number:>4} {record.phase:>8}: "
+            f"{plural(len(record.config), 'change'):>11} -> "
             f"{said}{why}",
             err=True,
         )
