@@ -4,6 +4,7 @@ for a pass. Real git, real runs of a small suite that writes JUnit XML or TAP.""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -12,6 +13,8 @@ from pathlib import Path
 import pytest
 from endtoend import LINES, ddchange, edit, refused, two_commits
 from gitsandbox import Sandbox
+
+from ddchange import samples, suite
 
 # A suite of five tests over the repository's files, written as JUnit XML (or TAP with
 # `tap`): each test fails when its condition on the files holds. A marker file makes the run
@@ -285,3 +288,19 @@ def test_the_bundled_suite_is_triaged_into_its_three_causes() -> None:
     assert done.returncode == 0, done.stderr
     assert "The causes match the scenario's causes." in done.stdout
     assert "12 tests pass at v3.0" in done.stdout
+
+
+def test_strategy_auto_builds_each_commit_once_for_every_test(tmp_path: Path) -> None:
+    """--strategy auto bisects the history for each failing test by its own verdicts, but a
+    commit's run serves every test: no commit is built twice, and the causes are the
+    scenario's."""
+    scenario = samples.load("suite-triage")
+    repo = samples.build_repo(scenario, tmp_path / "repo")
+    request = dataclasses.replace(samples.request(scenario, repo), strategy="auto")
+    result = suite.run(request)
+    assert result.outcome == "found"
+    assert samples.causes_match(scenario, result)
+    bisected = [r.config for r in result.log if r.phase == "bisect"]
+    assert bisected, "the history was bisected"
+    assert len(set(bisected)) == len(bisected)
+    assert len(bisected) < len(result.targets)

@@ -41,6 +41,7 @@ from ddchange.model import (
     Cause,
     Outcome,
     Request,
+    Revisions,
     Status,
     SuiteResult,
     Target,
@@ -50,6 +51,7 @@ from ddchange.report.words import plural
 from ddchange.runs import describe, journal_path, run_key
 from ddchange.search import confidence
 from ddchange.search.cache import OutcomeCache
+from ddchange.search.dd import bisect
 from ddchange.search.hierarchical import Found, Search
 from ddchange.session import analysis_aside, read_diff, resolve, slots
 from ddchange.trial import results, worktree
@@ -123,9 +125,17 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         levels = grouping.levels_for(request.granularity, diff)
         found: dict[str, Found] = {}
         outcome = "found"
+        # --strategy auto: the commits that brought each change, to run a culprit's alone
+        origins = (
+            provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff)
+            if request.strategy == "auto"
+            else None
+        )
         try:
             for number, target in enumerate(targets, 1):
                 searching[0] = target
+                if origins is not None:
+                    _bisect(trials, book, target, revisions, origins)
                 answers = len({f.answer for f in found.values()})
                 far[0] = f"target {number} of {len(targets)}, {plural(answers, 'answer')} so far"
                 found[target.name] = _search(
@@ -254,6 +264,36 @@ def _broken(case: Case | None) -> bool:
     return case is not None and case.status in (Status.FAIL, Status.ERROR)
 
 
+def _bisect(
+    trials: Trials,
+    book: _Book,
+    target: Target,
+    revisions: Revisions,
+    origins: Mapping[str, tuple[str, ...]],
+) -> None:
+    """--strategy auto, for one target: bisect the first-parent history by the target's
+    verdicts (each commit built and tested once, for every target: its record serves them
+    all), then run the changes of the commits that turned it, alone on GOOD. When they fail
+    for the target, its search starts there, the smallest configuration on record that
+    fails for it; when not, from what failed before."""
+    repo = trials.scratch.repo
+    chain = git.first_parents(repo, revisions.good, revisions.bad)
+
+    def test(position: int) -> Outcome:
+        config = frozenset({f"commit:{chain[position - 1]}"})
+        if not book.by_config.get(config):
+            trials.commit(revisions.good, chain[position - 1])
+        return book.verdict(config, target)
+
+    lo, hi = bisect(len(chain), test)
+    last_good = revisions.good if lo == 0 else chain[lo - 1]
+    suspects = git.commits(repo, last_good, chain[hi - 1])
+    alone = provenance.commits_of(origins, suspects)
+    if alone and not book.by_config.get(alone):
+        trials.phase = "commit"
+        trials.once(alone)
+
+
 def _search(
     request: Request,
     trials: Trials,
@@ -268,8 +308,10 @@ def _search(
     cache = OutcomeCache[str](monotony=request.monotony)
     for config in book.by_config:
         cache.store(config, book.verdict(config, target))
-    fails = [c for c in book.by_config if cache.exact(c) is Outcome.FAIL]
     order = {h.id: n for n, h in enumerate(trials.diff.hunks)}
+    fails = [  # sets of changes: a commit's own tree (bisection) is no place to start from
+        c for c in book.by_config if cache.exact(c) is Outcome.FAIL and c <= order.keys()
+    ]
     start = min(fails, key=lambda c: (len(c), sorted(order[u] for u in c)))
 
     def test(config: Config) -> Outcome:

@@ -163,7 +163,7 @@ def triage(
         raise errors.NeedsResults("--test" if request.tests else "--patch-dir")
     refused = (
         ("--isolate", request.isolate),
-        (f"--strategy {request.strategy}", request.strategy != "diff"),
+        ("--strategy history", request.strategy == "history"),
         ("--retries", request.retries > 0),
         ("--fail-pattern", request.fail_pattern is not None),
         ("--patch (use --patch-dir)", files.patch is not None),
