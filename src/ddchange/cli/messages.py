@@ -22,7 +22,11 @@ EXIT_FOUND, EXIT_NOT_REPRODUCED, EXIT_USAGE, EXIT_BUG, EXIT_FLAKY, EXIT_INTERRUP
     130,
 )
 EXIT_CODES = (
-    (EXIT_FOUND, "found: the answer was seen to fail, and without each of its changes it did not"),
+    (
+        EXIT_FOUND,
+        "found: the answer (with --results, each cause) was seen to fail, and without each of "
+        "its changes it did not",
+    ),
     (EXIT_NOT_REPRODUCED, "not reproduced: GOOD does not pass or BAD does not fail, or abort"),
     (EXIT_USAGE, "usage error: bad options, revisions or repository"),
     (EXIT_BUG, "internal error: a bug in ddchange, please report it"),
