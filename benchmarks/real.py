@@ -22,6 +22,16 @@ ddchange, with git and the check alone, in a separate clone: the answer patch ap
 must make the check exit 1, and at line level it must be 1-minimal: each hunk of its
 `git diff -U0` is left out in turn, and the check must then stop failing.
 
+Mode `triage` is for a case whose check writes per-test results: its case.toml says how ddchange
+reads them (`results = "junit:report.xml"`) and names each test's culprit lines (`[tests]`,
+`"case.name" = [lines]`). It gives two rows: `triage`, one `ddchange --results` run for every
+test that passes at GOOD and fails at BAD, and `separate`, one `--results --test NAME` run per
+such test, each from a reset journal, their runs summed. Each cause is judged from the JUnit
+XML the check writes, in a separate clone: its patch applied on `good` must give its tests their
+results at BAD and every other test its result at GOOD; leaving out any one hunk of its
+`git diff -U0` must make one of its tests stop failing as at BAD; and it must add or remove its
+tests' culprit lines.
+
 This script runs the cases and writes the section; real_cases.py builds a case (its repository
 and venv), real_searches.py runs the searches (a row each), real_judge.py tests trees in a clone
 and judges the answers.
@@ -52,7 +62,7 @@ from real_cases import (
     run,
     venv,
 )
-from real_judge import Sandbox, precheck, split_items
+from real_judge import Sandbox, precheck, split_items, suite_ends
 from real_searches import (
     COLUMNS,
     FLAGS,
@@ -61,6 +71,7 @@ from real_searches import (
     bisect,
     ddchange,
     reference,
+    triage_rows,
     units,
 )
 from results import PARTS, parts_prose, span
@@ -70,7 +81,8 @@ HERE = Path(__file__).resolve().parent
 CASES = HERE / "real"
 DDCHANGE = Path(sys.executable).with_name("ddchange")
 BY_MODE = {ref.mode: ref for ref in REFERENCES}
-MODES = ("default", "isolate", "no-dependencies", *BY_MODE, "bisect")
+MODES = ("default", "isolate", "no-dependencies", *BY_MODE, "bisect", "triage")
+TRIAGE = {"triage", "separate"}  # the rows of mode triage
 
 
 # -- one case -----------------------------------------------------------------------------------
@@ -88,18 +100,24 @@ def run_case(case: Case, args: argparse.Namespace) -> list[Row]:
     items = split_items(git_bytes(repo, "diff", "--binary", "-M", "--no-color", "good", "bad"))
     rows = []
     for mode in args.modes:
-        if mode in FLAGS:
-            row = ddchange(case, repo, judge_box, mode, args)
+        if mode == "triage" and not case.results:
+            print("   triage: the case's check writes no per-test results", flush=True)
+            continue
+        if mode == "triage":
+            made = triage_rows(case, repo, judge_box, suite_ends(judge_box), args)
+        elif mode in FLAGS:
+            made = [ddchange(case, repo, judge_box, mode, args)]
         elif mode in BY_MODE:
             ref = BY_MODE[mode]
             box = Sandbox.clone(case, repo, work / mode, bin_dir, args.timeout)
-            row = reference(case, ref, units(repo, ref.granularity), box, judge_box, args.budget)
+            made = [reference(case, ref, units(repo, ref.granularity), box, judge_box, args.budget)]
         else:
             box = Sandbox.clone(case, repo, work / "bisect", bin_dir, args.timeout)
-            row = bisect(case, box, args.timeout)
-        row.hunks = str(len(items))
-        print(" | ".join(row.cells()), flush=True)
-        rows.append(row)
+            made = [bisect(case, box, args.timeout)]
+        for row in made:
+            row.hunks = str(len(items))
+            print(" | ".join(row.cells()), flush=True)
+        rows += made
     return rows
 
 
@@ -117,6 +135,8 @@ def summary(rows: list[Row]) -> list[str]:
     by_case: dict[str, dict[str, Row]] = {}
     for row in rows:
         by_case.setdefault(row.case, {})[row.mode] = row
+    if all(row.mode in TRIAGE for row in rows):
+        return triage_summary(by_case)
     default = [m for m in by_case.values() if "default" in m]
     right = sum(m["default"].right for m in default)
     lines = [f"- default answer right on {right} of {len(default)}"]
@@ -128,6 +148,22 @@ def summary(rows: list[Row]) -> list[str]:
         fewer = sum(_not_more(m["default"], m[ref.mode]) for m in both)
         lines.append(f"- default tests ≤ {ref.mode} tests on {fewer} of {len(both)} (all runs)")
         lines += _total(ref.mode, [(m["default"], m[ref.mode]) for m in both])
+    return lines
+
+
+def triage_summary(by_case: dict[str, dict[str, Row]]) -> list[str]:
+    """Triage's causes right, and its tests beside one search per failing test, from the rows."""
+    both = [m for m in by_case.values() if m.keys() >= TRIAGE]
+    right = sum(m["triage"].right for m in both)
+    fewer = sum(_not_more(m["triage"], m["separate"]) for m in both)
+    ours = sum(m["triage"].count or 0 for m in both)
+    theirs = sum(m["separate"].count or 0 for m in both)
+    lines = [
+        f"- triage: every failing test in a cause and every cause right on {right} of {len(both)}",
+        f"- triage tests ≤ separate tests on {fewer} of {len(both)}",
+    ]
+    if theirs:
+        lines.append(f"- total tests: triage {ours} vs separate {theirs} = {ours / theirs:.2f}×")
     return lines
 
 
@@ -192,6 +228,20 @@ def section(rows: list[Row], ran: list[str], seconds: float) -> str:
         '1-minimal, and adds or removes every documented culprit line; "holds culprit" says '
         "whether it does that last. Checks run with `PYTHONDONTWRITEBYTECODE=1`."
     )
+    if any(r.mode in TRIAGE for r in rows):
+        intro += (
+            " Whole-suite triage (mode `triage`, for a case whose check writes JUnit XML with "
+            "one test per documented regression): `triage` is one `ddchange --results` run "
+            "for every test that passes at GOOD and fails at BAD; `separate` is one "
+            "`--results --test NAME` run per such test, each from a reset journal, their "
+            "runs summed. `answer`: the causes, their changes, the failing tests they cover. "
+            "Each cause is judged from the check's JUnit XML in a separate clone: its patch "
+            "applied on `good` must give its tests their results at BAD and every other test "
+            'its result at GOOD ("its tests alone"), leaving out any one hunk of its '
+            '`git diff -U0` must make one of its tests stop failing as at BAD ("k of n '
+            'removable" otherwise), and it must add or remove the culprit lines case.toml '
+            "names for its tests (`holds culprit`: causes that do)."
+        )
     return intro + "\n\n" + table(rows) + "\n" + "\n".join(summary(rows)) + "\n"
 
 

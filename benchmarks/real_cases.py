@@ -22,7 +22,7 @@ import tempfile
 import tomllib
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +137,8 @@ class Case:
     build: str = ""
     culprit_files: tuple[str, ...] = ()
     culprit_lines: tuple[str, ...] = ()
+    results: str = ""  # `--results` for ddchange when the check writes per-test results
+    tests: dict[str, tuple[str, ...]] = field(default_factory=dict)  # test id: culprit lines
 
     @property
     def check(self) -> Path:
@@ -148,13 +150,24 @@ class Case:
 
 
 def load_case(directory: Path) -> Case:
-    """The case in `directory` (Broken if its case.toml or check.py is missing or malformed)."""
+    """The case in `directory` (Broken if its case.toml or check.py is missing or malformed).
+
+    A case whose check writes per-test results says how ddchange reads them (`results =
+    "junit:report.xml"`) and names each test's culprit lines (`[tests]`, `"case.name" =
+    [lines]`); its `culprit_lines` are then all of those, unless given."""
     try:
         data: dict[str, Any] = tomllib.loads((directory / "case.toml").read_text())
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise Broken(f"case.toml: {error}") from error
     if not (directory / "check.py").is_file():
         raise Broken("no check.py")
+    tests = {
+        str(name): tuple(str(line).strip() for line in lines)
+        for name, lines in data.get("tests", {}).items()
+    }
+    if bool(tests) != bool(data.get("results")):
+        raise Broken("case.toml has `results` without `tests`, or `tests` without `results`")
+    every = [line for lines in tests.values() for line in lines]
     try:
         return Case(
             name=directory.name,
@@ -168,7 +181,9 @@ def load_case(directory: Path) -> Case:
             requires=tuple(str(r) for r in data.get("requires", ())),
             build=str(data.get("build", "")),
             culprit_files=tuple(str(f) for f in data.get("culprit_files", ())),
-            culprit_lines=tuple(str(line).strip() for line in data.get("culprit_lines", ())),
+            culprit_lines=tuple(str(line).strip() for line in data.get("culprit_lines", every)),
+            results=str(data.get("results", "")),
+            tests=tests,
         )
     except KeyError as error:
         raise Broken(f"case.toml has no {error.args[0]!r}") from error

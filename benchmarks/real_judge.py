@@ -6,13 +6,17 @@ binary file, or a mode change, as one) and the patch of any subset of them, renu
 `Sandbox`, a clone of the case's repository where GOOD plus a patch is built and checked (PASS,
 FAIL, UNRESOLVED); the precheck that GOOD passes and BAD fails; and `judge`, which uses git and
 the check alone, never ddchange: the answer applied on GOOD must fail, and leaving out each hunk
-of its `git diff -U0` in turn must make it stop failing.
+of its `git diff -U0` in turn must make it stop failing. For a case whose check writes JUnit XML
+(whole-suite triage), each test's result read from that file, and `judge_cause`: a cause's patch
+applied on GOOD must fail exactly its tests, as at BAD, and leave every other test as at GOOD;
+leaving out each hunk of its `git diff -U0` must make one of its tests stop failing.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,13 +128,14 @@ def changed_lines(patch: bytes) -> set[tuple[str, str]]:
     return lines
 
 
-def holds_culprit(case: Case, patch: bytes) -> bool:
-    """Whether every culprit line is added or removed by `patch` (in a culprit file, if any)."""
+def holds_culprit(case: Case, patch: bytes, wanted: Iterable[str] | None = None) -> bool:
+    """Whether every culprit line (or every line of `wanted`) is added or removed by `patch`
+    (in a culprit file, if any)."""
     lines = changed_lines(patch)
     files = set(case.culprit_files)
-    return bool(case.culprit_lines) and all(
-        any(text == want and (not files or path in files) for path, text in lines)
-        for want in case.culprit_lines
+    want = list(case.culprit_lines if wanted is None else wanted)
+    return bool(want) and all(
+        any(text == line and (not files or path in files) for path, text in lines) for line in want
     )
 
 
@@ -177,6 +182,10 @@ class Sandbox:
         done = run([python, str(self.case.check)], self.root, self.env, self.timeout)
         self.said = done.output.strip().rsplit("\n", 1)[-1][-200:]
         return {0: PASS, 1: FAIL}.get(done.code if done.code is not None else -1, UNRESOLVED)
+
+    def results(self) -> dict[str, str]:
+        """Each test's result in the case's JUnit XML file, as the last check left it."""
+        return junit(self.root / self.case.results.removeprefix("junit:"))
 
     def outcome(self, patch: bytes, *, zero: bool = False) -> str | None:
         """GOOD plus `patch`, tested; None when the patch does not apply."""
@@ -226,4 +235,96 @@ def judge(box: Sandbox, patch: bytes) -> Verdict:
         return Verdict(f"reproduces, {removable} of {len(items)} removable", culprit=culprit)
     if not culprit:
         return Verdict("reproduces, 1-minimal, not the culprit lines", culprit=culprit)
+    return Verdict("right", right=True, culprit=culprit)
+
+
+# -- whole-suite triage: per-test results and the judge of a cause --------------------------------
+
+PASSED = "pass"
+MISSING = "missing"
+
+
+def junit(path: Path) -> dict[str, str]:
+    """Each test case of a JUnit XML file (`classname.name`): "pass", "skipped",
+    "failure TYPE" or "error TYPE"; {} when there is no such file or it is not XML."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return {}
+    found = {}
+    for case in root.iter("testcase"):
+        classname, name = case.get("classname", ""), case.get("name", "")
+        test = f"{classname}.{name}" if classname else name
+        found[test] = PASSED
+        for status in ("failure", "error", "skipped"):
+            entry = case.find(status)
+            if entry is not None:
+                found[test] = f"{status} {entry.get('type', '')}".strip()
+                break
+    return found
+
+
+@dataclass(frozen=True)
+class Suite:
+    """Each test's result at GOOD and at BAD, and the targets: passing at GOOD, failing at BAD."""
+
+    good: dict[str, str]
+    bad: dict[str, str]
+
+    @property
+    def targets(self) -> list[str]:
+        return sorted(t for t, r in self.bad.items() if self.good.get(t) == PASSED and r != PASSED)
+
+    def expected(self, tests: Iterable[str]) -> dict[str, str]:
+        """The results GOOD plus the cause of `tests` should give: theirs as at BAD, every other
+        test's as at GOOD."""
+        chosen = set(tests)
+        return {t: self.bad[t] if t in chosen else r for t, r in self.good.items()}
+
+
+def suite_ends(box: Sandbox) -> Suite:
+    """The results of GOOD and of BAD in the box (Broken when either wrote none)."""
+    ends = []
+    for rev in ("good", "bad"):
+        box.reset(rev)
+        box.test()
+        ends.append(box.results())
+        if not ends[-1]:
+            raise Broken(f"{rev} writes no results to {box.case.results}")
+    return Suite(*ends)
+
+
+def _differences(got: Mapping[str, str], want: Mapping[str, str]) -> str:
+    wrong = [f"{t.rpartition('.')[2]} {got.get(t, MISSING)}" for t in want if got.get(t) != want[t]]
+    return ", ".join(wrong)
+
+
+def judge_cause(box: Sandbox, suite: Suite, tests: list[str], patch: bytes) -> Verdict:
+    """The cause of `tests` judged with git and the check alone: GOOD plus `patch` gives
+    `tests` their results at BAD and every other test its result at GOOD; leaving out any one
+    hunk of the patch's `git diff -U0` makes one of `tests` stop failing as at BAD; the patch
+    holds the documented culprit lines of `tests`."""
+    culprit = holds_culprit(box.case, patch, [x for t in tests for x in box.case.tests.get(t, ())])
+    box.reset()
+    if not box.apply(patch):
+        return Verdict("apply failed", culprit=culprit)
+    git(box.root, "add", "--all", "--force", ".")
+    git(box.root, "commit", "-q", "--allow-empty", "--no-verify", "-m", "cause")
+    box.test()
+    wrong = _differences(box.results(), suite.expected(tests))
+    if wrong:
+        return Verdict(f"not its tests alone: {wrong}", culprit=culprit)
+    answer = git(box.root, "rev-parse", "HEAD").strip()
+    items = split_items(git_bytes(box.root, "diff", "-U0", "--binary", "-M", "good", answer))
+    if len(items) > JUDGE_LIMIT:
+        return Verdict(f"its tests alone; {len(items)} hunks, not checked", culprit=culprit)
+    removable = 0
+    for k in range(len(items)):
+        applied = box.outcome(join_items(items[:k] + items[k + 1 :]), zero=True) is not None
+        got = box.results() if applied else {}
+        removable += applied and all(got.get(t) == suite.bad[t] for t in tests)
+    if removable:
+        return Verdict(f"its tests alone, {removable} of {len(items)} removable", culprit=culprit)
+    if not culprit:
+        return Verdict("its tests alone, 1-minimal, not the culprit lines", culprit=culprit)
     return Verdict("right", right=True, culprit=culprit)

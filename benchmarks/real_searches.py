@@ -6,7 +6,10 @@ its JSON report read for the outcome, the answer and the tests by phase); the re
 and over git's hunks; each one a pure function over singleton units), run by one harness that
 first runs GOOD and BAD, then the search with an exact cache, every test in a reset clone,
 within a budget of tests; and `git bisect run` with the case's build and check, GOOD and BAD run
-first too. The verdict on every answer is real_judge's.
+first too. For a case whose check writes per-test results, whole-suite triage: one
+`ddchange --results` run for every failing test at once, and, set beside it, one
+`--results --test NAME` run per failing test, each from a reset journal. The verdict on every
+answer is real_judge's.
 """
 
 from __future__ import annotations
@@ -18,12 +21,12 @@ import re
 import shlex
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from real_cases import GIT_TIMEOUT, Case, clean_env, git, git_bytes, run
-from real_judge import Sandbox, Verdict, judge
+from real_judge import Sandbox, Suite, Verdict, judge, judge_cause
 from results import PARTS, Runs, runs
 
 from ddchange import git as ddgit
@@ -140,6 +143,104 @@ def ddchange(case: Case, repo: Path, box: Sandbox, mode: str, args: argparse.Nam
         row.verdict = "no patch" if done.code is not None else "no patch (timed out)"
         return row
     return _judged(row, judge(box, patch.read_bytes()))
+
+
+# -- whole-suite triage ---------------------------------------------------------------------------
+
+
+@dataclass
+class Triaged:
+    """What one or more `ddchange --results` runs gave: their causes (tests, units, patch) and
+    their test runs, summed."""
+
+    causes: list[tuple[list[str], int, bytes]]
+    count: int = 0
+    phases: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    exits: list[str] = field(default_factory=list)
+    outcomes: list[str] = field(default_factory=list)
+
+
+def triage_run(
+    case: Case, repo: Path, box: Sandbox, args: argparse.Namespace, name: str, *tests: str
+) -> Triaged:
+    """`ddchange good..bad --results ... --json` (with `--test` for each of `tests`), from a
+    reset journal; its causes and runs."""
+    out = repo.parent / "out"
+    out.mkdir(exist_ok=True)
+    report = out / f"{name}.json"
+    report.unlink(missing_ok=True)
+    env = clean_env(box.bin)
+    run([str(args.ddchange), "reset"], repo, env, GIT_TIMEOUT)
+    argv = [str(args.ddchange), "good..bad", "--results", case.results, "--json", str(report)]
+    argv += [a for t in tests for a in ("--test", t)] + ["--timeout", f"{args.timeout:g}"]
+    argv += ["--build", case.build] if case.build else []
+    argv += ["--", str(box.bin / "python"), str(case.check)]
+    started = time.monotonic()
+    done = run(argv, repo, env, SEARCH_TIMEOUT)
+    (out / f"{name}.log").write_text(done.output)
+    data = _read_json(report)
+    causes = [
+        (list(c["tests"]), len(c["changes"]), str(c["patch"]).encode("utf-8", "surrogateescape"))
+        for c in data.get("causes", ())
+        if isinstance(c, dict)
+    ]
+    log = data.get("log")
+    return Triaged(
+        causes,
+        count=data["tests_run"] if isinstance(data.get("tests_run"), int) else 0,
+        phases=[str(r.get("phase")) for r in log if isinstance(r, dict)]
+        if isinstance(log, list)
+        else [],
+        seconds=time.monotonic() - started,
+        exits=["timeout" if done.code is None else str(done.code)],
+        outcomes=[str(data.get("outcome", "no report"))],
+    )
+
+
+def triage_rows(
+    case: Case, repo: Path, box: Sandbox, suite: Suite, args: argparse.Namespace
+) -> list[Row]:
+    """Two rows: `triage`, one run for all failing tests; `separate`, one run per failing
+    test, each from a reset journal, their runs summed. Every cause judged by real_judge."""
+    together = triage_run(case, repo, box, args, "triage")
+    apart = Triaged([])
+    for number, test in enumerate(suite.targets, 1):
+        one = triage_run(case, repo, box, args, f"separate-{number}", test)
+        apart.causes += one.causes
+        apart.count += one.count
+        apart.phases += one.phases
+        apart.seconds += one.seconds
+        apart.exits += one.exits
+        apart.outcomes += one.outcomes
+    pairs = (("triage", together), ("separate", apart))
+    return [_triage_row(case, box, suite, mode, got) for mode, got in pairs]
+
+
+def _triage_row(case: Case, box: Sandbox, suite: Suite, mode: str, got: Triaged) -> Row:
+    row = Row(case.name, case.title, mode=mode, wall=f"{got.seconds:.1f}")
+    row.exit = ",".join(dict.fromkeys(got.exits))
+    row.outcome = ",".join(dict.fromkeys(got.outcomes))
+    row.count, row.tests, row.runs = got.count, str(got.count), runs(got.phases)
+    covered = sorted(t for tests, _, _ in got.causes for t in tests)
+    sizes = "+".join(str(size) for _, size, _ in got.causes)
+    row.answer = (
+        f"{len(got.causes)} causes ({sizes} changes) for {len(covered)} of "
+        f"{len(suite.targets)} failing tests"
+    )
+    verdicts = [judge_cause(box, suite, tests, patch) for tests, _, patch in got.causes]
+    right = sum(v.right for v in verdicts)
+    row.right = right == len(verdicts) and covered == suite.targets
+    wrong = [
+        f"{'/'.join(t.rpartition('.')[2] for t in tests)}: {v.text}"
+        for (tests, _, _), v in zip(got.causes, verdicts, strict=True)
+        if not v.right
+    ]
+    row.verdict = "; ".join([f"{right} of {len(verdicts)} causes right", *wrong])
+    held = sum(bool(v.culprit) for v in verdicts)
+    row.culprit = f"{held} of {len(verdicts)}"
+    row.size = len(got.causes)
+    return row
 
 
 def _read_json(path: Path) -> dict[str, Any]:

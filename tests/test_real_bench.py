@@ -6,6 +6,7 @@ folders of benchmarks/real/ and the import of the project under test by their ch
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 import subprocess
@@ -261,6 +262,10 @@ def test_every_case_pins_two_sdists_and_names_its_culprit(directory: Path) -> No
     assert case.culprit_files
     assert case.culprit_lines
     assert "from checking import" in case.check.read_text()
+    if case.results:  # a suite case names the culprit lines of every test it has
+        assert case.results == "junit:report.xml"
+        assert all(case.tests.values())
+        assert set(case.culprit_lines) == {x for lines in case.tests.values() for x in lines}
 
 
 IMPORTING_CHECK = f"""
@@ -295,3 +300,115 @@ def test_a_check_imports_the_package_from_src_lib_or_the_top(
         [sys.executable, "check.py"], cwd=tmp_path, env=real_cases.clean_env(), check=False
     )
     assert done.returncode == code
+
+
+# -- whole-suite triage: per-test results and the judge of a cause -------------------------------
+
+SUITE_CHECK = f"""
+import sys
+sys.path.insert(0, {str(CASES)!r})
+from checking import Unexpected, suite
+
+def has(path, text):
+    return text in open(path).read()
+
+def a():
+    assert not has("a.txt", "BROKEN A"), "a broken"
+
+def b():
+    assert not has("b.txt", "BROKEN B"), "b broken"
+
+def c():
+    if has("a.txt", "STRANGE"):
+        raise Unexpected("neither good nor bad")
+
+suite({{"a": a, "b": b, "c": c}}, "nothing")
+"""
+LINES = "".join(f"line {n}\n" for n in range(1, 31))
+
+
+def suite_case(tmp_path: Path, tests: dict[str, tuple[str, ...]]) -> real_cases.Case:
+    """good: a.txt, b.txt, c.txt; bad: a.txt with "BROKEN A", b.txt with "BROKEN B", c.txt
+    edited; a check whose tests case.a and case.b fail on those, case.c passes."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (repo / name).write_text(LINES)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "good")
+    git(repo, "tag", "good")
+    (repo / "a.txt").write_text(LINES.replace("line 3\n", "BROKEN A\n"))
+    (repo / "c.txt").write_text(LINES.replace("line 25\n", "unrelated\n"))
+    (repo / "b.txt").write_text(LINES.replace("line 9\n", "BROKEN B\n"))
+    git(repo, "commit", "-qam", "bad")
+    git(repo, "tag", "bad")
+    (tmp_path / "case").mkdir()
+    (tmp_path / "case" / "check.py").write_text(SUITE_CHECK)
+    return real_cases.Case(
+        name="suite",
+        directory=tmp_path / "case",
+        package="p",
+        good="1",
+        bad="2",
+        good_sha256="",
+        bad_sha256="",
+        results="junit:report.xml",
+        tests=tests,
+    )
+
+
+def patch_of(repo: Path, *paths: str) -> bytes:
+    """The diff good..bad of `paths`."""
+    return git(repo, "diff", "good", "bad", "--", *paths)
+
+
+def test_a_suite_check_writes_failures_errors_and_passes_and_the_judge_reads_them(
+    tmp_path: Path,
+) -> None:
+    case = suite_case(tmp_path, {"case.a": ("BROKEN A",), "case.b": ("BROKEN B",)})
+    box = sandbox(case, tmp_path / "repo", "judge")
+    ends = real_judge.suite_ends(box)
+    assert ends.good == {"case.a": "pass", "case.b": "pass", "case.c": "pass"}
+    assert ends.bad == {
+        "case.a": "failure AssertionError",
+        "case.b": "failure AssertionError",
+        "case.c": "pass",
+    }
+    assert ends.targets == ["case.a", "case.b"]
+    # A test that sees something else is an error of its type, and the check cannot tell.
+    box.reset()
+    (box.root / "a.txt").write_text("STRANGE\n")
+    assert box.test() == real_judge.UNRESOLVED
+    assert box.results()["case.c"] == "error Unexpected"
+    # A report that is missing or not XML names no test.
+    (box.root / "report.xml").write_text("<testsuite><testcase")
+    assert real_judge.junit(box.root / "report.xml") == {}
+    assert real_judge.junit(box.root / "nothing.xml") == {}
+
+
+def test_a_cause_is_right_when_it_fails_its_tests_alone_minimally_with_its_culprit(
+    tmp_path: Path,
+) -> None:
+    case = suite_case(tmp_path, {"case.a": ("BROKEN A",), "case.b": ("BROKEN B",)})
+    repo = tmp_path / "repo"
+    box = sandbox(case, repo, "judge")
+    ends = real_judge.suite_ends(box)
+    a_alone = patch_of(repo, "a.txt")
+    assert real_judge.judge_cause(box, ends, ["case.a"], a_alone).right
+    assert real_judge.judge_cause(box, ends, ["case.b"], patch_of(repo, "b.txt")).right
+    # Both causes for one test: case.b fails too, which it should not.
+    both = patch_of(repo, "a.txt", "b.txt")
+    verdict = real_judge.judge_cause(box, ends, ["case.a"], both)
+    assert verdict.text == "not its tests alone: b failure AssertionError"
+    assert real_judge.judge_cause(box, ends, ["case.a", "case.b"], both).right
+    # The unrelated edit is a hunk that can go.
+    verdict = real_judge.judge_cause(box, ends, ["case.a"], patch_of(repo, "a.txt", "c.txt"))
+    assert verdict.text == "its tests alone, 1 of 2 removable"
+    # The right changes, but not the lines the case names for the test.
+    other = dataclasses.replace(case, tests={"case.a": ("line 4",)})
+    verdict = real_judge.judge_cause(sandbox(other, repo, "other"), ends, ["case.a"], a_alone)
+    assert (verdict.text, verdict.culprit) == (
+        "its tests alone, 1-minimal, not the culprit lines",
+        False,
+    )

@@ -9,6 +9,8 @@ import importlib
 import os
 import subprocess
 import sys
+import traceback
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
 UNTESTABLE = 125
@@ -42,6 +44,58 @@ def run(main: Callable[..., int], *modules: str) -> None:
         print("unexpected error:", repr(exc))
         code = UNTESTABLE
     sys.exit(code)
+
+
+class Unexpected(Exception):
+    """What a suite's test raises when it sees neither the good nor the regressed behaviour."""
+
+
+REPORT = "report.xml"
+
+
+def suite(tests: dict[str, Callable[[], None]], top: str) -> None:
+    """Run each test (its id is `case.<key>`), write report.xml, exit 0 when all pass, 1 when
+    some test failed (raised AssertionError: the regression), 125 when none failed but some
+    could not tell.
+
+    As in `run`, the tests run in a child process that imports `top` from the tree; when the
+    child dies without a report (a crash), every test is written as an error.
+    """
+    if os.environ.get(_CHILD) != "1":
+        if os.path.lexists(REPORT):
+            os.remove(REPORT)
+        done = subprocess.run([sys.executable, *sys.argv], env={**os.environ, _CHILD: "1"})
+        if done.returncode in (0, 1, UNTESTABLE) and os.path.isfile(REPORT):
+            sys.exit(done.returncode)
+        print(f"the check crashed ({done.returncode}): cannot tell")
+        _write({name: ("error", "Crash", str(done.returncode)) for name in tests})
+        sys.exit(UNTESTABLE)
+    root = os.getcwd()
+    under = [os.path.join(root, d) for d in ("src", "lib")]
+    sys.path.insert(0, next((d for d in under if os.path.isdir(os.path.join(d, top))), root))
+    results: dict[str, tuple[str, str, str]] = {}
+    for name, test in tests.items():
+        try:
+            test()
+            results[name] = ("pass", "", "")
+        except AssertionError as exc:
+            results[name] = ("failure", "AssertionError", str(exc))
+        except Exception as exc:  # ImportError, SyntaxError, Unexpected ...
+            results[name] = ("error", type(exc).__name__, "".join(traceback.format_exception(exc)))
+        print(f"{name}: {results[name][0]} {results[name][2].strip()[-300:]}".rstrip())
+    _write(results)
+    statuses = {status for status, _, _ in results.values()}
+    sys.exit(1 if "failure" in statuses else UNTESTABLE if "error" in statuses else 0)
+
+
+def _write(results: dict[str, tuple[str, str, str]]) -> None:
+    top = ET.Element("testsuite", name="case", tests=str(len(results)))
+    for name, (status, kind, message) in results.items():
+        case = ET.SubElement(top, "testcase", classname="case", name=name)
+        if status != "pass":
+            text = "".join(c for c in message[-500:] if c.isprintable() or c == "\n")
+            ET.SubElement(case, status, type=kind, message=text)
+    ET.ElementTree(top).write(REPORT, encoding="utf-8", xml_declaration=True)
 
 
 _CHILD = "DDCHANGE_CHECK_CHILD"
