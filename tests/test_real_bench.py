@@ -376,10 +376,11 @@ def test_a_suite_check_writes_failures_errors_and_passes_and_the_judge_reads_the
         "case.c": "pass",
     }
     assert ends.targets == ["case.a", "case.b"]
-    # A test that sees something else is an error of its type, and the check cannot tell.
+    # A test that sees something else is an error of its type; the check exits 1, as a test
+    # runner does, and the report says which test could not tell.
     box.reset()
     (box.root / "a.txt").write_text("STRANGE\n")
-    assert box.test() == real_judge.UNRESOLVED
+    assert box.test() == real_judge.FAIL
     assert box.results()["case.c"] == "error Unexpected"
     # A report that is missing or not XML names no test.
     (box.root / "report.xml").write_text("<testsuite><testcase")
