@@ -233,6 +233,30 @@ def test_a_dask_cluster_gives_the_same_answer_and_records_as_local_runs(
     assert _kept(temporary) == [], "the workers removed their clones"
 
 
+def test_a_triaged_suite_on_a_dask_cluster_gives_the_records_of_one_slot(
+    sample_repo: SampleRepo, cluster: tuple[str, Path]
+) -> None:
+    """--results on the cluster: each worker reads its run's results (the recipe carries
+    where they are), and the records and causes are those of local -j 1."""
+    address, temporary = cluster
+    seen = []
+    for where in ((), ("--scheduler", address)):
+        repo, scenario = sample_repo("suite-triage")
+        spec = ("--results", *scenario.results)
+        run = ddchange(
+            repo, f"{scenario.good}..{scenario.bad}", *spec, *where, "--", *scenario.test,
+            command=["run", "--json", str(repo.parent / "triage.json")],
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr
+        report = json.loads((repo.parent / "triage.json").read_text())
+        seen.append(
+            (report["causes"], [(r["phase"], r["config"], r["cases"]) for r in report["log"]])
+        )
+    assert seen[0] == seen[1]
+    assert len(seen[0][0]) == 3
+    assert _kept(temporary) == [], "the workers removed their clones"
+
+
 def _kept(temporary: Path) -> list[Path]:
     """What is left in the workers' temporary directory, beside their directories that hold
     nothing but their marker."""
@@ -330,27 +354,3 @@ def test_no_scheduler_there_is_one_line(tmp_path: Path) -> None:
     assert run.returncode == 1
     assert run.stderr.startswith("ddchange: no Dask cluster to use at tcp://127.0.0.1:9 (")
     assert len(run.stderr.strip().splitlines()) == 1
-
-
-def test_a_triaged_suite_on_a_dask_cluster_gives_the_records_of_one_slot(
-    sample_repo: SampleRepo, cluster: tuple[str, Path]
-) -> None:
-    """--results on the cluster: each worker reads its run's results (the recipe carries
-    where they are), and the records and causes are those of local -j 1."""
-    address, temporary = cluster
-    seen = []
-    for where in ((), ("--scheduler", address)):
-        repo, scenario = sample_repo("suite-triage")
-        spec = ("--results", *scenario.results)
-        run = ddchange(
-            repo, f"{scenario.good}..{scenario.bad}", *spec, *where, "--", *scenario.test,
-            command=["run", "--json", str(repo.parent / "triage.json")],
-        )  # fmt: skip
-        assert run.returncode == 0, run.stderr
-        report = json.loads((repo.parent / "triage.json").read_text())
-        seen.append(
-            (report["causes"], [(r["phase"], r["config"], r["cases"]) for r in report["log"]])
-        )
-    assert seen[0] == seen[1]
-    assert len(seen[0][0]) == 3
-    assert _kept(temporary) == [], "the workers removed their clones"
