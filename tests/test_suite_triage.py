@@ -142,11 +142,9 @@ def test_each_failing_test_gets_its_own_cause_from_shared_runs(tmp_path: Path) -
             assert f'name="{method}"><failure' in report
 
 
-def test_a_later_target_costs_little_when_an_earlier_search_narrowed_its_cause(
-    tmp_path: Path,
-) -> None:
-    """test_sum has test_round's cause: its search starts where that one ended (the smallest
-    configuration seen to fail for it), so the two cost about one search, not two."""
+def test_a_second_test_of_the_same_cause_costs_no_run(tmp_path: Path) -> None:
+    """test_sum has test_round's cause: its search takes test_round's path, every step of
+    which a record answers, so the two cost one search."""
     repo = repository(tmp_path / "repo")
     code, _, err, both = triage(repo, *JUNIT, "--test", "suite.Money.*")
     assert code == 0, err
@@ -154,8 +152,7 @@ def test_a_later_target_costs_little_when_an_earlier_search_narrowed_its_cause(
     code, _, err, one = triage(alone, *JUNIT, "--test", "suite.Money.test_round")
     assert code == 0, err
     assert len(both["causes"]) == 1
-    extra = both["tests_run"] - one["tests_run"]
-    assert 0 <= extra <= 2, (both["tests_run"], one["tests_run"])
+    assert both["tests_run"] == one["tests_run"]
 
 
 def test_tap_on_the_output_gives_the_same_causes(tmp_path: Path) -> None:

@@ -10,10 +10,12 @@ record), so one run answers for every test at once. The phases pass values along
 2. one search per target (`_search`), in order. A target's outcome of a configuration is
    read from the records of that configuration alone (`verdict`): FAIL when the test failed
    as it fails at BAD (the same status and kind of failure), PASS when it passed, UNRESOLVED
-   otherwise (no build, no results, skipped, absent, a different failure). Every record made
-   for one target serves the others: each search starts with all records in its cache, from
-   the smallest configuration seen to fail for its target, so a target whose cause an earlier
-   search already narrowed costs a few tests or none.
+   otherwise (no build, no results, skipped, absent, a different failure). Every run serves
+   every target: a search never runs a configuration that another one ran (its record
+   answers), and targets with one cause follow one path, so all but the first cost nothing.
+   A search takes the path its own search would take alone: it draws no implication from
+   another target's runs (moving to their configurations by monotony led one search on the
+   click suite of benchmarks/real/ to four times the tests of the same search alone).
 3. causes (`_causes`): targets whose answers are the same configuration are one cause. Each
    answer is run again (`confidence.reruns`), and every target of the cause must fail in
    every run; GOOD runs once more at the end.
@@ -134,12 +136,15 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         try:
             for number, target in enumerate(targets, 1):
                 searching[0] = target
+                start = everything
                 if origins is not None:
-                    _bisect(trials, book, target, revisions, origins)
+                    alone = _bisect(trials, book, target, revisions, origins)
+                    if alone and book.verdict(alone, target) is Outcome.FAIL:
+                        start = alone
                 answers = len({f.answer for f in found.values()})
                 far[0] = f"target {number} of {len(targets)}, {plural(answers, 'answer')} so far"
                 found[target.name] = _search(
-                    request, trials, book, hierarchy, target, levels, width
+                    request, trials, book, hierarchy, target, levels, width, start
                 )
             searching[0] = None
             causes = _causes(request, trials, book, targets, found)
@@ -270,12 +275,11 @@ def _bisect(
     target: Target,
     revisions: Revisions,
     origins: Mapping[str, tuple[str, ...]],
-) -> None:
+) -> Config:
     """--strategy auto, for one target: bisect the first-parent history by the target's
     verdicts (each commit built and tested once, for every target: its record serves them
-    all), then run the changes of the commits that turned it, alone on GOOD. When they fail
-    for the target, its search starts there, the smallest configuration on record that
-    fails for it; when not, from what failed before."""
+    all), then run the changes of the commits that turned it, alone on GOOD; those changes
+    (its search starts there when they fail for it)."""
     repo = trials.scratch.repo
     chain = git.first_parents(repo, revisions.good, revisions.bad)
 
@@ -292,6 +296,7 @@ def _bisect(
     if alone and not book.by_config.get(alone):
         trials.phase = "commit"
         trials.once(alone)
+    return alone
 
 
 def _search(
@@ -302,21 +307,21 @@ def _search(
     target: Target,
     levels: Sequence[str],
     width: int,
+    start: Config,
 ) -> Found:
-    """One target's search, from the smallest configuration on record that fails for it, with
-    every record of the run in its cache; its new runs serve the targets after it."""
+    """One target's search from `start`, the path its own search would take alone: its cache
+    begins with GOOD and `start` only, so no outcome is implied from another target's runs
+    (moving to another search's configurations by monotony led a search astray: on the click
+    suite one target's search ran four times as many tests so); but a configuration another
+    search ran is answered by its record, not run again."""
     cache = OutcomeCache[str](monotony=request.monotony)
-    for config in book.by_config:
-        cache.store(config, book.verdict(config, target))
-    order = {h.id: n for n, h in enumerate(trials.diff.hunks)}
-    fails = [  # sets of changes: a commit's own tree (bisection) is no place to start from
-        c for c in book.by_config if cache.exact(c) is Outcome.FAIL and c <= order.keys()
-    ]
-    start = min(fails, key=lambda c: (len(c), sorted(order[u] for u in c)))
+    cache.store(frozenset(), book.verdict(frozenset(), target))
+    cache.store(start, book.verdict(start, target))
 
     def test(config: Config) -> Outcome:
-        trials.phase = search.level
-        trials.once(config)
+        if not book.by_config.get(config):
+            trials.phase = search.level
+            trials.once(config)
         return book.verdict(config, target)
 
     search = Search(
