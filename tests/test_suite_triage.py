@@ -301,3 +301,30 @@ def test_strategy_auto_builds_each_commit_once_for_every_test(tmp_path: Path) ->
     assert bisected, "the history was bisected"
     assert len(set(bisected)) == len(bisected)
     assert len(bisected) < len(result.targets)
+
+
+def test_a_cause_fails_its_tests_and_breaks_no_other(tmp_path: Path) -> None:
+    """a.txt's BROKEN line alone also makes another test error, which g.txt's FIX line (also
+    in BAD) repairs: GOOD plus BROKEN is broken another way, so the cause is BROKEN with FIX,
+    whose patch fails exactly its tests."""
+    stable = (
+        "if has('a.txt', 'BROKEN') and not has('g.txt', 'FIX'):\n"
+        "    tests['suite.Other.test_stable'] = None\n"
+        "else:\n"
+        "    tests['suite.Other.test_stable'] = True\n"
+    )
+    runner = SUITE.replace('if has("e.txt", "BOMB"):', stable + 'if has("e.txt", "BOMB"):')
+    runner = runner.replace(
+        '    body = "" if ok else \'<failure type="AssertionError" message="no"/>\'',
+        '    body = (\'<error type="NameError" message="x"/>\' if ok is None else\n'
+        '            "" if ok else \'<failure type="AssertionError" message="no"/>\')',
+    )
+    assert runner != SUITE
+    good = {**GOOD, "suite.py": runner, "g.txt": LINES}
+    bad = {**BAD, "g.txt": edit(LINES, ("line 8\n", "FIX\n"))}
+    repo = two_commits(tmp_path / "repo", good, bad, "")
+    code, _, err, document = triage(repo, *JUNIT, "--test", "suite.Money.*")
+    assert code == 0, err
+    assert cause_lines(document) == {
+        ("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN", "FIX"}
+    }

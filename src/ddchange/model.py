@@ -351,6 +351,9 @@ class Target:
 
     name: str
     at_bad: Case
+    # Every test that passes at GOOD, with its result at BAD (None: absent there); shared by
+    # all targets of a run: a failure counts only where none of them breaks anew.
+    ends: Mapping[str, Case | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -209,7 +209,9 @@ class _Book:
 
 def verdict(record: TestRecord, target: Target) -> Outcome:
     """`target`'s outcome in one run: FAIL when it failed as at BAD (same status and kind of
-    failure), PASS when it passed, UNRESOLVED otherwise."""
+    failure) and no other test that passes at GOOD broke anew (as it is at neither end: a
+    configuration broken another way, whose changes would not fail just their tests); PASS
+    when it passed; UNRESOLVED otherwise."""
     if record.cases is None:
         return Outcome.UNRESOLVED
     case = results.lookup(record.cases, target.name)
@@ -217,7 +219,18 @@ def verdict(record: TestRecord, target: Target) -> Outcome:
         return Outcome.UNRESOLVED
     if case.status is Status.PASS:
         return Outcome.PASS
-    return Outcome.FAIL if case == target.at_bad else Outcome.UNRESOLVED
+    if case != target.at_bad or _broken_anew(record.cases, target.ends):
+        return Outcome.UNRESOLVED
+    return Outcome.FAIL
+
+
+def _broken_anew(cases: Cases, ends: Mapping[str, Case | None]) -> bool:
+    """Whether a test that passes at GOOD has a result here that it has at neither end."""
+    for name, at_bad in ends.items():
+        now = results.lookup(cases, name)
+        if now is None or (now.status is not Status.PASS and now != at_bad):
+            return True
+    return False
 
 
 def _sides(trials: Trials, book: _Book, everything: Config) -> tuple[Cases, Cases]:
@@ -243,12 +256,17 @@ def _targets(
     """The tests that pass at GOOD and fail at BAD (narrowed by --test), in name order; those
     that fail at both; those that fail at GOOD and pass at BAD."""
     broken = {Status.FAIL, Status.ERROR}
+    ends = {
+        name: results.lookup(bad, name)
+        for name in good
+        if (case := results.lookup(good, name)) is not None and case.status is Status.PASS
+    }
     at = {
         name: (results.lookup(good, name), results.lookup(bad, name))
         for name in sorted(set(good) | set(bad))
     }
     targets = [
-        Target(name=name, at_bad=after)
+        Target(name=name, at_bad=after, ends=ends)
         for name, (before, after) in at.items()
         if before is not None
         and before.status is Status.PASS
