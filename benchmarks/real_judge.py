@@ -301,9 +301,10 @@ def _differences(got: Mapping[str, str], want: Mapping[str, str]) -> str:
 
 def judge_cause(box: Sandbox, suite: Suite, tests: list[str], patch: bytes) -> Verdict:
     """The cause of `tests` judged with git and the check alone: GOOD plus `patch` gives
-    `tests` their results at BAD and every other test its result at GOOD; leaving out any one
-    hunk of the patch's `git diff -U0` makes one of `tests` stop failing as at BAD; the patch
-    holds the documented culprit lines of `tests`."""
+    `tests` their results at BAD and every other test its result at GOOD (it fails exactly
+    its tests); leaving out any one hunk of the patch's `git diff -U0` makes that stop (one of
+    `tests` stops failing as at BAD, or another test breaks): each hunk is needed for it; the
+    patch holds the documented culprit lines of `tests`."""
     culprit = holds_culprit(box.case, patch, [x for t in tests for x in box.case.tests.get(t, ())])
     box.reset()
     if not box.apply(patch):
@@ -322,7 +323,7 @@ def judge_cause(box: Sandbox, suite: Suite, tests: list[str], patch: bytes) -> V
     for k in range(len(items)):
         applied = box.outcome(join_items(items[:k] + items[k + 1 :]), zero=True) is not None
         got = box.results() if applied else {}
-        removable += applied and all(got.get(t) == suite.bad[t] for t in tests)
+        removable += applied and not _differences(got, suite.expected(tests))
     if removable:
         return Verdict(f"its tests alone, {removable} of {len(items)} removable", culprit=culprit)
     if not culprit:
