@@ -430,3 +430,20 @@ def _by_hand(stderr: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
         env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
         check=False,
     )
+
+
+def test_a_stop_signal_after_the_command_is_over_is_no_death_by_signal() -> None:
+    """Once the command has said its end, Ctrl-C or SIGTERM has nothing to stop: the process
+    still exits as the command said (a signal in the last moments made exit -2 of a run that
+    had printed its answer, in benchmarks/faults.py)."""
+    probe = (
+        "import os, signal, sys\n"
+        "from ddchange.cli import main\n"
+        "main(['--help'])\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "os.kill(os.getpid(), signal.SIGTERM)\n"
+        "print('still here')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("still here\n")

@@ -605,7 +605,20 @@ def _usage_message(error: click.UsageError) -> str:
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Console entry point for `ddchange` and `git-ddchange`."""
+    """Console entry point for `ddchange` and `git-ddchange`. Once the command is over (its
+    answer printed and its files written, or its error said), a stop signal has nothing left
+    to stop: it is ignored, so that it cannot turn a finished run into a death by signal; one
+    that comes while the end is being said ends it as interrupted (exit 130)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        sys.exit(EXIT_INTERRUPTED)
+    finally:
+        for number in errors.STOPPING_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
+
+
+def _main(argv: list[str] | None) -> Any:
     # Diffs of non-UTF-8 files carry their bytes as surrogate escapes: print them as those bytes
     # rather than fail on a strictly UTF-8 terminal.
     for stream in (sys.stdout, sys.stderr):
