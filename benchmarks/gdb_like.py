@@ -18,8 +18,8 @@ judged by the oracle too, and the two must agree.
 pre-flight (GOOD and BAD) and checks at the end: the real run's row counts every part from its
 test log, and nothing here assumes how many runs they take.
 Test counts are deterministic for a seed; times are not. Zeller's figures are for *isolation*
-(dd, the failure-inducing difference) on GDB's own change; ddchange *minimizes* (ddmin):
-compare magnitudes, not digits.
+(dd, the failure-inducing difference) on GDB's own change; ddchange *minimizes* (a 1-minimal
+failing set): compare magnitudes, not digits.
 """
 
 from __future__ import annotations
@@ -331,7 +331,7 @@ def body(sizes: list[Size], args: argparse.Namespace, real: RealRun | None) -> s
         "a missing function is retried without the changes that need it; retries are tests "
         "too). The GDB column is Zeller's (ESEC/FSE 1999; TSE 2002): 8,721 changes, one "
         "culprit, 470 / 289 / 97 tests to *isolate* it (dd) on GDB's own change, where ddchange "
-        "*minimizes* (ddmin) a generated one: compare magnitudes, not digits.\n\n"
+        "*minimizes* (a 1-minimal failing set) a generated one: compare magnitudes, not digits.\n\n"
     )
     text += f"The change at {sizes[-1].hunks:,} hunks, by kind: {sizes[-1].kinds}.\n\n"
     text += table(COLUMNS, rows(sizes, args.budget)) + "\n"

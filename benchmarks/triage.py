@@ -8,7 +8,7 @@ For each scenario, in freshly built repositories (so that no run reuses another'
   of GOOD and one of BAD first among them (git bisect trusts the user that GOOD passes and BAD
   fails, so a user runs both to know), and it names one commit (or a list of candidates when
   skips leave several). It confirms nothing at the end.
-- ddchange with `--strategy auto`, with the default search (ddmin over the whole difference,
+- ddchange with `--strategy auto`, with the default search (ProbDD over the whole difference,
   `--strategy diff`), and with `--isolate`; each count is every real run of build and test,
   and beside it the same runs by part, counted from the run's test log by phase: the
   pre-flight (GOOD and BAD), the search, and the checks at the end (the answer and BAD
@@ -203,7 +203,7 @@ COLUMNS = (
     "git bisect names",
     f"auto: tests ({PARTS})",
     "auto: route",
-    f"ddmin: tests ({PARTS})",
+    f"default: tests ({PARTS})",
     f"isolate: tests ({PARTS})",
     "isolate: difference (+passing)",
     "ddchange names",
