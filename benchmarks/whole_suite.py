@@ -27,6 +27,7 @@ from pathlib import Path
 from results import write_section
 
 from ddchange import samples, suite
+from ddchange.report.words import plural
 
 HEADING = "## Whole-suite triage (`benchmarks/whole_suite.py`)"
 
@@ -76,7 +77,8 @@ def measure(scenario: samples.Scenario, root: Path) -> Row:
     ended = (
         f"exit {code}, {len(plain['culprits'])} changes after {plain['tests_run']} tests"  # type: ignore[arg-type]
         if plain
-        else f"exit {code}: GOOD fails ({len(whole.already_failing)} tests already fail there)"
+        else f"exit {code}: GOOD fails ({plural(len(whole.already_failing), 'test')} already "
+        "failing there)"
     )
     return Row(
         scenario=scenario.name,
