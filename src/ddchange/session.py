@@ -55,7 +55,7 @@ from ddchange.search import confidence
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.dd import Probed, bisect
 from ddchange.search.hierarchical import Found, Search
-from ddchange.trial import ahead, cluster, runner, worktree
+from ddchange.trial import ahead, cluster, results, runner, worktree
 from ddchange.trial.journal import Journal
 from ddchange.trial.trials import Trials
 from ddchange.trial.worktree import Scratch, scratch_worktree
@@ -228,6 +228,44 @@ def put_records(request: Request, records: list[TestRecord]) -> None:
             journal.append(key, record)
 
 
+def trials_for(
+    request: Request,
+    revisions: Revisions,
+    limited: Limited,
+    scratch: Scratch,
+    journal: Journal,
+    on_record: Callable[[TestRecord], None],
+    on_start: Callable[[frozenset[str]], None] = lambda _config: None,
+) -> Trials:
+    """The trial layer of the run `request` asks for: its key in the journal, how and where
+    its tests run, the files --keep and --ignore pin, where each run's results are
+    (--results); told of each record and of each test as it starts."""
+    subdirectory = git.prefix(request.repo)
+    pattern = re.compile(request.fail_pattern) if request.fail_pattern else None
+    return Trials(
+        limited.diff,
+        scratch,
+        journal,
+        run_key(request, revisions, subdirectory),
+        request.test,
+        # Like `git bisect run`, the test runs where the user stands: the same subdirectory of
+        # the scratch tree (UNRESOLVED where a configuration has no such directory).
+        scratch.path / subdirectory,
+        request.build,
+        request.timeout,
+        runner.Expectation(exit_code=None, pattern=pattern),
+        request.retries,
+        request.clean,
+        pinned={
+            **read.tree_states(scratch.repo, revisions.good, limited.ignored),
+            **read.tree_states(scratch.repo, revisions.bad, limited.kept),
+        },
+        results=tuple(results.parse_source(spec) for spec in request.results),
+        on_record=on_record,
+        on_start=on_start,
+    )
+
+
 def slots(
     request: Request, repo: git.Repo, scratch: Scratch, trials: Trials, stack: contextlib.ExitStack
 ) -> int:
@@ -268,27 +306,14 @@ class _Session:
         self.limited, self.listener = limited, listener
         self.subdirectory = git.prefix(request.repo)  # where the test runs: part of the run
         self.everything = frozenset(h.id for h in diff.hunks)
-        pattern = re.compile(request.fail_pattern) if request.fail_pattern else None
-        self.trials = Trials(
-            diff,
+        self.trials = trials_for(
+            request,
+            revisions,
+            limited,
             scratch,
             journal,
-            run_key(request, revisions, self.subdirectory),
-            request.test,
-            # Like `git bisect run`, the test runs where the user stands: the same subdirectory
-            # of the scratch tree (UNRESOLVED where a configuration has no such directory).
-            scratch.path / self.subdirectory,
-            request.build,
-            request.timeout,
-            runner.Expectation(exit_code=None, pattern=pattern),
-            request.retries,
-            request.clean,
             on_record=self._recorded,
             on_start=lambda config: self.events.started(config),
-            pinned={
-                **read.tree_states(scratch.repo, revisions.good, limited.ignored),
-                **read.tree_states(scratch.repo, revisions.bad, limited.kept),
-            },
         )
         self.cache = OutcomeCache[str](monotony=request.monotony)
         self.described = describe(request, revisions, self.subdirectory)

@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from ddchange import errors, git
-from ddchange.diff import content, provenance, read
+from ddchange.diff import content, provenance
 from ddchange.hierarchy import grouping
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
@@ -50,12 +50,12 @@ from ddchange.model import (
     TestRecord,
 )
 from ddchange.report.words import plural
-from ddchange.runs import describe, journal_path, run_key
+from ddchange.runs import describe, journal_path
 from ddchange.search import confidence
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.dd import bisect
 from ddchange.search.hierarchical import Found, Search
-from ddchange.session import analysis_aside, read_diff, resolve, slots
+from ddchange.session import analysis_aside, read_diff, resolve, slots, trials_for
 from ddchange.trial import results, worktree
 from ddchange.trial.journal import Journal
 from ddchange.trial.trials import Trials
@@ -78,7 +78,6 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
     limited = read_diff(repo, request, revisions)
     diff = limited.diff
     subdirectory = git.prefix(request.repo)
-    sources = tuple(results.parse_source(spec) for spec in request.results)
     with (
         analysis_aside(diff, wanted=request.dependencies) as analysis,
         Journal(journal_path(repo)) as journal,
@@ -93,24 +92,7 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
             book.add(record)
             tell(record, searching[0], far[0])
 
-        trials = Trials(
-            diff,
-            scratch,
-            journal,
-            run_key(request, revisions, subdirectory),
-            request.test,
-            scratch.path / subdirectory,
-            request.build,
-            request.timeout,
-            retries=0,
-            clean=request.clean,
-            on_record=recorded,
-            pinned={
-                **read.tree_states(scratch.repo, revisions.good, limited.ignored),
-                **read.tree_states(scratch.repo, revisions.bad, limited.kept),
-            },
-            results=sources,
-        )
+        trials = trials_for(request, revisions, limited, scratch, journal, on_record=recorded)
         width = slots(request, repo, scratch, trials, parallel)
         trials.resume(json.dumps(describe(request, revisions, subdirectory)))
         for record in trials.log:
@@ -193,9 +175,7 @@ class _Book:
         self.by_config: dict[Config, list[TestRecord]] = {}
 
     def add(self, record: TestRecord) -> None:
-        mine = self.by_config.setdefault(record.config, [])
-        if record not in mine:  # resumed records are told once more when taken over
-            mine.append(record)
+        self.by_config.setdefault(record.config, []).append(record)
 
     def verdict(self, config: Config, target: Target) -> Outcome:
         """What the records of exactly `config` say of `target`: the outcome they agree on,
