@@ -438,10 +438,10 @@ def test_the_scratch_tree_refuses_a_path_out_of_it(tmp_path: Path) -> None:
             before = snapshot(w.victim), snapshot(scratch.path / ".git")
             for path in ("../../victim/secret.txt", ".git/config", "x/../../../victim/sub"):
                 for state in (None, FileState(b"pwned\n", 0o100644)):
-                    with pytest.raises(errors.UnsafePath) as refusal:
+                    with pytest.raises(errors.UnsafeWrite) as refusal:
                         scratch.apply({path: state})
-                    message, code = explain(refusal.value)
-                    assert (code, len(message.splitlines())) == (3, 1)  # ours to fix
+                    message = explain(refusal.value)
+                    assert (refusal.value.exit, len(message.splitlines())) == (3, 1)  # ours to fix
             assert (snapshot(w.victim), snapshot(scratch.path / ".git")) == before
             # A symlink a test left in the tree: a path beneath it is written in a directory
             # that takes its place, and a removal beneath it removes nothing.

@@ -1,15 +1,19 @@
-"""Every error ddchange raises on purpose.
+"""Every error ddchange raises on purpose, and the one table of exit codes.
 
 Each exception carries the facts (revisions, commands, outcomes) as attributes, not a finished
-sentence: `cli.py` is the one place that turns them into a message that says what to do next,
-and into an exit code. Anything not derived from `DDChangeError` is a bug and is reported as one.
+sentence, and its exit code as `exit`. `cli/messages.explain` is the one place that turns the
+facts into a message that says what to do next; the command line exits with `error.exit`.
+`Exit` is the table that `ddchange run --help`, the man page and the README show. Anything not
+derived from `DDChangeError` is a bug and is reported as one (`Exit.BUG`).
 """
 
 from __future__ import annotations
 
+import enum
 import signal
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 # The signals that stop a run as Ctrl-C (SIGINT) does: the command line turns each into a
 # KeyboardInterrupt, so the running test's process group is stopped, every `finally` (the
@@ -19,15 +23,44 @@ from pathlib import Path
 STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1)
 
 
+class Exit(enum.IntEnum):
+    """ddchange's exit codes; `meaning` is what the help, the man page and the README say."""
+
+    FOUND = 0
+    NOT_REPRODUCED = 1
+    USAGE = 2
+    BUG = 3
+    FLAKY = 4
+    INTERRUPTED = 130
+
+    @property
+    def meaning(self) -> str:
+        return _MEANINGS[self]
+
+
+_MEANINGS = {
+    Exit.FOUND: "found: the answer (with --results, each cause) was seen to fail, and without "
+    "each of its changes it did not",
+    Exit.NOT_REPRODUCED: "not reproduced: GOOD does not pass or BAD does not fail, or abort",
+    Exit.USAGE: "usage error: bad options, revisions or repository",
+    Exit.BUG: "internal error: a bug in ddchange, please report it",
+    Exit.FLAKY: "flaky: runs of the same changes disagreed; what was seen is shown, no answer",
+    Exit.INTERRUPTED: "interrupted: Ctrl-C, SIGTERM/HUP/QUIT/USR1; best answer so far, unchecked",
+}
+
+
 class DDChangeError(Exception):
-    """Base of all expected errors."""
+    """Base of all expected errors; each kind says its exit code."""
+
+    exit: ClassVar[Exit]
 
 
-# -- usage errors (exit code 2): the request itself cannot be served -------------------------
+# -- the request itself cannot be served ----------------------------------------------------
 
 
 @dataclass
 class NotARepository(DDChangeError):
+    exit: ClassVar[Exit] = Exit.USAGE
     path: Path
     missing: bool = False  # no such directory at all
 
@@ -37,6 +70,8 @@ class UnwritableOutput(DDChangeError):
     """The file an option asks for (`option`: "--report", ...) cannot be written at `path`:
     `problem` is "no such directory", "is a directory" or "permission denied". Checked before
     the first test, so that a long search does not end without its report."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
 
     option: str
     path: Path
@@ -48,6 +83,8 @@ class SameOutput(DDChangeError):
     """Two output options (`options`, "--json" and "--patch", say) name the same file: one
     would silently overwrite the other."""
 
+    exit: ClassVar[Exit] = Exit.USAGE
+
     options: tuple[str, str]
     path: Path
 
@@ -57,6 +94,8 @@ class OutputFailed(DDChangeError):
     """Writing the file of `option` failed after the search (a full disk, /dev/full): `problem`
     is the system's reason. `resumable` says that the same command again takes every test from
     the journal (a run; a demo builds a new repository each time)."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
 
     option: str
     path: Path
@@ -69,6 +108,8 @@ class BadPathspec(DDChangeError):
     """A --keep or --ignore pathspec (`option`, `spec`) that git refuses (empty, unknown magic,
     outside the repository): `complaint` is git's reason."""
 
+    exit: ClassVar[Exit] = Exit.USAGE
+
     option: str
     spec: str
     complaint: str
@@ -78,6 +119,8 @@ class BadPathspec(DDChangeError):
 class PathspecMatchesNothing(DDChangeError):
     """A --keep or --ignore pathspec (`option`, `spec`) that no changed path matches."""
 
+    exit: ClassVar[Exit] = Exit.USAGE
+
     option: str
     spec: str
 
@@ -85,6 +128,8 @@ class PathspecMatchesNothing(DDChangeError):
 @dataclass
 class NothingLeft(DDChangeError):
     """--keep and --ignore took every change out of the search."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
 
     kept: int  # files
     ignored: int
@@ -94,12 +139,16 @@ class NothingLeft(DDChangeError):
 class KeptAndIgnored(DDChangeError):
     """Changed paths that both a --keep and an --ignore pathspec match."""
 
+    exit: ClassVar[Exit] = Exit.USAGE
+
     paths: tuple[str, ...]
 
 
 @dataclass
 class ProgramNotFound(DDChangeError):
     """The test's program, a name without a slash, is on no directory of PATH."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
 
     name: str
 
@@ -114,6 +163,8 @@ class UnknownRevision(DDChangeError):
     before the commit the user means (`git fetch --unshallow` brings the rest).
     """
 
+    exit: ClassVar[Exit] = Exit.USAGE
+
     rev: str
     kind: str | None = None
     complaint: str = ""
@@ -122,6 +173,7 @@ class UnknownRevision(DDChangeError):
 
 @dataclass
 class SameRevisions(DDChangeError):
+    exit: ClassVar[Exit] = Exit.USAGE
     good: str
     bad: str
     sha: str
@@ -132,6 +184,8 @@ class EmptyDiff(DDChangeError):
     """Nothing to search between `good` and `bad`: identical trees, or (`unsearched`) only
     changes ddchange cannot search, submodule pointers."""
 
+    exit: ClassVar[Exit] = Exit.USAGE
+
     good: str
     bad: str
     unsearched: tuple[str, ...] = ()
@@ -141,10 +195,23 @@ class EmptyDiff(DDChangeError):
 class UnsafePath(DDChangeError):
     """The tree of `commit` (a full object name) holds `path`, which git's checkout refuses
     (`problem`: "a '..' component", ...): written as it is, it would reach outside the scratch
-    tree or into its repository. Found when the diff is read, before anything is written;
-    `commit` is None where the scratch tree itself was asked to write such a path."""
+    tree or into its repository. Found when the diff is read, before anything is written.
+    """
 
-    commit: str | None
+    exit: ClassVar[Exit] = Exit.USAGE
+
+    commit: str
+    path: str
+    problem: str
+
+
+@dataclass
+class UnsafeWrite(DDChangeError):
+    """The scratch tree was asked to write `path`, which git's checkout refuses (`problem`):
+    such paths are refused when the diff is read (`UnsafePath`), so this is a bug."""
+
+    exit: ClassVar[Exit] = Exit.BUG
+
     path: str
     problem: str
 
@@ -154,6 +221,8 @@ class UnreadableTrees(DDChangeError):
     """git cannot list the trees of `good` and `bad` (full object names), or their diff:
     `stderr` is its complaint ("empty filename in tree entry": a crafted or damaged tree)."""
 
+    exit: ClassVar[Exit] = Exit.USAGE
+
     good: str
     bad: str
     stderr: str
@@ -161,6 +230,7 @@ class UnreadableTrees(DDChangeError):
 
 @dataclass
 class UnknownScenario(DDChangeError):
+    exit: ClassVar[Exit] = Exit.USAGE
     name: str
     known: tuple[str, ...]
 
@@ -172,6 +242,8 @@ class UnknownScenario(DDChangeError):
 class GitFailed(DDChangeError):
     """A git command we rely on failed; `command` is its argv, `stderr` git's complaint."""
 
+    exit: ClassVar[Exit] = Exit.NOT_REPRODUCED
+
     command: tuple[str, ...]
     returncode: int
     stderr: str
@@ -181,6 +253,8 @@ class GitFailed(DDChangeError):
 class BadResults(DDChangeError):
     """A --results value that is not one: `complaint` says why."""
 
+    exit: ClassVar[Exit] = Exit.USAGE
+
     spec: str
     complaint: str
 
@@ -189,6 +263,8 @@ class BadResults(DDChangeError):
 class NeedsResults(DDChangeError):
     """An option that only a whole-suite triage takes, given without --results."""
 
+    exit: ClassVar[Exit] = Exit.USAGE
+
     option: str
 
 
@@ -196,10 +272,12 @@ class NeedsResults(DDChangeError):
 class NotWithResults(DDChangeError):
     """An option that a whole-suite triage (--results) does not take yet."""
 
+    exit: ClassVar[Exit] = Exit.USAGE
+
     option: str
 
 
-# -- could not reproduce (exit code 1): pre-flight showed there is nothing to search ----------
+# -- nothing to search, or the search cannot go on ------------------------------------------
 
 
 @dataclass
@@ -215,6 +293,8 @@ class PreflightFailed(DDChangeError):
     changes ddchange cannot apply (submodule pointers stay as in GOOD): when BAD "passes", the
     failure may well come from them, and the real BAD checkout would still fail.
     """
+
+    exit: ClassVar[Exit] = Exit.NOT_REPRODUCED
 
     which: str
     verdict: str
@@ -237,6 +317,8 @@ class NoTestResults(DDChangeError):
     """With --results, GOOD's or BAD's run gave no test results (`reason` says why: no file,
     not XML, no test case, no build); `tail` is the end of its output."""
 
+    exit: ClassVar[Exit] = Exit.NOT_REPRODUCED
+
     which: str
     reason: str
     tail: str
@@ -245,6 +327,8 @@ class NoTestResults(DDChangeError):
 @dataclass
 class NoTargets(DDChangeError):
     """With --results, no test passes at GOOD and fails at BAD (among those --test names)."""
+
+    exit: ClassVar[Exit] = Exit.NOT_REPRODUCED
 
     already_failing: int
     newly_passing: int
@@ -255,6 +339,8 @@ class NoTargets(DDChangeError):
 class MaterializationMismatch(DDChangeError):
     """Applying every change to GOOD did not give BAD's tree: a limit of ddchange, not the user."""
 
+    exit: ClassVar[Exit] = Exit.NOT_REPRODUCED
+
     paths: tuple[str, ...]
 
 
@@ -262,6 +348,8 @@ class MaterializationMismatch(DDChangeError):
 class TestAborted(DDChangeError):
     """The test exited above 127, which `git bisect run` treats as "stop everything" (a shell
     reports a death by signal N as 128+N)."""
+
+    exit: ClassVar[Exit] = Exit.NOT_REPRODUCED
 
     exit_code: int
     command: str
@@ -273,6 +361,8 @@ class EnvironmentFault(DDChangeError):
     limit, a scratch tree that could not be written. No outcome is recorded for it; the same
     command resumes once the fault is gone."""
 
+    exit: ClassVar[Exit] = Exit.NOT_REPRODUCED
+
     problem: str
     path: Path
 
@@ -281,10 +371,14 @@ class EnvironmentFault(DDChangeError):
 class DaskMissing(DDChangeError):
     """--scheduler without Dask's `distributed` installed."""
 
+    exit: ClassVar[Exit] = Exit.USAGE
+
 
 @dataclass
 class SchedulerUnreachable(DDChangeError):
     """--scheduler ADDRESS: no Dask scheduler answered there, or it has no workers."""
+
+    exit: ClassVar[Exit] = Exit.NOT_REPRODUCED
 
     address: str
     reason: str
@@ -295,6 +389,8 @@ class ClusterLost(DDChangeError):
     """--scheduler: the Dask cluster lost a test (its workers, or the scheduler, are gone).
     Like an EnvironmentFault, no outcome is recorded for it, and the same command resumes."""
 
+    exit: ClassVar[Exit] = Exit.NOT_REPRODUCED
+
     address: str
     problem: str
 
@@ -303,12 +399,16 @@ class ClusterLost(DDChangeError):
 class RunInProgress(DDChangeError):
     """`ddchange reset` while other ddchange processes still work in the repository."""
 
+    exit: ClassVar[Exit] = Exit.NOT_REPRODUCED
+
     pids: tuple[int, ...]
 
 
 @dataclass
 class BadLogFile(DDChangeError):
     """`ddchange replay FILE` with a file that is not a `ddchange log`."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
 
     path: Path
     line: int
@@ -318,6 +418,8 @@ class BadLogFile(DDChangeError):
 @dataclass
 class JournalUnavailable(DDChangeError):
     """The journal of completed tests cannot be opened or written (read-only .git, disk full)."""
+
+    exit: ClassVar[Exit] = Exit.NOT_REPRODUCED
 
     path: Path
     reason: str

@@ -25,13 +25,10 @@ import click
 from ddchange import __version__, errors, model
 from ddchange.cli import outputs
 from ddchange.cli.messages import (
-    EXIT_BUG,
     EXIT_CODES_HELP,
-    EXIT_INTERRUPTED,
-    EXIT_NOT_REPRODUCED,
-    EXIT_USAGE,
     explain,
 )
+from ddchange.errors import Exit
 from ddchange.report.words import printable
 
 if TYPE_CHECKING:
@@ -556,7 +553,7 @@ def _demo_search(
         same = samples.causes_match(scenario, triaged)
         click.echo(f"The causes {'match' if same else 'DIFFER FROM'} the scenario's causes.")
         if not same:
-            raise SystemExit(EXIT_BUG)
+            raise SystemExit(Exit.BUG)
         return
     result = outputs.search(
         lambda show: session.run(request, show), quiet, verbose, granularity=request.granularity
@@ -565,7 +562,7 @@ def _demo_search(
     verdict = "matches" if samples.matches(scenario, samples.answer(result)) else "DIFFERS FROM"
     click.echo(f"The answer {verdict} the scenario's expected answer.")
     if verdict != "matches":
-        raise SystemExit(EXIT_BUG)
+        raise SystemExit(Exit.BUG)
 
 
 @contextlib.contextmanager
@@ -612,7 +609,7 @@ def main(argv: list[str] | None = None) -> Any:
     try:
         return _main(argv)
     except KeyboardInterrupt:
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(Exit.INTERRUPTED)
     finally:
         for number in errors.STOPPING_SIGNALS:
             signal.signal(number, signal.SIG_IGN)
@@ -629,25 +626,24 @@ def _main(argv: list[str] | None) -> Any:
             return cli.main(args=argv, prog_name="ddchange", standalone_mode=False)
     except click.UsageError as error:  # one line, like every other error, and what to do
         click.echo(printable(f"ddchange: {_usage_message(error)}"), err=True)
-        sys.exit(EXIT_USAGE)
+        sys.exit(Exit.USAGE)
     except click.ClickException as error:
         error.show()
-        sys.exit(EXIT_USAGE)
+        sys.exit(Exit.USAGE)
     except (click.Abort, KeyboardInterrupt):
         click.echo("ddchange: interrupted; your repository is unchanged.", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(Exit.INTERRUPTED)
     except errors.DDChangeError as error:
-        message, code = explain(error)
-        click.echo(printable(f"ddchange: {message}"), err=True)
-        sys.exit(code)
+        click.echo(printable(f"ddchange: {explain(error)}"), err=True)
+        sys.exit(error.exit)
     except OSError as error:
         click.echo(
             printable(f"ddchange: {error.strerror or error}: {error.filename or ''}"), err=True
         )
-        sys.exit(EXIT_NOT_REPRODUCED)
+        sys.exit(Exit.NOT_REPRODUCED)
     except Exception:
         import traceback
 
         click.echo("ddchange: internal error (a bug): please report this:", err=True)
         click.echo(printable(traceback.format_exc(limit=-3)), err=True)
-        sys.exit(EXIT_BUG)
+        sys.exit(Exit.BUG)

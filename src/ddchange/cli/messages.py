@@ -1,8 +1,8 @@
 """The one place where errors become messages and exit codes.
 
 Each expected error (errors.py) gets one line that says what went wrong and what to do next;
-`EXIT_CODES` is the table that `ddchange run --help` shows and the README repeats (a test keeps
-them equal).
+its exit code is the error's own (`errors.Exit`, whose table `ddchange run --help` shows and the
+README repeats; a test keeps them equal).
 """
 
 from __future__ import annotations
@@ -11,28 +11,11 @@ import shlex
 import signal
 
 from ddchange import errors
+from ddchange.errors import Exit
 from ddchange.report.words import plural
 
-EXIT_FOUND, EXIT_NOT_REPRODUCED, EXIT_USAGE, EXIT_BUG, EXIT_FLAKY, EXIT_INTERRUPTED = (
-    0,
-    1,
-    2,
-    3,
-    4,
-    130,
-)
-EXIT_CODES = (
-    (
-        EXIT_FOUND,
-        "found: the answer (with --results, each cause) was seen to fail, and without each of "
-        "its changes it did not",
-    ),
-    (EXIT_NOT_REPRODUCED, "not reproduced: GOOD does not pass or BAD does not fail, or abort"),
-    (EXIT_USAGE, "usage error: bad options, revisions or repository"),
-    (EXIT_BUG, "internal error: a bug in ddchange, please report it"),
-    (EXIT_FLAKY, "flaky: runs of the same changes disagreed; what was seen is shown, no answer"),
-    (EXIT_INTERRUPTED, "interrupted: Ctrl-C, SIGTERM/HUP/QUIT/USR1; best answer so far, unchecked"),
-)
+# The table of exit codes, as `ddchange run --help`, the man page and the README show it.
+EXIT_CODES = tuple((int(code), code.meaning) for code in Exit)
 # The test command's exit codes, as `git bisect run` reads them (trial/runner.classify).
 TEST_EXIT_CODES = (
     ("0", "pass: the failure is not there"),
@@ -48,215 +31,182 @@ EXIT_CODES_HELP = (
 )
 
 
-def explain(error: errors.DDChangeError) -> tuple[str, int]:
-    """The message (ending with what to do next) and the exit code for an expected error."""
+def explain(error: errors.DDChangeError) -> str:
+    """The message for an expected error, ending with what to do next."""
     match error:
         case errors.NotARepository(path, missing=True):
-            return f"no such directory: {path}; cd into a git repository or pass -C PATH.", 2
+            return f"no such directory: {path}; cd into a git repository or pass -C PATH."
         case errors.NotARepository(path):
-            return f"{path} is not inside a git repository; cd into one or pass -C PATH.", 2
+            return f"{path} is not inside a git repository; cd into one or pass -C PATH."
         case errors.UnwritableOutput(option, path, problem):
-            return (
-                f"cannot write {option} {path}: {problem}; create it or choose another path.",
-                2,
-            )
+            return f"cannot write {option} {path}: {problem}; create it or choose another path."
         case errors.SameOutput((first, second), path):
             return (
                 f"{first} and {second} both name {path}: one would overwrite the other; give "
-                "each its own file.",
-                2,
+                "each its own file."
             )
         case errors.OutputFailed(option, path, problem, resumable=True):
             return (
                 f"could not write {option} {path} ({problem}); the answer is above. Run the same "
                 f"command again with another {option} file: every test is taken from the "
-                "journal, none runs again.",
-                2,
+                "journal, none runs again."
             )
         case errors.OutputFailed(option, path, problem):
-            return f"could not write {option} {path} ({problem}); the answer is above.", 2
+            return f"could not write {option} {path} ({problem}); the answer is above."
         case errors.BadPathspec(option, spec, complaint):
             return (
                 f"{option} {spec!r} is not a pathspec git accepts ({complaint}); see "
-                "`git help glossary` (pathspec), or use `.` for every path.",
-                2,
+                "`git help glossary` (pathspec), or use `.` for every path."
             )
         case errors.PathspecMatchesNothing(option, spec):
             return (
                 f"{option} {spec!r} matches no path that changed between GOOD and BAD; check it "
-                f"with `git diff --name-only GOOD BAD -- {shlex.quote(spec)}`.",
-                2,
+                f"with `git diff --name-only GOOD BAD -- {shlex.quote(spec)}`."
             )
         case errors.NothingLeft(kept, ignored):
             return (
                 f"--keep and --ignore leave no change to search ({kept} paths kept, {ignored} "
-                "ignored); narrow them.",
-                2,
+                "ignored); narrow them."
             )
         case errors.KeptAndIgnored(paths):
             shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
-            return f"both --keep and --ignore match {shown}; narrow one of them.", 2
+            return f"both --keep and --ignore match {shown}; narrow one of them."
         case errors.ProgramNotFound(name) if " " in name:
             return (
                 f"no program named {name!r} on PATH; for a shell line, pass "
-                f"`-- sh -c {shlex.quote(name)}`, or split the words: `-- {name}`.",
-                2,
+                f"`-- sh -c {shlex.quote(name)}`, or split the words: `-- {name}`."
             )
         case errors.ProgramNotFound(name):
             return (
                 f"no program named {name!r} on PATH; check the name, or give its path "
-                f"(`./{name}` for a file of the repository).",
-                2,
+                f"(`./{name}` for a file of the repository)."
             )
         case errors.UnknownRevision(rev, kind=str(kind)):
-            return f"{rev!r} names a {kind}, not a commit; GOOD and BAD must be commits.", 2
+            return f"{rev!r} names a {kind}, not a commit; GOOD and BAD must be commits."
         case errors.UnknownRevision(rev, shallow=True):
             return (
                 f"unknown revision {rev!r}; this clone is shallow and may not reach it: fetch "
-                "more history with `git fetch --unshallow` (or `--deepen=N`).",
-                2,
+                "more history with `git fetch --unshallow` (or `--deepen=N`)."
             )
         case errors.UnknownRevision(rev, complaint=complaint) if complaint:
-            return (
-                f"unknown revision {rev!r} ({complaint}); check it with `git rev-parse {rev}`.",
-                2,
-            )
+            return f"unknown revision {rev!r} ({complaint}); check it with `git rev-parse {rev}`."
         case errors.UnknownRevision(rev):
-            return f"unknown revision {rev!r}; check it with `git rev-parse {rev}`.", 2
+            return f"unknown revision {rev!r}; check it with `git rev-parse {rev}`."
         case errors.SameRevisions(good, bad, sha):
             return (
                 f"{good} and {bad} are the same commit ({sha[:12]}); nothing changed between "
-                "them. Pass a GOOD that is older than BAD.",
-                2,
+                "them. Pass a GOOD that is older than BAD."
             )
         case errors.EmptyDiff(good, bad, unsearched) if unsearched:
             return (
                 f"between {good} and {bad} only submodule pointers changed "
                 f"({', '.join(unsearched)}), and ddchange does not search inside submodules; "
                 f"bisect inside the submodule (`git diff {good} {bad} -- {unsearched[0]}` shows "
-                "both commits).",
-                2,
+                "both commits)."
             )
         case errors.EmptyDiff(good, bad):
             return (
                 f"{good} and {bad} have identical trees: there are no changes to search. "
-                "Check the range with `git diff --stat GOOD BAD`.",
-                2,
+                "Check the range with `git diff --stat GOOD BAD`."
             )
-        case errors.UnsafePath(str(commit), path, problem):
+        case errors.UnsafePath(commit, path, problem):
             return (
                 f"commit {commit[:12]} holds the path {path!r}, with {problem}: git refuses to "
                 "check it out, since it could write outside the work tree or into .git, and so "
-                "does ddchange. Choose revisions without it (`git fsck` lists such trees).",
-                2,
+                "does ddchange. Choose revisions without it (`git fsck` lists such trees)."
             )
-        case errors.UnsafePath(None, path, problem):
+        case errors.UnsafeWrite(path, problem):
             return (
                 f"refused to write {path!r} in the scratch tree, with {problem}; this is a "
-                "ddchange bug (such paths are refused when the diff is read): please report it.",
-                3,
+                "ddchange bug (such paths are refused when the diff is read): please report it."
             )
         case errors.UnreadableTrees(good, bad, stderr):
             return (
                 f"git cannot read the trees of {good[:12]} and {bad[:12]} "
                 f"({_last_line(stderr)}); check the history with `git fsck`, or choose other "
-                "revisions.",
-                2,
+                "revisions."
             )
         case errors.UnknownScenario(name, known):
-            return f"no sample scenario {name!r}; choose one of: {', '.join(known)}.", 2
+            return f"no sample scenario {name!r}; choose one of: {', '.join(known)}."
         case errors.BadResults(spec, complaint):
             return (
                 f"--results {spec!r}: {complaint}; give junit:PATH (a glob relative to where "
-                "the test runs, repeatable) or tap (TAP on the test's output).",
-                2,
+                "the test runs, repeatable) or tap (TAP on the test's output)."
             )
         case errors.NeedsResults(option):
             return (
                 f"{option} needs --results: it is about the tests of a whole suite (give "
-                "--results junit:PATH or --results tap).",
-                2,
+                "--results junit:PATH or --results tap)."
             )
         case errors.NotWithResults(option):
             return (
                 f"{option} does not work with --results yet: a whole-suite triage runs one test "
-                "at a time, over the whole range; leave out one of them.",
-                2,
+                "at a time, over the whole range; leave out one of them."
             )
         case errors.NoTestResults(which, reason, tail):
             side = "GOOD" if which == "good" else "BAD"
             said = f"\n{tail}" if tail else ""
             return (
                 f"{side}'s run gave no test results ({reason}); check that the test command "
-                f"writes them where --results says, from the directory it runs in.{said}",
-                1,
+                f"writes them where --results says, from the directory it runs in.{said}"
             )
         case errors.NoTargets(already, newly, narrowed):
             among = f" among those --test names ({', '.join(narrowed)})" if narrowed else ""
             return (
                 f"no test passes at GOOD and fails at BAD{among}: nothing to search "
                 f"({plural(already, 'test')} already failing at GOOD, "
-                f"{plural(newly, 'test')} newly passing).",
-                1,
+                f"{plural(newly, 'test')} newly passing)."
             )
         case errors.PreflightFailed():
-            return _explain_preflight(error), 1
+            return _explain_preflight(error)
         case errors.MaterializationMismatch(paths):
             return (
                 "applying every change to GOOD did not reproduce BAD for "
-                f"{', '.join(paths[:5])}; this is a ddchange limitation: please report it.",
-                1,
+                f"{', '.join(paths[:5])}; this is a ddchange limitation: please report it."
             )
         case errors.RunInProgress(pids):
             return (
                 f"ddchange is still running in this repository (pid {', '.join(map(str, pids))}); "
-                "stop it first, then run `ddchange reset` again.",
-                1,
+                "stop it first, then run `ddchange reset` again."
             )
         case errors.BadLogFile(path, line, problem):
             where = f"{path}:{line}" if line else str(path)
-            return f"{where}: not a ddchange log ({problem}); make one with `ddchange log`.", 2
+            return f"{where}: not a ddchange log ({problem}); make one with `ddchange log`."
         case errors.JournalUnavailable(path, reason):
-            return f"the journal {path} {_journal_advice(reason)}", 1
+            return f"the journal {path} {_journal_advice(reason)}"
         case errors.GitFailed(command, code, stderr):
             return (
                 f"`{shlex.join(command)}` failed (exit {code}): {_last_line(stderr)}; run it by "
-                "hand to see why (a failing filter or hook in .gitattributes or your git config?).",
-                1,
+                "hand to see why (a failing filter or hook in .gitattributes or your git config?)."
             )
         case errors.TestAborted(code, command):
             return (
                 f"`{command}` exited with {code} (above 127{_as_signal(code)}), which means "
                 "'abort' as in `git bisect run`; wrap it as `sh -c 'CMD || exit 1'` to count it "
-                "as a failure.",
-                1,
+                "as a failure."
             )
         case errors.DaskMissing():
             return (
                 "--scheduler needs Dask's distributed package; install it with "
-                "`pip install 'ddchange[dask]'`, or run on this machine with -j N.",
-                2,
+                "`pip install 'ddchange[dask]'`, or run on this machine with -j N."
             )
         case errors.SchedulerUnreachable(address, reason):
             return (
                 f"no Dask cluster to use at {address} ({reason}); start `dask scheduler` and "
-                "`dask worker ADDRESS` there (see the README), or run on this machine with -j N.",
-                1,
+                "`dask worker ADDRESS` there (see the README), or run on this machine with -j N."
             )
         case errors.ClusterLost(address, problem):
             return (
                 f"stopped: {problem} (the Dask cluster at {address}); nothing was recorded for "
                 "that test. Check the workers (their logs, `dask worker ...` on each machine), "
-                "then run the same command again: it resumes.",
-                1,
+                "then run the same command again: it resumes."
             )
         case errors.EnvironmentFault(problem, path):
             return (
                 f"stopped: {problem}, in {path}; nothing was recorded for that run. Fix it "
-                "(free space, raise the limit), then run the same command again: it resumes.",
-                1,
+                "(free space, raise the limit), then run the same command again: it resumes."
             )
-    return f"{type(error).__name__}: {error}", 1
+    return f"{type(error).__name__}: {error}"
 
 
 def _last_line(stderr: str) -> str:

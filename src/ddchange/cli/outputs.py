@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ddchange import errors, model
-from ddchange.cli.messages import EXIT_FLAKY, EXIT_FOUND, EXIT_INTERRUPTED
+from ddchange.errors import Exit
 from ddchange.report.words import plural
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def search(
             raise
         click.echo(f"ddchange: interrupted before the search; your repository is unchanged. "
                    f"{resume}", err=True)  # fmt: skip
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(Exit.INTERRUPTED)
     click.echo(text.render(result), nl=False)
     if result.outcome == "interrupted" and resumable:
         click.echo(resume)
@@ -127,7 +127,7 @@ def finish(result: model.Result, outputs: Outputs, *, resumable: bool = True) ->
             )
     if failed is not None:
         raise failed
-    if exit_code(result.outcome) != EXIT_FOUND:
+    if exit_code(result.outcome) != Exit.FOUND:
         sys.exit(exit_code(result.outcome))
 
 
@@ -215,7 +215,7 @@ def triage(
         click.echo(f"ddchange: interrupted before the search; your repository is unchanged. "
                    f"To resume, run the same command again here: {_invocation()}",
                    err=True)  # fmt: skip
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(Exit.INTERRUPTED)
     click.echo(report.render(result), nl=False)
     if files.json is not None:
         files.json.write_text(report.render_json(result))
@@ -238,4 +238,4 @@ def triage(
 
 def exit_code(outcome: str) -> int:
     """The exit code for how a search or a triage ended."""
-    return {"found": EXIT_FOUND, "flaky": EXIT_FLAKY, "interrupted": EXIT_INTERRUPTED}[outcome]
+    return {"found": Exit.FOUND, "flaky": Exit.FLAKY, "interrupted": Exit.INTERRUPTED}[outcome]

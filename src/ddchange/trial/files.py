@@ -33,7 +33,7 @@ def refuse_unsafe(states: Mapping[str, FileState | None]) -> None:
     for path, state in states.items():
         problem = safety.refusal(path, state.mode if state else 0)
         if problem:
-            raise errors.UnsafePath(None, path, problem)
+            raise errors.UnsafeWrite(path, problem)
 
 
 def deepest_first(states: Mapping[str, FileState | None]) -> list[str]:
