@@ -83,7 +83,12 @@ def textbook_ddmin(scenario: samples.Scenario, repo: Path, lines: bool) -> tuple
     diff = linechanges.split_lines(diff) if lines else diff
     ids = [unit.id for unit in diff.hunks]
     recipe = attempt.Recipe(
-        diff, request.test, "", request.build, request.timeout, runner.Expectation(None, None)
+        diff=diff,
+        command=request.test,
+        subdirectory="",
+        build=request.build,
+        timeout=request.timeout,
+        expect=runner.Expectation(None, None),
     )
     cache: dict[frozenset[str], Outcome] = {}
     with worktree.scratch_worktree(opened, good) as tree:

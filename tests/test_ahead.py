@@ -31,7 +31,7 @@ class Gates:
         self.runs[config] += 1
         self.began[config].set()
         self.gates[config].wait()
-        return runner.Verdict(Outcome.PASS, "", None, None)
+        return runner.Verdict(outcome=Outcome.PASS, reason="", build=None, test=None)
 
     def open_all(self) -> None:
         for gate in self.gates.values():

@@ -35,7 +35,8 @@ def test_the_command_line_exits_with_the_errors_own_code(tmp_path: Path) -> None
         check=False,
     )
     assert missing.returncode == errors.NotARepository.exit == 2
-    assert missing.stderr.count("\n") == 1 and "no such directory" in missing.stderr
+    assert missing.stderr.count("\n") == 1
+    assert "no such directory" in missing.stderr
     repo = tmp_path / "repo"
     repo.mkdir()
     git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]

@@ -166,7 +166,7 @@ def test_resolve_commit_says_why_a_revision_is_no_commit(small: Sandbox, tmp_pat
     assert refusal("main^{tree}").kind == "tree"
     assert refusal("main:a.txt").kind == "blob"
     assert "no upstream" in refusal("main@{upstream}").complaint
-    assert refusal("nope") == errors.UnknownRevision("nope")
+    assert refusal("nope") == errors.UnknownRevision(rev="nope")
     first = small.rev("HEAD~1")
     assert git.resolve_commit(repo, ":/second") == small.rev("HEAD")  # a message search
     shallow = tmp_path / "shallow"
@@ -177,7 +177,7 @@ def test_resolve_commit_says_why_a_revision_is_no_commit(small: Sandbox, tmp_pat
     for rev in ("HEAD~1", first):  # a full object name passes rev-parse --verify unchecked
         with pytest.raises(errors.UnknownRevision) as raised:
             git.resolve_commit(cut_off, rev)
-        assert raised.value == errors.UnknownRevision(rev, shallow=True)
+        assert raised.value == errors.UnknownRevision(rev=rev, shallow=True)
 
 
 # -- diff_raw and diff_patch -----------------------------------------------------------------
@@ -187,11 +187,22 @@ def test_diff_raw_reports_every_kind_of_change(zoo: Zoo) -> None:
     entries = {e.new_path: e for e in git.diff_raw(git.open_repo(zoo.repo.path), zoo.good, zoo.bad)}
     blob = zoo.repo.rev
     assert entries["plain.c"] == git.RawEntry(
-        "M", 0o100644, 0o100644, blob(f"{zoo.good}:plain.c"), blob(f"{zoo.bad}:plain.c"),
-        "plain.c", "plain.c",
-    )  # fmt: skip
+        status="M",
+        old_mode=0o100644,
+        new_mode=0o100644,
+        old_sha=blob(f"{zoo.good}:plain.c"),
+        new_sha=blob(f"{zoo.bad}:plain.c"),
+        old_path="plain.c",
+        new_path="plain.c",
+    )
     assert entries["added.txt"] == git.RawEntry(
-        "A", 0, 0o100644, ZERO, blob(f"{zoo.bad}:added.txt"), "added.txt", "added.txt"
+        status="A",
+        old_mode=0,
+        new_mode=0o100644,
+        old_sha=ZERO,
+        new_sha=blob(f"{zoo.bad}:added.txt"),
+        old_path="added.txt",
+        new_path="added.txt",
     )
     assert entries["deleted.txt"].status == "D"
     assert entries["deleted.txt"].new_mode == 0

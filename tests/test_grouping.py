@@ -30,25 +30,34 @@ def synthetic_diff(shape: list[list[int]]) -> Diff:
             for n in range(lines):
                 line = 10 * h + n + 1
                 unit = Hunk(
-                    f"{f}.{h}.{n}",
-                    f,
-                    f"f{f}.txt",
-                    "text",
-                    line,
-                    1,
-                    line,
-                    1,
-                    "",
-                    f"@@ -{line} +{line} @@\n-a\n+b\n",
-                    1,
-                    1,
+                    id=f"{f}.{h}.{n}",
+                    file=f,
+                    path=f"f{f}.txt",
+                    kind="text",
+                    old_start=line,
+                    old_lines=1,
+                    new_start=line,
+                    new_lines=1,
+                    header="",
+                    diff=f"@@ -{line} +{line} @@\n-a\n+b\n",
+                    added=1,
+                    removed=1,
                     parent=f"{f}.{h}",
                 )
                 units.append(unit)
                 ids.append(unit.id)
         files.append(
             FileDiff(
-                f, "M", f"f{f}.txt", f"f{f}.txt", 0o100644, 0o100644, b"", b"", False, tuple(ids)
+                index=f,
+                status="M",
+                old_path=f"f{f}.txt",
+                new_path=f"f{f}.txt",
+                old_mode=0o100644,
+                new_mode=0o100644,
+                old_content=b"",
+                new_content=b"",
+                binary=False,
+                units=tuple(ids),
             )
         )
     return Diff(tuple(files), tuple(units), ())

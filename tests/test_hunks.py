@@ -308,11 +308,59 @@ def test_two_changes_wanting_one_path_in_two_states_conflict() -> None:
     # git without -B never lists a path twice; a broken-up rewrite (-B -M) would: "a" renamed
     # to "b" while a new "a" is written. Built by hand, as ddchange does not ask for -B.
     text = FileState(b"x\n", 0o100644)
-    renamed = FileDiff(0, "R", "a", "b", 0o100644, 0o100644, b"x\n", b"x\n", False, ("0.0",))
-    added = FileDiff(1, "A", None, "a", 0, 0o100644, None, b"y\n", False, ("1.0",))
+    renamed = FileDiff(
+        index=0,
+        status="R",
+        old_path="a",
+        new_path="b",
+        old_mode=0o100644,
+        new_mode=0o100644,
+        old_content=b"x\n",
+        new_content=b"x\n",
+        binary=False,
+        units=("0.0",),
+    )
+    added = FileDiff(
+        index=1,
+        status="A",
+        old_path=None,
+        new_path="a",
+        old_mode=0,
+        new_mode=0o100644,
+        old_content=None,
+        new_content=b"y\n",
+        binary=False,
+        units=("1.0",),
+    )
     units = (
-        Hunk("0.0", 0, "b", "rename", 1, 1, 1, 1, "", "rename from a\nrename to b\n", 0, 0),
-        Hunk("1.0", 1, "a", "add", 0, 0, 1, 1, "", "new file mode 100644\n", 1, 0),
+        Hunk(
+            id="0.0",
+            file=0,
+            path="b",
+            kind="rename",
+            old_start=1,
+            old_lines=1,
+            new_start=1,
+            new_lines=1,
+            header="",
+            diff="rename from a\nrename to b\n",
+            added=0,
+            removed=0,
+        ),
+        Hunk(
+            id="1.0",
+            file=1,
+            path="a",
+            kind="add",
+            old_start=0,
+            old_lines=0,
+            new_start=1,
+            new_lines=1,
+            header="",
+            diff="new file mode 100644\n",
+            added=1,
+            removed=0,
+        ),
     )
     diff = Diff((renamed, added), units, ())
     with pytest.raises(Conflict) as raised:
@@ -331,7 +379,20 @@ def test_unknown_ids_are_refused(diff: Diff) -> None:
 
 
 def _text(old_start: int, old_lines: int, new_start: int, new_lines: int) -> Hunk:
-    return Hunk("0.0", 0, "f", "text", old_start, old_lines, new_start, new_lines, "", "", 0, 0)
+    return Hunk(
+        id="0.0",
+        file=0,
+        path="f",
+        kind="text",
+        old_start=old_start,
+        old_lines=old_lines,
+        new_start=new_start,
+        new_lines=new_lines,
+        header="",
+        diff="",
+        added=0,
+        removed=0,
+    )
 
 
 @pytest.mark.parametrize(

@@ -53,12 +53,24 @@ def test_the_plain_form_gives_one_line_per_test_with_counts_and_an_estimate(
 
 
 def _progress(outcome: Outcome, source: Source, tests: int, left: int) -> Progress:
-    return Progress("hunk", outcome, source, "exit 1", 3, 3, tests, "", Estimate(fixed=left))
+    return Progress(
+        phase="hunk",
+        outcome=outcome,
+        source=source,
+        reason="exit 1",
+        size=3,
+        remaining=3,
+        tests_run=tests,
+        commit="",
+        left=Estimate(fixed=left),
+    )
 
 
 def test_the_status_shows_the_test_in_flight_and_how_long_it_has_run() -> None:
     tally = Tally()
-    tally.add(Running("hunk", 5, 13, started=100.0, left=Estimate(fixed=4, search=5)))
+    tally.add(
+        Running(phase="hunk", size=5, number=13, started=100.0, left=Estimate(fixed=4, search=5))
+    )
     assert tally.status(now=112.4) == (
         "test 13 running 12s (hunk: 5 changes) · 0 run, 0 cached, 0 implied, 0 unresolved; "
         "about 9 tests left (6-19 half the time)"
@@ -69,7 +81,7 @@ def test_the_status_shows_the_test_in_flight_and_how_long_it_has_run() -> None:
     assert tally.status(now=200.0) == (
         "13 run, 1 cached, 1 implied, 1 unresolved; about 7 tests left (estimate)"
     )
-    tally.add(Running("bisect", 1, 14, started=0.0, commit="0123456789abcdef"))
+    tally.add(Running(phase="bisect", size=1, number=14, started=0.0, commit="0123456789abcdef"))
     assert tally.status(now=3.0).startswith("test 14 running 3s (bisect: commit 0123456) · ")
 
 

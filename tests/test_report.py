@@ -173,7 +173,15 @@ def test_plot_has_one_marker_per_test_colored_by_outcome(found: model.Result) ->
 def fails(sizes: list[int]) -> list[model.TestRecord]:
     """A log of tests that all failed, with configurations of these sizes."""
     return [
-        model.TestRecord(n, "hunk", frozenset(map(str, range(size))), Outcome.FAIL, "", 1, 0.1)
+        model.TestRecord(
+            number=n,
+            phase="hunk",
+            config=frozenset(map(str, range(size))),
+            outcome=Outcome.FAIL,
+            reason="",
+            exit_code=1,
+            duration=0.1,
+        )
         for n, size in enumerate(sizes, 1)
     ]
 

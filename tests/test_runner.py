@@ -33,7 +33,15 @@ ANY_FAILURE = Expectation()
 
 
 def _execution(exit_code: int | None, output: str = "", timed_out: bool = False) -> Execution:
-    return Execution("t", exit_code, timed_out, 0.0, 5.0, output, len(output.encode()))
+    return Execution(
+        command="t",
+        exit_code=exit_code,
+        timed_out=timed_out,
+        duration=0.0,
+        timeout=5.0,
+        output=output,
+        size=len(output.encode()),
+    )
 
 
 def _sh(script: str, cwd: Path, expect: Expectation = ANY_FAILURE, timeout: float = 5.0) -> Verdict:

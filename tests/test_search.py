@@ -277,7 +277,9 @@ def test_a_trusted_hint_whose_interior_cannot_be_tested_is_audited_by_the_plain_
     cache = OutcomeCache[str]()
     for config, outcome in recorded.records.items():
         cache.store(config, outcome)
-    search = Search(diff, recorded, Hierarchy(diff, needs=believed), cache)
+    search = Search(
+        diff=diff, test=recorded, hierarchy=Hierarchy(diff, needs=believed), cache=cache
+    )
     for plain in ({b}, {d}):  # the interior (nothing) passes, the plain candidate cannot build
         assert search.probe(frozenset(plain)).outcome is Outcome.UNRESOLVED
     found = search.probe(frozenset({e, f}))
@@ -297,7 +299,9 @@ def verified(
     cache = OutcomeCache[str]()
     for config, outcome in recorded.records.items():
         cache.store(config, outcome)
-    search = Search(diff, recorded, Hierarchy(diff, needs=believed), cache)
+    search = Search(
+        diff=diff, test=recorded, hierarchy=Hierarchy(diff, needs=believed), cache=cache
+    )
     return search.verify_minimal("line", everything), recorded
 
 
@@ -332,9 +336,9 @@ def test_wider_removals_cost_nothing_when_each_change_alone_was_needed() -> None
     cache = OutcomeCache[str]()
     for config, outcome in recorded.records.items():
         cache.store(config, outcome)
-    found = Search(diff, recorded, Hierarchy(diff, needs={}), cache).verify_minimal(
-        "line", everything
-    )
+    found = Search(
+        diff=diff, test=recorded, hierarchy=Hierarchy(diff, needs={}), cache=cache
+    ).verify_minimal("line", everything)
     assert found.answer == everything
     assert (recorded.calls, found.wider) == (2, 0)
 
@@ -350,10 +354,10 @@ def test_planning_ahead_reads_a_bounded_number_of_candidates() -> None:
     cache.store(everything, Outcome.FAIL)
     offers: list[list[Config]] = []
     search = Search(
-        diff,
-        lambda _config: Outcome.PASS,
-        Hierarchy(diff, dependencies=False),
-        cache,
+        diff=diff,
+        test=lambda _config: Outcome.PASS,
+        hierarchy=Hierarchy(diff, dependencies=False),
+        cache=cache,
         width=3,
         offer=offers.append,
     )

@@ -448,9 +448,9 @@ def test_split_points_invariant_on_every_range(sample: Sample) -> None:
 
 
 def test_enclosing_and_split_points_on_hand_made_scopes() -> None:
-    outer = Scope("class", "A", 1, 10)
-    inner = Scope("method", "A.f", 3, 5)
-    other = Scope("function", "g", 12, 14)
+    outer = Scope(kind="class", name="A", start=1, end=10)
+    inner = Scope(kind="method", name="A.f", start=3, end=5)
+    other = Scope(kind="function", name="g", start=12, end=14)
     found = [outer, inner, other]
     assert enclosing(found, 4, 4) == inner
     assert enclosing(found, 2, 6) == outer

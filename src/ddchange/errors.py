@@ -89,7 +89,7 @@ class SameOutput(DDChangeError):
     path: Path
 
 
-@dataclass
+@dataclass(kw_only=True)
 class OutputFailed(DDChangeError):
     """Writing the file of `option` failed after the search (a full disk, /dev/full): `problem`
     is the system's reason. `resumable` says that the same command again takes every test from
@@ -153,7 +153,7 @@ class ProgramNotFound(DDChangeError):
     name: str
 
 
-@dataclass
+@dataclass(kw_only=True)
 class UnknownRevision(DDChangeError):
     """`rev` names no commit.
 
@@ -280,7 +280,7 @@ class NotWithResults(DDChangeError):
 # -- nothing to search, or the search cannot go on ------------------------------------------
 
 
-@dataclass
+@dataclass(kw_only=True)
 class PreflightFailed(DDChangeError):
     """GOOD did not pass, or BAD did not fail, so delta debugging has nothing to explain.
 

@@ -58,7 +58,15 @@ class Events:
         left = self.tests_left(phase)
         commit, alongside = _commit(phase, config), self.trials.running()
         self.listener(
-            Running(phase, len(config), number, time.monotonic(), commit, left, alongside)
+            Running(
+                phase=phase,
+                size=len(config),
+                number=number,
+                started=time.monotonic(),
+                commit=commit,
+                left=left,
+                alongside=alongside,
+            )
         )
 
     def tests_left(self, phase: str) -> Estimate:
@@ -74,15 +82,15 @@ class Events:
         remaining = len(self.search.best - self.search.best_passing)
         self.listener(
             Progress(
-                phase,
-                outcome,
-                source,
-                reason,
-                len(config),
-                remaining,
-                self.trials.tests_run,
-                _commit(phase, config),
-                self.tests_left(phase),
+                phase=phase,
+                outcome=outcome,
+                source=source,
+                reason=reason,
+                size=len(config),
+                remaining=remaining,
+                tests_run=self.trials.tests_run,
+                commit=_commit(phase, config),
+                left=self.tests_left(phase),
             )
         )
 

@@ -78,7 +78,7 @@ def cases_from(value: object) -> dict[str, Case] | None:
     return cases
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Stats:
     """Counts of where answers came from. Share one instance to sum over several searches."""
 
@@ -88,7 +88,7 @@ class Stats:
     outcomes: dict[Outcome, int] = field(default_factory=lambda: dict.fromkeys(Outcome, 0))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TestRecord:
     """One real run of the build and test: what the log shows and what a resumed run reuses."""
 
@@ -121,7 +121,7 @@ GRANULARITIES = LEVELS[2:]
 CONFIDENCE = 0.98
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Request:
     """What the user asked for, already validated by the CLI."""
 
@@ -200,7 +200,7 @@ class Estimate:
         return self.fixed + SPREAD * self.search
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Progress:
     """Sent to the listener after every evaluation, real or answered without a run."""
 
@@ -215,7 +215,7 @@ class Progress:
     left: Estimate = Estimate()  # the real tests still to run (shown as an estimate)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Running:
     """Sent to the listener when a real test starts: what is in flight, and since when."""
 
@@ -237,7 +237,7 @@ class Disagreement:
     outcomes: tuple[Outcome, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Claim:
     """A statement about one configuration, read from the records of this run: the outcome
     its real runs agree on (UNRESOLVED when they disagree) and how many of them failed."""
@@ -269,7 +269,7 @@ class Confirmation:
     rest: Outcome | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Route:
     """How the search went about it: which strategy, and for "auto" what bisection found."""
 
@@ -294,7 +294,7 @@ class Earlier:
     options: tuple[str, ...] = ()
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Result:
     """The answer and how it was reached; every claim in it is a `Claim` read from records."""
 
@@ -319,7 +319,7 @@ class Result:
     resolutions: tuple[int, int] = (0, 0)  # builds that taught a need; needs disproved
     scopes: dict[str, str] = field(default_factory=dict)  # culprit id → enclosing function
     passing: list[Hunk] = field(default_factory=list)  # --isolate: the largest passing set
-    route: Route = field(default_factory=lambda: Route("diff"))
+    route: Route = field(default_factory=lambda: Route(strategy="diff"))
     # unit id → the commits of GOOD..BAD that brought it, oldest first (culprits and passing)
     attribution: dict[str, tuple[CommitInfo, ...]] = field(default_factory=dict)
     answer: Claim | None = None  # the failing set (None: nothing was seen to fail but BAD)

@@ -70,7 +70,7 @@ class Cause:
     expected: tuple[Expected, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Commit:
     """One commit of a scenario, made in order: the overlay `dir` committed on `branch`.
 
@@ -89,7 +89,7 @@ class Commit:
     executable: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Scenario:
     """A scenario as read from `scenario.toml`; `source` is its directory."""
 
@@ -142,7 +142,7 @@ def command(scenario: Scenario) -> list[str]:
     return [*args, "--", *scenario.test]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Figures:
     """What a scenario's GOOD..BAD holds: its changes as the search and its answer count them
     (blocks, the default granularity), the files they are in, the commits and their authors."""

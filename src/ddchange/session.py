@@ -243,19 +243,19 @@ def trials_for(
     subdirectory = git.prefix(request.repo)
     pattern = re.compile(request.fail_pattern) if request.fail_pattern else None
     return Trials(
-        limited.diff,
-        scratch,
-        journal,
-        run_key(request, revisions, subdirectory),
-        request.test,
+        diff=limited.diff,
+        scratch=scratch,
+        journal=journal,
+        key=run_key(request, revisions, subdirectory),
+        command=request.test,
         # Like `git bisect run`, the test runs where the user stands: the same subdirectory of
         # the scratch tree (UNRESOLVED where a configuration has no such directory).
-        scratch.path / subdirectory,
-        request.build,
-        request.timeout,
-        runner.Expectation(exit_code=None, pattern=pattern),
-        request.retries,
-        request.clean,
+        where=scratch.path / subdirectory,
+        build=request.build,
+        timeout=request.timeout,
+        expect=runner.Expectation(exit_code=None, pattern=pattern),
+        retries=request.retries,
+        clean=request.clean,
         pinned={
             **read.tree_states(scratch.repo, revisions.good, limited.ignored),
             **read.tree_states(scratch.repo, revisions.bad, limited.kept),
@@ -334,18 +334,18 @@ class _Session:
             whole_blocks=request.granularity == "block",
         )
         self.searcher = Search(
-            diff,
-            self._test,
-            hierarchy,
-            self.cache,
-            self.trials.missing,
-            lambda level, step: self.events.step(level, step),
+            diff=diff,
+            test=self._test,
+            hierarchy=hierarchy,
+            cache=self.cache,
+            missing=self.trials.missing,
+            listener=lambda level, step: self.events.step(level, step),
             width=request.jobs,
             offer=self.trials.offer,
         )
         self.searcher.best = self.everything
         self.found: Found | None = None
-        self.route = Route(request.strategy)
+        self.route = Route(strategy=request.strategy)
         self.confirmation: Confirmation | None = None
         self._searching = False  # a run the search asked for: the search reports it
         self.reruns = confidence.reruns(request.confidence) if request.confirm else 0
@@ -415,33 +415,33 @@ class _Session:
         context = [h for h in self.diff.hunks if h.id in passing]
         found, trials, hierarchy = self.found, self.trials, self.searcher.hierarchy
         return Result(
-            self.request,
-            self.revisions,
-            self.diff,
-            culprits,
-            patch,
-            self.searcher.stats,
-            trials.log,
-            wall_time,
-            trials.command_time,
-            trials.tests_run,
-            outcome,
-            trials.resumed,
-            self.confirmation,
-            trials.disagreements,
-            (hierarchy.learned, 0 if found is None else found.unlearned),
-            {h.id: hierarchy.scope(h.id) for h in culprits + context},
-            context,
-            self.route,
+            request=self.request,
+            revisions=self.revisions,
+            diff=self.diff,
+            culprits=culprits,
+            patch=patch,
+            stats=self.searcher.stats,
+            log=trials.log,
+            wall_time=wall_time,
+            command_time=trials.command_time,
+            tests_run=trials.tests_run,
+            outcome=outcome,
+            resumed=trials.resumed,
+            confirmation=self.confirmation,
+            disagreements=trials.disagreements,
+            resolutions=(hierarchy.learned, 0 if found is None else found.unlearned),
+            scopes={h.id: hierarchy.scope(h.id) for h in culprits + context},
+            passing=context,
+            route=self.route,
             # Blame takes long on a big answer: an interrupted run's answer goes without.
-            self._attribute(culprits + context) if outcome != "interrupted" else {},
-            trials.claim(answer),
-            trials.claim(passing) if self.request.isolate else None,
-            [] if found is None else trials.claims(found.checks),
-            self.limited.kept,
-            self.limited.ignored,
-            trials.unused(),
-            self.searcher.width,
+            attribution=self._attribute(culprits + context) if outcome != "interrupted" else {},
+            answer=trials.claim(answer),
+            passing_claim=trials.claim(passing) if self.request.isolate else None,
+            checks=[] if found is None else trials.claims(found.checks),
+            kept=self.limited.kept,
+            ignored=self.limited.ignored,
+            unused=trials.unused(),
+            width=self.searcher.width,
             blocks=hierarchy.runs(culprits),
             wider=0 if found is None else found.wider,
             earlier=earlier(trials.before, self.described, replayed=replayed)
@@ -478,13 +478,13 @@ class _Session:
         suspects = tuple(git.commits(self.scratch.repo, last_good, chain[hi - 1]))
         alone = self._alone(provenance.commits_of(self.attribution, suspects))
         self.route = Route(
-            "auto",
-            len(asked),
-            last_good,
-            chain[hi - 1],
-            suspects,
-            alone.outcome,
-            "commit" if alone.outcome is Outcome.FAIL else "range",
+            strategy="auto",
+            bisect_tests=len(asked),
+            last_good=last_good,
+            first_bad=chain[hi - 1],
+            suspects=suspects,
+            alone=alone.outcome,
+            searched="commit" if alone.outcome is Outcome.FAIL else "range",
         )
         if alone.outcome is Outcome.FAIL:
             return self._descend(alone.config, history=False)

@@ -323,7 +323,13 @@ def _search(
         return book.verdict(config, target)
 
     search = Search(
-        trials.diff, test, hierarchy, cache, trials.missing, width=width, offer=trials.offer
+        diff=trials.diff,
+        test=test,
+        hierarchy=hierarchy,
+        cache=cache,
+        missing=trials.missing,
+        width=width,
+        offer=trials.offer,
     )
     search.best = start
     return search.minimize(start, levels)

@@ -25,7 +25,7 @@ from ddchange.model import Outcome, Running, Source
 from ddchange.report.words import plural, printable
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Tally:
     """What the run has done so far, from the events it sent."""
 

@@ -45,13 +45,13 @@ def explain(error: errors.DDChangeError) -> str:
                 f"{first} and {second} both name {path}: one would overwrite the other; give "
                 "each its own file."
             )
-        case errors.OutputFailed(option, path, problem, resumable=True):
+        case errors.OutputFailed(option=option, path=path, problem=problem, resumable=True):
             return (
                 f"could not write {option} {path} ({problem}); the answer is above. Run the same "
                 f"command again with another {option} file: every test is taken from the "
                 "journal, none runs again."
             )
-        case errors.OutputFailed(option, path, problem):
+        case errors.OutputFailed(option=option, path=path, problem=problem):
             return f"could not write {option} {path} ({problem}); the answer is above."
         case errors.BadPathspec(option, spec, complaint):
             return (
@@ -81,16 +81,16 @@ def explain(error: errors.DDChangeError) -> str:
                 f"no program named {name!r} on PATH; check the name, or give its path "
                 f"(`./{name}` for a file of the repository)."
             )
-        case errors.UnknownRevision(rev, kind=str(kind)):
+        case errors.UnknownRevision(rev=rev, kind=str(kind)):
             return f"{rev!r} names a {kind}, not a commit; GOOD and BAD must be commits."
-        case errors.UnknownRevision(rev, shallow=True):
+        case errors.UnknownRevision(rev=rev, shallow=True):
             return (
                 f"unknown revision {rev!r}; this clone is shallow and may not reach it: fetch "
                 "more history with `git fetch --unshallow` (or `--deepen=N`)."
             )
-        case errors.UnknownRevision(rev, complaint=complaint) if complaint:
+        case errors.UnknownRevision(rev=rev, complaint=complaint) if complaint:
             return f"unknown revision {rev!r} ({complaint}); check it with `git rev-parse {rev}`."
-        case errors.UnknownRevision(rev):
+        case errors.UnknownRevision(rev=rev):
             return f"unknown revision {rev!r}; check it with `git rev-parse {rev}`."
         case errors.SameRevisions(good, bad, sha):
             return (

@@ -123,7 +123,10 @@ def finish(result: model.Result, outputs: Outputs, *, resumable: bool = True) ->
             _write(option, path, result)
         except OSError as error:
             failed = failed or errors.OutputFailed(
-                option, path, error.strerror or str(error), resumable
+                option=option,
+                path=path,
+                problem=error.strerror or str(error),
+                resumable=resumable,
             )
     if failed is not None:
         raise failed

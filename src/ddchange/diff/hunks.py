@@ -46,7 +46,7 @@ class Conflict(Exception):
         return f"{self.path} would need two different states"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Hunk:
     """One change unit: the smallest thing delta debugging can choose or leave out.
 
@@ -76,7 +76,7 @@ class Hunk:
         return self.parent or self.id
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FileDiff:
     """One changed path (two for a rename) with the content of both sides."""
 

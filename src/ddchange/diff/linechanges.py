@@ -35,7 +35,7 @@ _WORD = re.compile(r"\w+|\S")
 Column = tuple[int | None, int | None]  # a removed line's index in its run, an added line's
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Run:
     """A maximal run of removed and added lines: the numbers of its first old and new line,
     and its lines as in the hunk ("-" or "+" first, "\\ No newline at end of file" kept after
@@ -187,7 +187,7 @@ def _runs(hunk: Hunk) -> list[_Run]:
         kind = line[:1]
         if kind in ("-", "+"):
             if previous not in ("-", "+"):
-                runs.append(_Run(old, new, [], []))
+                runs.append(_Run(old=old, new=new, removed=[], added=[]))
             (runs[-1].removed if kind == "-" else runs[-1].added).append(line)
             old += kind == "-"
             new += kind == "+"

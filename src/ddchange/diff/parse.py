@@ -186,16 +186,16 @@ def _file_diff(
         dataclasses.replace(unit, id=f"{index}.{n}", file=index) for n, unit in enumerate(drafts)
     ]
     file = FileDiff(
-        index,
-        entry.status,
-        entry.old_path if entry.old_mode else None,
-        entry.new_path if entry.new_mode else None,
-        entry.old_mode,
-        entry.new_mode,
-        old,
-        new,
-        binary,
-        tuple(unit.id for unit in units),
+        index=index,
+        status=entry.status,
+        old_path=entry.old_path if entry.old_mode else None,
+        new_path=entry.new_path if entry.new_mode else None,
+        old_mode=entry.old_mode,
+        new_mode=entry.new_mode,
+        old_content=old,
+        new_content=new,
+        binary=binary,
+        units=tuple(unit.id for unit in units),
     )
     return file, units
 

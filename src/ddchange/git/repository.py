@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from git import Repo
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RawEntry:
     """One path's change between two trees, as `git diff --raw` reports it."""
 
@@ -95,8 +95,8 @@ def resolve_commit(repo: Repo, rev: str) -> str:
     # off by a shallow clone): only its type tells.
     kind = None if name is None else _object_type(repo, name)
     if kind is None:
-        raise errors.UnknownRevision(rev, shallow=_is_shallow(repo))
-    raise errors.UnknownRevision(rev, kind=kind)
+        raise errors.UnknownRevision(rev=rev, shallow=_is_shallow(repo))
+    raise errors.UnknownRevision(rev=rev, kind=kind)
 
 
 def _verify(repo: Repo, rev: str) -> str | None:
@@ -110,7 +110,7 @@ def _verify(repo: Repo, rev: str) -> str | None:
         if failure.returncode == 1:
             return None
         complaint = failure.stderr.strip().removeprefix("fatal: ").splitlines()
-        raise errors.UnknownRevision(rev, complaint=complaint[0] if complaint else "") from None
+        raise errors.UnknownRevision(rev=rev, complaint=complaint[0] if complaint else "") from None
     return out.decode("ascii").strip()
 
 
@@ -148,8 +148,15 @@ def _raw_entry(meta: bytes, fields: Iterator[bytes]) -> RawEntry:
     old_mode, new_mode, old_sha, new_sha, status = meta[1:].decode("ascii").split(" ")
     old_path = os.fsdecode(next(fields))
     new_path = os.fsdecode(next(fields)) if status[0] in "RC" else old_path
-    modes = int(old_mode, 8), int(new_mode, 8)
-    return RawEntry(status[0], *modes, old_sha, new_sha, old_path, new_path)
+    return RawEntry(
+        status=status[0],
+        old_mode=int(old_mode, 8),
+        new_mode=int(new_mode, 8),
+        old_sha=old_sha,
+        new_sha=new_sha,
+        old_path=old_path,
+        new_path=new_path,
+    )
 
 
 def first_parent_changes(repo: Repo, good: str, bad: str) -> list[tuple[str, RawEntry]]:
@@ -330,7 +337,7 @@ def first_parents(repo: Repo, good: str, bad: str) -> list[str]:
     return out.decode().split()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommitInfo:
     """Who made a commit, when, and why: what a report says about it."""
 
@@ -357,7 +364,9 @@ def commit_infos(repo: Repo, shas: Iterable[str]) -> dict[str, CommitInfo]:
     for start in range(0, len(values) - 4, 5):
         sha, author, date, subject, parents = values[start : start + 5]
         sha = sha.strip()
-        found[sha] = CommitInfo(sha, author, date, subject, tuple(parents.split()))
+        found[sha] = CommitInfo(
+            sha=sha, author=author, date=date, subject=subject, parents=tuple(parents.split())
+        )
     return found
 
 

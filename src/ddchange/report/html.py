@@ -91,7 +91,7 @@ class _Line:
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Change:
     """One change: where it is, the commits that brought it, and its diff line by line."""
 
@@ -102,7 +102,7 @@ class _Change:
     note: str  # what was left out of the diff (see words.ShownDiff), or ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Page:
     """Everything the page template prints, as text (it escapes all of it)."""
 
@@ -171,7 +171,7 @@ def _page(result: Result) -> _Page:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Cause:
     number: int
     title: str
@@ -182,7 +182,7 @@ class _Cause:
     changes: list[_Change]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _SuitePage:
     """Everything the suite template prints, as text (it escapes all of it)."""
 
@@ -314,7 +314,7 @@ _LEGEND_ROW = 44  # the baseline of the legend's markers, under the title
 LOG_ABOVE = 100  # more changes than this: y is logarithmic, else the small sizes are invisible
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Scale:
     """Data to pixels along one axis: linear, or by log10(1 + value) so that 0 has a place."""
 
@@ -367,7 +367,7 @@ def _remaining(result: Result) -> list[tuple[int, int]]:
     return steps
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Marker:
     """A circle at (x, y), or a diamond (a whole commit); on the plot one test, with its tooltip
     as `text`, and in the legend one kind of test, with its label."""
@@ -379,7 +379,7 @@ class _Marker:
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Plot:
     """The search plot's geometry, in pixels; the template draws it."""
 
@@ -408,8 +408,8 @@ def _plot(result: Result) -> _Plot | None:
     total = len(result.diff.hunks)
     top = max(1, total, *(r.size for r in log if _tested_commit(r) is None))
     numbers = [record.number for record in log]
-    x = _Scale(min(numbers) - 0.5, max(numbers) + 0.5, _LEFT, PLOT_WIDTH - _RIGHT)
-    y = _Scale(0, top, PLOT_HEIGHT - _BOTTOM, _TOP, log=top > LOG_ABOVE)
+    x = _Scale(lo=min(numbers) - 0.5, hi=max(numbers) + 0.5, start=_LEFT, end=PLOT_WIDTH - _RIGHT)
+    y = _Scale(lo=0, hi=top, start=PLOT_HEIGHT - _BOTTOM, end=_TOP, log=top > LOG_ABOVE)
     radius = max(1.5, min(5.0, (x.end - x.start) / len(log) / 2.5))
     steps = "".join(f"H{x(number):.1f}V{y(size):.1f}" for number, size in _remaining(result))
     return _Plot(
@@ -436,8 +436,10 @@ def _mark(record: TestRecord, x: _Scale, top: float, y: _Scale, radius: float) -
     tip = f"test {record.number} ({record.phase}): {what} → {record.outcome.value.upper()}{because}"
     cx = x(record.number)
     if commit is None:
-        return _Marker(record.outcome.value, cx, y(record.size), "", tip)
-    return _Marker(record.outcome.value, cx, top, _diamond(cx, top, radius * 1.5), tip)
+        return _Marker(kind=record.outcome.value, x=cx, y=y(record.size), diamond="", text=tip)
+    return _Marker(
+        kind=record.outcome.value, x=cx, y=top, diamond=_diamond(cx, top, radius * 1.5), text=tip
+    )
 
 
 def _diamond(cx: float, cy: float, r: float) -> str:
@@ -450,7 +452,7 @@ def _legend(bisected: bool) -> list[_Marker]:
     markers = [(o.value, o.value.upper()) for o in Outcome]
     for kind, label in markers + ([("commit", "a whole commit (bisection)")] if bisected else []):
         diamond = _diamond(at + 5, _LEGEND_ROW - 4, 6) if kind == "commit" else ""
-        keys.append(_Marker(kind, at, _LEGEND_ROW, diamond, label))
+        keys.append(_Marker(kind=kind, x=at, y=_LEGEND_ROW, diamond=diamond, text=label))
         at += 30 + 8 * len(label)
     return keys
 

@@ -65,12 +65,12 @@ def _parse_record(number: int, data: dict[str, Any]) -> TestRecord:
     if not (exit_code is None or type(exit_code) is int):
         raise ValueError("'exit_code' must be a whole number or null")
     return TestRecord(
-        number,
-        str(data["phase"]),
-        frozenset(config),
-        Outcome(data["outcome"]),
-        str(data.get("reason", "")),
-        exit_code,
-        float(data.get("duration", 0.0)),
+        number=number,
+        phase=str(data["phase"]),
+        config=frozenset(config),
+        outcome=Outcome(data["outcome"]),
+        reason=str(data.get("reason", "")),
+        exit_code=exit_code,
+        duration=float(data.get("duration", 0.0)),
         cases=cases_from(data.get("cases")),
     )

@@ -64,7 +64,7 @@ def reused(result: Result) -> str:
     return f"{said} (it ran {ran}; {chosen} which tests run, not what a test answers)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ShownDiff:
     """The part of a change's diff a report prints: at most so many lines, each cut at so many
     characters, so that a one-line change of 20 MB prints a few KB. The patch file (--patch)
@@ -96,7 +96,7 @@ def shown_diff(diff: str, *, lines: int, width: int) -> ShownDiff:
         f"{line[:width]}… ({len(line) - width:,} more characters)" if len(line) > width else line
         for line in head
     ]
-    return ShownDiff(shown, more, len(cut), width)
+    return ShownDiff(lines=shown, more=more, cut=len(cut), width=width)
 
 
 def location(hunk: Hunk, scope: str) -> str:

@@ -64,7 +64,7 @@ class Memo(Generic[T]):
         self._seen[config] = outcome
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Step(Generic[T]):
     """One evaluation, reported to the listener: for progress displays and search plots."""
 
@@ -344,7 +344,9 @@ class DD(Generic[T]):
         if outcome is Outcome.FAIL and len(key) < len(self.best):
             self.best = list(config)
         if self._listener is not None:
-            self._listener(Step(key, outcome, source, frozenset(self.best)))
+            self._listener(
+                Step(config=key, outcome=outcome, source=source, failing=frozenset(self.best))
+            )
         return outcome
 
     def ddmin(self, items: Sequence[T], reduce: Reduce[T] | None = None) -> list[T]:

@@ -84,7 +84,7 @@ PLAN_READ = 4
 TRUST_AFTER = 2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Found:
     """What the search found, and the configurations whose real outcomes back it."""
 
@@ -102,7 +102,7 @@ class Found:
     wider: int = 0
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Hint:
     """The hint's record: plain tries that broke (it was right) or resolved (it was wrong), and
     whether it ever hid a change that the answer did not need (then it is never trusted again:
@@ -125,7 +125,7 @@ class _Hint:
         return self.wasted < TRUST_AFTER * (self.rescued + 1)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Search:
     """One hierarchical search over the units of `diff`; see the module docstring."""
 
@@ -408,15 +408,15 @@ class Search:
         self, answer: Config, passing: Config, checks: tuple[Config, ...], wider: int = 0
     ) -> Found:
         return Found(
-            answer,
-            passing,
-            checks,
-            self.stats.tests_run,
-            self.stats.cache_hits,
-            self.stats.implied,
-            self.hierarchy.learned,
-            self._unlearned,
-            wider,
+            answer=answer,
+            passing=passing,
+            checks=checks,
+            tests=self.stats.tests_run,
+            cache_hits=self.stats.cache_hits,
+            implied=self.stats.implied,
+            learned=self.hierarchy.learned,
+            unlearned=self._unlearned,
+            wider=wider,
         )
 
     # -- probes: what a candidate is tested as ---------------------------------------------
@@ -503,7 +503,9 @@ class Search:
         if source is not Source.IMPLIED:  # only what was seen may become the best answer
             self._keep(config, outcome)
         if self.listener is not None:
-            self.listener(self.level, Step(config, outcome, source, self.best))
+            self.listener(
+                self.level, Step(config=config, outcome=outcome, source=source, failing=self.best)
+            )
 
     def _keep(self, config: Config, outcome: Outcome) -> None:
         """Track the smallest configuration seen to fail, the failing one the running level
@@ -558,12 +560,12 @@ def minimize(
     cache given here should already hold both.
     """
     search = Search(
-        diff,
-        test,
-        hierarchy or Hierarchy(diff, dependencies=dependencies),
-        cache if cache is not None else _known_ends(diff, start, monotony),
-        missing or (lambda _config: frozenset()),
-        listener,
+        diff=diff,
+        test=test,
+        hierarchy=hierarchy or Hierarchy(diff, dependencies=dependencies),
+        cache=cache if cache is not None else _known_ends(diff, start, monotony),
+        missing=missing or (lambda _config: frozenset()),
+        listener=listener,
         reducer=reducer,
     )
     everything = start if start is not None else frozenset(unit.id for unit in diff.hunks)

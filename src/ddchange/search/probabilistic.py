@@ -163,7 +163,7 @@ class CDD:
         return False
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _State(Generic[T]):
     """The search's belief about a configuration, atom by atom, in input order."""
 
@@ -178,7 +178,14 @@ class _State(Generic[T]):
     def start(cls, model: Model, atoms: list[list[T]], bundles: list[int]) -> _State[T]:
         p0 = model.prior(len(atoms))
         weight = model.start(p0)
-        return cls(model, p0, atoms, [weight] * len(atoms), [False] * len(atoms), bundles)
+        return cls(
+            model=model,
+            p0=p0,
+            atoms=atoms,
+            weights=[weight] * len(atoms),
+            settled=[False] * len(atoms),
+            bundles=bundles,
+        )
 
     def copy(self) -> _State[T]:
         return replace(self, weights=list(self.weights), settled=list(self.settled))

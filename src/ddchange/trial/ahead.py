@@ -57,7 +57,7 @@ class Stopped(Exception):
     exit code is our doing, not a verdict)."""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Job:
     config: Config
     slot: int
@@ -180,7 +180,12 @@ class Ahead:
         return [slot for slot in range(self.width) if slot not in busy]
 
     def _start(self, config: Config, slot: int) -> _Job:
-        job = _Job(config, slot, self._pool.submit(self._guarded, slot, config), self._clock())
+        job = _Job(
+            config=config,
+            slot=slot,
+            future=self._pool.submit(self._guarded, slot, config),
+            started=self._clock(),
+        )
         self._jobs.append(job)
         done = [j for j in self._jobs if j.future.done()]
         for old in done[: max(len(done) - _KEPT_PER_SLOT * self.width, 0)]:

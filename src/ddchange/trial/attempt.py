@@ -24,7 +24,7 @@ from ddchange.trial.worktree import Scratch
 States = Mapping[str, FileState | None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Recipe:
     """How any configuration of `diff` is run, in whichever tree."""
 
@@ -51,12 +51,14 @@ def attempt(
         written = content.materialize(recipe.diff, config) if states is None else states
         _write(recipe, tree, written)
     except hunks.Conflict as conflict:
-        return runner.Verdict(Outcome.UNRESOLVED, f"does not apply: {conflict}", None, None)
+        return runner.Verdict(
+            outcome=Outcome.UNRESOLVED, reason=f"does not apply: {conflict}", build=None, test=None
+        )
     where = tree.path / recipe.subdirectory
     if not where.is_dir():
         shown = recipe.subdirectory.rstrip("/")
         reason = f"no directory {shown}/ here, where the test runs (where you ran ddchange)"
-        return runner.Verdict(Outcome.UNRESOLVED, reason, None, None)
+        return runner.Verdict(outcome=Outcome.UNRESOLVED, reason=reason, build=None, test=None)
     results.clear(recipe.results, where, tree.path)  # an earlier run's files are not this one's
     verdict = runner.run_candidate(
         where,

@@ -58,7 +58,7 @@ from ddchange.trial.worktree import (
 Config = frozenset[str]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Shipment:
     """What every worker gets once."""
 
@@ -97,9 +97,13 @@ def remote(
     key = uuid.uuid4().hex
     try:
         shipment = Shipment(
-            key, scratch.good, git.checkout_setup(scratch.repo), recipe, _bundle(scratch, source),
-            source,
-        )  # fmt: skip
+            key=key,
+            good=scratch.good,
+            setup=git.checkout_setup(scratch.repo),
+            recipe=recipe,
+            bundle=_bundle(scratch, source),
+            source=source,
+        )
         client.register_plugin(Delivery(shipment), name=key)
         threads = sum(client.nthreads().values())
         slots = min(width, threads) if width > 1 else threads
@@ -182,7 +186,9 @@ def _tree(shipment: Shipment) -> Scratch:
         except BaseException:
             remove_scratch(path)
             raise
-        _TREES[key] = Scratch(git.open_repo(path), path, shipment.good, watch=Watch(path))
+        _TREES[key] = Scratch(
+            repo=git.open_repo(path), path=path, good=shipment.good, watch=Watch(path)
+        )
     return _TREES[key]
 
 

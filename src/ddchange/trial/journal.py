@@ -20,7 +20,7 @@ from ddchange.errors import JournalUnavailable
 from ddchange.model import Case, Outcome, TestRecord, cases_from, cases_json
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunInfo:
     """A run known to the journal: its key, what was asked (its latest attempt's description),
     and how far it got."""
@@ -56,16 +56,16 @@ def _record(number: int, row: tuple[Any, ...]) -> TestRecord:
     if not (exit_code is None or type(exit_code) is int) or type(duration) not in (int, float):
         raise ValueError(f"test {number}: an exit code or duration that is not a number")
     return TestRecord(
-        number,
-        phase,
-        _names(number, config),
-        Outcome(outcome),
-        reason,
-        exit_code,
-        float(duration),
-        tail,
-        _names(number, missing),
-        _cases(number, cases),
+        number=number,
+        phase=phase,
+        config=_names(number, config),
+        outcome=Outcome(outcome),
+        reason=reason,
+        exit_code=exit_code,
+        duration=float(duration),
+        tail=tail,
+        missing=_names(number, missing),
+        cases=_cases(number, cases),
     )
 
 
@@ -170,7 +170,10 @@ class Journal:
                 "DO UPDATE SET request = excluded.request, updated = excluded.updated",
                 (key, request),
             )
-            return None if before is None else RunInfo(key, _request(before[0]), *before[1:])
+            if before is None:
+                return None
+            tests, updated = before[1:]
+            return RunInfo(key=key, request=_request(before[0]), tests=tests, updated=updated)
 
     def append(self, key: str, record: TestRecord) -> None:
         row = (
@@ -216,6 +219,6 @@ class Journal:
                 "LEFT JOIN tests ON tests.key = runs.key GROUP BY runs.key ORDER BY updated DESC"
             ).fetchall()
             return [
-                RunInfo(key, _request(request), tests, updated)
+                RunInfo(key=key, request=_request(request), tests=tests, updated=updated)
                 for key, request, tests, updated in rows
             ]

@@ -96,7 +96,7 @@ _LOCK = threading.Lock()
 _SHARING = [0]  # how many pools run commands side by side now (see `sharing`)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Execution:
     """What one command did.
 
@@ -140,7 +140,7 @@ class Expectation:
     pattern: re.Pattern[str] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Verdict:
     """The outcome for one candidate tree, why, and the commands behind it.
 
@@ -196,7 +196,13 @@ def run(
             code = EXIT_NOT_FOUND if exc.errno == errno.ENOENT else EXIT_NOT_EXECUTABLE
             message = f"{argv[0]}: {exc.strerror}\n"
             return Execution(
-                display, code, False, time.monotonic() - started, timeout, message, len(message)
+                command=display,
+                exit_code=code,
+                timed_out=False,
+                duration=time.monotonic() - started,
+                timeout=timeout,
+                output=message,
+                size=len(message),
             )
         try:
             exit_code, timed_out = _supervise(process, timeout)
@@ -207,7 +213,15 @@ def run(
         duration = time.monotonic() - started
         size = out.seek(0, os.SEEK_END)
         output = _read_end(out, OUTPUT_LIMIT)
-    return Execution(display, exit_code, timed_out, duration, timeout, output, size)
+    return Execution(
+        command=display,
+        exit_code=exit_code,
+        timed_out=timed_out,
+        duration=duration,
+        timeout=timeout,
+        output=output,
+        size=size,
+    )
 
 
 def run_candidate(
@@ -230,12 +244,17 @@ def run_candidate(
     built = None if build is None else run(build, cwd, timeout=timeout, env=env)
     if built is not None and (built.timed_out or built.exit_code != 0):
         _check_environment(built, cwd)
-        return Verdict(Outcome.UNRESOLVED, f"build failed: {_describe(built)}", built, None)
+        return Verdict(
+            outcome=Outcome.UNRESOLVED,
+            reason=f"build failed: {_describe(built)}",
+            build=built,
+            test=None,
+        )
     tested = run(test, cwd, timeout=timeout, env=env)
     if tested.exit_code != 0:
         _check_environment(tested, cwd)
     outcome, reason = classify(tested, expect)
-    return Verdict(outcome, reason, built, tested)
+    return Verdict(outcome=outcome, reason=reason, build=built, test=tested)
 
 
 def classify(test: Execution, expect: Expectation) -> tuple[Outcome, str]:

@@ -39,7 +39,7 @@ States = Mapping[str, FileState | None]
 Config = frozenset[str]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Trials:
     """Real runs of configurations of `diff` in one scratch tree, recorded under `key`."""
 
@@ -144,16 +144,16 @@ class Trials:
         """How a configuration is run now (the expectation and strays change during a run)."""
         subdirectory = self.where.relative_to(self.scratch.path).as_posix()
         return attempt.Recipe(
-            self.diff,
-            self.command,
-            "" if subdirectory == "." else subdirectory,
-            self.build,
-            self.timeout,
-            self.expect,
-            self.clean,
-            self.pinned,
-            self.strays,
-            self.results,
+            diff=self.diff,
+            command=self.command,
+            subdirectory="" if subdirectory == "." else subdirectory,
+            build=self.build,
+            timeout=self.timeout,
+            expect=self.expect,
+            clean=self.clean,
+            pinned=self.pinned,
+            strays=self.strays,
+            results=self.results,
         )
 
     def _try(self, tree: Scratch, config: frozenset[str], states: States | None) -> runner.Verdict:
@@ -200,7 +200,7 @@ class Trials:
         fails = sum(r.outcome is Outcome.FAIL for r in records)
         outcomes = {r.outcome for r in records}
         agreed = outcomes.pop() if len(outcomes) == 1 else Outcome.UNRESOLVED
-        return Claim(config, agreed, len(records), fails)
+        return Claim(config=config, outcome=agreed, runs=len(records), fails=fails)
 
     def claims(self, configs: tuple[frozenset[str], ...]) -> list[Claim]:
         """The claims about those of `configs` that ran."""
@@ -235,18 +235,18 @@ class Trials:
         last = executions[-1] if executions else None
         output = "" if last is None else last.output
         record = TestRecord(
-            len(self.log) + 1,
-            self.phase,
-            config,
-            verdict.outcome,
-            verdict.reason,
-            None if last is None else last.exit_code,
-            duration,
-            "" if last is None else last.tail,
-            frozenset(grouping.missing_names(output))
+            number=len(self.log) + 1,
+            phase=self.phase,
+            config=config,
+            outcome=verdict.outcome,
+            reason=verdict.reason,
+            exit_code=None if last is None else last.exit_code,
+            duration=duration,
+            tail="" if last is None else last.tail,
+            missing=frozenset(grouping.missing_names(output))
             if verdict.outcome is Outcome.UNRESOLVED
             else frozenset(),
-            verdict.cases,
+            cases=verdict.cases,
         )
         self.journal.append(self.key, record)
         self.log.append(record)

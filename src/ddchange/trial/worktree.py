@@ -40,7 +40,7 @@ _MANY_PATHS = 2000  # more paths than this touched: git compares the whole tree 
 _SECOND = 1_000_000_000  # ns
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Scratch:
     """A detached work tree of GOOD that configurations are materialized in."""
 
@@ -270,7 +270,7 @@ def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
             raise
         watch = Watch(path)
         try:
-            yield Scratch(repo, path, good_sha, watch=watch)
+            yield Scratch(repo=repo, path=path, good=good_sha, watch=watch)
         finally:
             watch.close()
     finally:

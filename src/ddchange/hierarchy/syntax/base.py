@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 NO_SYNTAX_ENV = "DDCHANGE_NO_SYNTAX"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Scope:
     """One definition that spans lines: see the module docstring for the `kind` vocabulary."""
 

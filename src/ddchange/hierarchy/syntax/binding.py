@@ -22,7 +22,7 @@ from ddchange.hierarchy.syntax.tree import (
 from ddchange.hierarchy.syntax.words import _IDENT
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Grammar:
     """What the tree code needs to know about one language."""
 

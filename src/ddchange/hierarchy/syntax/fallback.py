@@ -72,7 +72,7 @@ def _in_block(*kinds: str) -> _When:
     return lambda text, row, match: _block_kind(text.owners[row]) in kinds
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Mark:
     start: int
     end: int
@@ -86,7 +86,7 @@ _When = Callable[[_Text, int, "re.Match[str]"], bool]
 _Rule = Callable[["_Fallback", _Text, int], Iterator[_Mark]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Fallback:
     """How the scan reads one language family."""
 
@@ -123,7 +123,7 @@ def _group_marks(family: _Fallback, text: _Text, row: int, match: re.Match[str])
         elif group == "target":
             role = _Role.BIND if family.is_local(text, row) else _Role.DEFINE
             for token in _PATTERN_NAME.finditer(value):
-                yield _Mark(offset + token.start(), offset + token.end(), role)
+                yield _Mark(start=offset + token.start(), end=offset + token.end(), role=role)
         elif group == "params":
             yield from _param_marks(family, value, offset)
         elif group in ("imports", "first_imports"):
@@ -142,13 +142,13 @@ _PATTERN_NAME = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*(?![\w$]|\s*:(?!:))")
 
 def _ident_marks(value: str, offset: int, role: _Role) -> Iterator[_Mark]:
     for token in _IDENT.finditer(value):
-        yield _Mark(offset + token.start(), offset + token.end(), role)
+        yield _Mark(start=offset + token.start(), end=offset + token.end(), role=role)
 
 
 def _first_ident_mark(chunk: str, offset: int, role: _Role) -> Iterator[_Mark]:
     token = _IDENT.search(chunk)
     if token is not None:
-        yield _Mark(offset + token.start(), offset + token.end(), role)
+        yield _Mark(start=offset + token.start(), end=offset + token.end(), role=role)
 
 
 def _chunks(value: str, offset: int) -> Iterator[tuple[str, int]]:
@@ -170,7 +170,7 @@ def _param_marks(family: _Fallback, value: str, offset: int) -> Iterator[_Mark]:
     chunks = list(_chunks(value, offset))
     for (_, at), found in zip(chunks, family.param([c for c, _ in chunks]), strict=True):
         for name in found:
-            yield _Mark(at + name.start(), at + name.end(), _Role.BIND)
+            yield _Mark(start=at + name.start(), end=at + name.end(), role=_Role.BIND)
 
 
 def _import_marks(value: str, offset: int, first: bool) -> Iterator[_Mark]:
@@ -178,10 +178,10 @@ def _import_marks(value: str, offset: int, first: bool) -> Iterator[_Mark]:
         alias = re.search(r"\bas\s+([A-Za-z_]\w*)", chunk)
         tokens = list(_IDENT.finditer(chunk))
         if alias is not None:
-            yield _Mark(at + alias.start(1), at + alias.end(1), _Role.DEFINE)
+            yield _Mark(start=at + alias.start(1), end=at + alias.end(1), role=_Role.DEFINE)
         elif tokens and not chunk.rstrip().endswith("*"):
             token = tokens[0] if first else tokens[-1]
-            yield _Mark(at + token.start(), at + token.end(), _Role.DEFINE_AND_USE)
+            yield _Mark(start=at + token.start(), end=at + token.end(), role=_Role.DEFINE_AND_USE)
 
 
 # Parameter names, per parameter (none: a parameter without a name) ---------------------------
@@ -319,12 +319,12 @@ def _go_imports(family: _Fallback, text: _Text, row: int) -> Iterator[_Mark]:
     if spec is None or not (in_block or line.startswith("import")):
         return
     if spec.group(1) is not None:
-        yield _Mark(spec.start(1), spec.end(1), _Role.DEFINE)
+        yield _Mark(start=spec.start(1), end=spec.end(1), role=_Role.DEFINE)
         return
     parts = spec.group(2).split("/")
     if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]):
         parts.pop()
-    yield _Mark(0, 0, _Role.DEFINE, parts[-1])
+    yield _Mark(start=0, end=0, role=_Role.DEFINE, text=parts[-1])
 
 
 def _c_typedef(family: _Fallback, text: _Text, row: int) -> Iterator[_Mark]:
@@ -340,7 +340,9 @@ def _c_typedef(family: _Fallback, text: _Text, row: int) -> Iterator[_Mark]:
     names = list(_IDENT.finditer(body))
     name = pointer.span(1) if pointer is not None else names[-1].span() if names else None
     if name is not None:
-        yield _Mark(typedef.start(1) + name[0], typedef.start(1) + name[1], _Role.DEFINE)
+        yield _Mark(
+            start=typedef.start(1) + name[0], end=typedef.start(1) + name[1], role=_Role.DEFINE
+        )
 
 
 def _spaces(match: re.Match[str]) -> str:
@@ -353,11 +355,11 @@ def _c_define(family: _Fallback, text: _Text, row: int) -> Iterator[_Mark]:
     define = re.match(rf"\s*#\s*define\s+({_NAME})(?:\(([^)]*)\))?", line)
     if define is None:
         return
-    yield _Mark(define.start(1), define.end(1), _Role.DEFINE)
+    yield _Mark(start=define.start(1), end=define.end(1), role=_Role.DEFINE)
     params = set(_IDENT.findall(define.group(2) or ""))
     for token in _IDENT.finditer(line, define.end(1)):
         if token.group() in params:
-            yield _Mark(token.start(), token.end(), _Role.BIND)
+            yield _Mark(start=token.start(), end=token.end(), role=_Role.BIND)
 
 
 # Strip patterns: comments and string/char literals --------------------------------------------

@@ -155,7 +155,7 @@ def _js_imports(family: _Fallback, text: _Text, row: int) -> Iterator[_Mark]:
     for pattern in (rf"^({_NAME})\s*(?:,|$)", rf"\*\s*as\s+({_NAME})"):
         bound = re.search(pattern, value)
         if bound is not None:
-            yield _Mark(at + bound.start(1), at + bound.end(1), _Role.DEFINE)
+            yield _Mark(start=at + bound.start(1), end=at + bound.end(1), role=_Role.DEFINE)
     braces = re.search(r"\{([^}]*)", value)
     if braces is not None:
         yield from _import_marks(braces.group(1), at + braces.start(1), first=False)
@@ -218,31 +218,47 @@ _JAVA_RULES = (
 
 
 _TS_FALLBACK = _Fallback(
-    _JS_STRIP,
-    (*_JS_RULES, _js_imports),
-    _TS_RESERVED | _TS_BUILTIN_TYPES | _TS_CONTEXTUAL,
-    _first_names,
+    strip=_JS_STRIP,
+    rules=(*_JS_RULES, _js_imports),
+    ignored=_TS_RESERVED | _TS_BUILTIN_TYPES | _TS_CONTEXTUAL,
+    param=_first_names,
 )
 
 
 _FALLBACKS: dict[str, _Fallback] = {
     "c": _Fallback(
-        _C_STRIP, _C_RULES, _C_RESERVED | _C_BUILTIN_TYPES | _C_CONTEXTUAL, _each(_last_name)
+        strip=_C_STRIP,
+        rules=_C_RULES,
+        ignored=_C_RESERVED | _C_BUILTIN_TYPES | _C_CONTEXTUAL,
+        param=_each(_last_name),
     ),
     "cpp": _Fallback(
-        _C_STRIP, _C_RULES, _CPP_RESERVED | _C_BUILTIN_TYPES | _CPP_CONTEXTUAL, _each(_last_name)
+        strip=_C_STRIP,
+        rules=_C_RULES,
+        ignored=_CPP_RESERVED | _C_BUILTIN_TYPES | _CPP_CONTEXTUAL,
+        param=_each(_last_name),
     ),
     "javascript": _Fallback(
-        _JS_STRIP, (*_JS_RULES, _js_imports), _JS_RESERVED | _JS_CONTEXTUAL, _first_names
+        strip=_JS_STRIP,
+        rules=(*_JS_RULES, _js_imports),
+        ignored=_JS_RESERVED | _JS_CONTEXTUAL,
+        param=_first_names,
     ),
     "typescript": _TS_FALLBACK,
     "tsx": _TS_FALLBACK,
-    "go": _Fallback(_GO_STRIP, _GO_RULES, _GO_RESERVED | _GO_BUILTIN_TYPES, _go_names),
-    "rust": _Fallback(
-        _RUST_STRIP,
-        _RUST_RULES,
-        _RUST_RESERVED | _RUST_BUILTIN_TYPES | _RUST_CONTEXTUAL,
-        _each(_rust_name),
+    "go": _Fallback(
+        strip=_GO_STRIP, rules=_GO_RULES, ignored=_GO_RESERVED | _GO_BUILTIN_TYPES, param=_go_names
     ),
-    "java": _Fallback(_C_STRIP, _JAVA_RULES, _JAVA_RESERVED | _JAVA_CONTEXTUAL, _each(_last_name)),
+    "rust": _Fallback(
+        strip=_RUST_STRIP,
+        rules=_RUST_RULES,
+        ignored=_RUST_RESERVED | _RUST_BUILTIN_TYPES | _RUST_CONTEXTUAL,
+        param=_each(_rust_name),
+    ),
+    "java": _Fallback(
+        strip=_C_STRIP,
+        rules=_JAVA_RULES,
+        ignored=_JAVA_RESERVED | _JAVA_CONTEXTUAL,
+        param=_each(_last_name),
+    ),
 }

@@ -36,7 +36,7 @@ class _PyKind(Enum):
 
 
 # eq=False: scopes are compared and hashed by identity (a class's bases may be walked twice).
-@dataclass(eq=False)
+@dataclass(eq=False, kw_only=True)
 class _PyScope:
     kind: _PyKind
     parent: _PyScope | None
@@ -61,7 +61,7 @@ class _PyOcc(Enum):
     IMPORTED = "imported"  # a name an import refers to: always a use
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _PyOccurrence:
     kind: _PyOcc
     row: int  # 0-based
@@ -80,7 +80,9 @@ class _PyFound:
     def add(self, kind: _PyOcc, row: int, scope: _PyScope, name: str, member: str = "") -> None:
         if kind is _PyOcc.BIND:
             scope.bound.add(name)
-        self.occurrences.append(_PyOccurrence(kind, row, scope, name, member))
+        self.occurrences.append(
+            _PyOccurrence(kind=kind, row=row, scope=scope, name=name, member=member)
+        )
 
 
 _PY_MODULE_DUNDERS = _words("__file__ __path__ __builtins__ __cached__ __annotations__")

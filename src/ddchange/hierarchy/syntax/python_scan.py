@@ -51,7 +51,7 @@ def _py_facts(content: bytes, tree: bool) -> dict[int, Names]:
 # a scope that holds every later statement indented deeper than the header.
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _PyStatement:
     row: int  # its first row
     indent: int
@@ -108,11 +108,11 @@ def _py_statements(clean: list[str]) -> Iterator[_PyStatement]:
 def _py_statement(clean: list[str], rows: list[int]) -> _PyStatement:
     lines = [clean[row] for row in rows]
     starts = tuple(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
-    return _PyStatement(rows[0], _indent(lines[0]), "\n".join(lines), starts)
+    return _PyStatement(row=rows[0], indent=_indent(lines[0]), text="\n".join(lines), starts=starts)
 
 
 def _py_scan_found(content: bytes) -> _PyFound:
-    found = _PyFound(_PyScope(_PyKind.MODULE, None))
+    found = _PyFound(_PyScope(kind=_PyKind.MODULE, parent=None))
     blocks: list[tuple[int, _PyScope]] = []  # (header indent, scope) of the open def/class blocks
     static = False  # the def ahead is decorated with @staticmethod
     for statement in _py_statements(_scan_text(_PY_STRIP, content).clean):
@@ -200,7 +200,7 @@ class _PyScan:
 
     def function(self, scope: _PyScope, header: re.Match[str], static: bool) -> _PyScope:
         method = scope.kind is _PyKind.CLASS
-        inner = _PyScope(_PyKind.FUNCTION, scope, owner=scope if method else None)
+        inner = _PyScope(kind=_PyKind.FUNCTION, parent=scope, owner=scope if method else None)
         text = self.stm.text
         opening = text.find("(", header.end())
         if opening < 0:
@@ -240,7 +240,7 @@ class _PyScan:
 
     def cls(self, scope: _PyScope, header: re.Match[str]) -> _PyScope:
         name = header.group(2)
-        inner = _PyScope(_PyKind.CLASS, scope, qualified=_py_qualified(scope, name))
+        inner = _PyScope(kind=_PyKind.CLASS, parent=scope, qualified=_py_qualified(scope, name))
         scope.classes[name] = inner
         text = self.stm.text
         bases = re.compile(r"\s*(?:\[[^\]]*\]\s*)?\(").match(text, header.end())

@@ -21,7 +21,7 @@ from ddchange.hierarchy.syntax.words import _PY_IDENTS
 
 
 def _py_tree_found(root: _Node) -> _PyFound:
-    found = _PyFound(_PyScope(_PyKind.MODULE, None))
+    found = _PyFound(_PyScope(kind=_PyKind.MODULE, parent=None))
     # A work list, not recursion: long operator chains make deep trees.
     stack: list[_PyTask] = [(root, found.module, _PyCtx.LOAD)]
     while stack:
@@ -123,7 +123,7 @@ def _py_function(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyT
     if name is not None:
         found.add(_PyOcc.BIND, _first_row(name), scope, _text(name))
     method = scope.kind is _PyKind.CLASS
-    inner = _PyScope(_PyKind.FUNCTION, scope, owner=scope if method else None)
+    inner = _PyScope(kind=_PyKind.FUNCTION, parent=scope, owner=scope if method else None)
     tasks = _py_parameters(inner, _field(node, "parameters"))
     if method and not _py_is_static(node):
         inner.self_name = _py_first_parameter(_field(node, "parameters"))
@@ -182,7 +182,7 @@ def _py_is_static(node: _Node) -> bool:
 
 def _py_class(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
     name = _field(node, "name")
-    inner = _PyScope(_PyKind.CLASS, scope)
+    inner = _PyScope(kind=_PyKind.CLASS, parent=scope)
     if name is not None:
         found.add(_PyOcc.BIND, _first_row(name), scope, _text(name))
         inner.qualified = _py_qualified(scope, _text(name))
@@ -219,14 +219,14 @@ def _py_qualified(scope: _PyScope, name: str) -> str | None:
 
 
 def _py_lambda(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
-    inner = _PyScope(_PyKind.FUNCTION, scope)
+    inner = _PyScope(kind=_PyKind.FUNCTION, parent=scope)
     tasks = _py_parameters(inner, _field(node, "parameters"))
     return [*tasks, *_py_load(inner, [_field(node, "body")])]
 
 
 def _py_comprehension(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
     """Its own scope: the targets are local to it; the first iterable is read outside."""
-    inner = _PyScope(_PyKind.FUNCTION, scope, comprehension=True)
+    inner = _PyScope(kind=_PyKind.FUNCTION, parent=scope, comprehension=True)
     tasks: list[_PyTask] = []
     first = True
     for child in node.named_children:

@@ -54,7 +54,9 @@ def _scope_of(grammar: _Grammar, node: _Node, outer: Scope | None) -> Scope | No
         kind = "method"
     if outer is not None:
         name = f"{outer.name}{grammar.separator}{name}"
-    return Scope(kind, name, _scope_start(grammar, node) + 1, _last_row(node) + 1)
+    return Scope(
+        kind=kind, name=name, start=_scope_start(grammar, node) + 1, end=_last_row(node) + 1
+    )
 
 
 def _scope_start(grammar: _Grammar, node: _Node) -> int:
