@@ -1,27 +1,28 @@
 """Properties of the probabilistic search (search/probabilistic.py), against the oracles of
-test_dd: what it returns, what it moves to, that it is deterministic, and what it costs."""
+flatdd.py: what it returns, what it moves to, that it is deterministic, and what it costs."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
 
+import flatdd
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
-from test_dd import (
+from flatdd import (
+    DD,
     Counting,
     Oracle,
-    _closed,
     assert_one_minimal_failing,
+    closed,
     culprit_oracle,
     dependent_oracle,
     problems,
 )
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from ddchange.model import Outcome
 from ddchange.search import dd, probabilistic
-from ddchange.search.dd import DD
 from ddchange.search.probabilistic import CDD, LOOKAHEAD, ProbDD, fixed
 
 MODELS = {
@@ -184,7 +185,7 @@ def test_budget_for_one_culprit_is_logarithmic(problem: tuple[int, int]) -> None
     assert probes.tests <= 2.5 * math.log2(n) + 3
 
 
-def _tests(reduce: dd.Reduce[int] | None, n: int, culprits: list[frozenset[int]]) -> int:
+def _tests(reduce: flatdd.Reduce[int] | None, n: int, culprits: list[frozenset[int]]) -> int:
     counting = Counting(culprit_oracle(culprits))
     DD(counting).ddmin(list(range(n)), reduce)
     return counting.calls
@@ -223,7 +224,7 @@ def test_needs_as_a_prior_keep_the_answer_within_what_fails(problem: tuple) -> N
     oracle it is the same kind of answer as without them (1-minimal)."""
     n, culprits, needs = problem
     items = list(range(n))
-    oracle = culprit_oracle([_closed(c, needs) for c in culprits])
+    oracle = culprit_oracle([closed(c, needs) for c in culprits])
 
     def together(atoms: list[list[int]]) -> list[int]:
         return [needs.get(atom[0], atom[0]) for atom in atoms]

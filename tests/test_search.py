@@ -7,6 +7,7 @@ import hashlib
 from collections.abc import Callable, Iterator
 
 import pytest
+from flatdd import DD
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_grouping import synthetic_diff
@@ -15,7 +16,6 @@ from ddchange.diff.hunks import Diff
 from ddchange.hierarchy.grouping import Hierarchy, levels_for
 from ddchange.model import Outcome
 from ddchange.search.cache import OutcomeCache
-from ddchange.search.dd import DD
 from ddchange.search.hierarchical import PLAN_READ, REDUCERS, Found, Reducer, Search, minimize
 
 Config = frozenset[str]

@@ -84,21 +84,17 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         worktree.scratch_worktree(repo, revisions.good) as scratch,
         contextlib.ExitStack() as parallel,
     ):
-        book = _Book()
         searching: list[Target | None] = [None]
         far = [""]
 
         def recorded(record: TestRecord) -> None:
-            book.add(record)
             tell(record, searching[0], far[0])
 
         trials = trials_for(request, revisions, limited, scratch, journal, on_record=recorded)
         width = slots(request, repo, scratch, trials, parallel)
         trials.resume(json.dumps(describe(request, revisions, subdirectory)))
-        for record in trials.log:
-            book.add(record)
         everything = frozenset(h.id for h in diff.hunks)
-        good, bad = _sides(trials, book, everything)
+        good, bad = _sides(trials, everything)
         targets, failing, passing = _targets(request, good, bad)
         hierarchy = Hierarchy(
             diff,
@@ -120,16 +116,16 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
                 searching[0] = target
                 start = everything
                 if origins is not None:
-                    alone = _bisect(trials, book, target, revisions, origins)
-                    if alone and book.verdict(alone, target) is Outcome.FAIL:
+                    alone = _bisect(trials, target, revisions, origins)
+                    if alone and outcome_of(trials, alone, target) is Outcome.FAIL:
                         start = alone
                 answers = len({f.answer for f in found.values()})
                 far[0] = f"target {number} of {len(targets)}, {plural(answers, 'answer')} so far"
                 found[target.name] = _search(
-                    request, trials, book, hierarchy, target, levels, width, start
+                    request, trials, hierarchy, target, levels, width, start
                 )
             searching[0] = None
-            causes = _causes(request, trials, book, targets, found)
+            causes = _causes(request, trials, targets, found)
         except KeyboardInterrupt:
             trials.stop_ahead()
             outcome = "interrupted"
@@ -168,23 +164,15 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
     )
 
 
-class _Book:
-    """Every record of this run by configuration: what each target's outcomes are read from."""
+def outcome_of(trials: Trials, config: Config, target: Target) -> Outcome:
+    """What the records of exactly `config` say of `target`: the outcome they agree on,
+    UNRESOLVED when they disagree or none is on record."""
+    seen = {verdict(record, target) for record in trials.records(config)}
+    return seen.pop() if len(seen) == 1 else Outcome.UNRESOLVED
 
-    def __init__(self) -> None:
-        self.by_config: dict[Config, list[TestRecord]] = {}
 
-    def add(self, record: TestRecord) -> None:
-        self.by_config.setdefault(record.config, []).append(record)
-
-    def verdict(self, config: Config, target: Target) -> Outcome:
-        """What the records of exactly `config` say of `target`: the outcome they agree on,
-        UNRESOLVED when they disagree or none is on record."""
-        seen = {verdict(record, target) for record in self.by_config.get(config, ())}
-        return seen.pop() if len(seen) == 1 else Outcome.UNRESOLVED
-
-    def disagree(self, config: Config, target: Target) -> bool:
-        return len({verdict(r, target) for r in self.by_config.get(config, ())}) > 1
+def disagree(trials: Trials, config: Config, target: Target) -> bool:
+    return len({verdict(r, target) for r in trials.records(config)}) > 1
 
 
 def verdict(record: TestRecord, target: Target) -> Outcome:
@@ -213,16 +201,16 @@ def _broken_anew(cases: Cases, ends: Mapping[str, Case | None]) -> bool:
     return False
 
 
-def _sides(trials: Trials, book: _Book, everything: Config) -> tuple[Cases, Cases]:
+def _sides(trials: Trials, everything: Config) -> tuple[Cases, Cases]:
     """GOOD's and BAD's test results, from their runs (taken over from the journal when it has
     them); NoTestResults when one gave none."""
     sides: list[Cases] = []
-    trials.offer(c for c in (frozenset[str](), everything) if not book.by_config.get(c))
+    trials.offer(c for c in (frozenset[str](), everything) if not trials.records(c))
     for phase, config in (("good", frozenset[str]()), ("bad", everything)):
         trials.phase = phase
-        if not book.by_config.get(config):
+        if not trials.records(config):
             trials.once(config)
-        record = book.by_config[config][-1]
+        record = trials.records(config)[-1]
         if record.cases is None:
             why = record.reason.removeprefix(results.NONE + ": ")
             raise errors.NoTestResults(phase, why, record.tail)
@@ -269,7 +257,6 @@ def _broken(case: Case | None) -> bool:
 
 def _bisect(
     trials: Trials,
-    book: _Book,
     target: Target,
     revisions: Revisions,
     origins: Mapping[str, tuple[str, ...]],
@@ -283,15 +270,15 @@ def _bisect(
 
     def test(position: int) -> Outcome:
         config = frozenset({f"commit:{chain[position - 1]}"})
-        if not book.by_config.get(config):
+        if not trials.records(config):
             trials.commit(revisions.good, chain[position - 1])
-        return book.verdict(config, target)
+        return outcome_of(trials, config, target)
 
     lo, hi = bisect(len(chain), test)
     last_good = revisions.good if lo == 0 else chain[lo - 1]
     suspects = git.commits(repo, last_good, chain[hi - 1])
     alone = provenance.commits_of(origins, suspects)
-    if alone and not book.by_config.get(alone):
+    if alone and not trials.records(alone):
         trials.phase = "commit"
         trials.once(alone)
     return alone
@@ -300,7 +287,6 @@ def _bisect(
 def _search(
     request: Request,
     trials: Trials,
-    book: _Book,
     hierarchy: Hierarchy,
     target: Target,
     levels: Sequence[str],
@@ -313,14 +299,14 @@ def _search(
     suite one target's search ran four times as many tests so); but a configuration another
     search ran is answered by its record, not run again."""
     cache = OutcomeCache[str](monotony=request.monotony)
-    cache.store(frozenset(), book.verdict(frozenset(), target))
-    cache.store(start, book.verdict(start, target))
+    cache.store(frozenset(), outcome_of(trials, frozenset(), target))
+    cache.store(start, outcome_of(trials, start, target))
 
     def test(config: Config) -> Outcome:
-        if not book.by_config.get(config):
+        if not trials.records(config):
             trials.phase = search.level
             trials.once(config)
-        return book.verdict(config, target)
+        return outcome_of(trials, config, target)
 
     search = Search(
         diff=trials.diff,
@@ -338,7 +324,6 @@ def _search(
 def _causes(
     request: Request,
     trials: Trials,
-    book: _Book,
     targets: list[Target],
     found: dict[str, Found],
 ) -> list[Cause]:
@@ -351,25 +336,25 @@ def _causes(
     trials.phase = "confirm"
     trials.offer(c for answer in grouped for c in trials.owed(answer, 1 + reruns))
     for answer in grouped:
-        while len(book.by_config[answer]) < 1 + reruns:
+        while len(trials.records(answer)) < 1 + reruns:
             trials.once(answer)
-    while reruns and len(book.by_config[frozenset()]) < 2:  # GOOD again, after the search
+    while reruns and len(trials.records(frozenset())) < 2:  # GOOD again, after the search
         trials.once(frozenset())
     causes = []
     for answer, mine in grouped.items():
         checks = tuple(dict.fromkeys(c for t in mine for c in found[t.name].checks))
-        flaky = any(book.disagree(c, t) for t in mine for c in (answer, frozenset(), *checks))
+        flaky = any(disagree(trials, c, t) for t in mine for c in (answer, frozenset(), *checks))
         backed = all(
-            book.verdict(answer, t) is Outcome.FAIL
-            and book.verdict(frozenset(), t) is Outcome.PASS
-            and all(book.verdict(c, t) is not Outcome.FAIL for c in found[t.name].checks)
+            outcome_of(trials, answer, t) is Outcome.FAIL
+            and outcome_of(trials, frozenset(), t) is Outcome.PASS
+            and all(outcome_of(trials, c, t) is not Outcome.FAIL for c in found[t.name].checks)
             for t in mine
         )
         causes.append(
             Cause(
                 answer=answer,
                 tests=tuple(t.name for t in mine),
-                runs=len(book.by_config[answer]),
+                runs=len(trials.records(answer)),
                 checks=len(checks),
                 flaky=flaky or not backed,
             )

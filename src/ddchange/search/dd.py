@@ -16,8 +16,6 @@ Invariants the callers rely on:
   the minimized configuration is `items` or one seen to FAIL, and dd's pair is one seen to PASS
   and one seen to FAIL. What a probe may do in place of a plain test (a cache, an implication,
   a dependency-closed stand-in) is the caller's business; it must report what it tested.
-- With `DD`, every configuration is asked at most once per cache: `DD.evaluate` looks up the
-  cache first and records every answer. With no cache given, an exact in-memory memo is used.
 """
 
 from __future__ import annotations
@@ -25,12 +23,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
-from ddchange.model import Outcome, Source, Stats
+from ddchange.model import Outcome, Source
 
 T = TypeVar("T", bound=Hashable)
-T_contra = TypeVar("T_contra", bound=Hashable, contravariant=True)
 S = TypeVar("S")  # anything a splitter cuts: items, or atoms (lists of items)
 
 
@@ -40,28 +37,6 @@ class Hit:
 
     outcome: Outcome
     implied: bool = False
-
-
-class Cache(Protocol[T_contra]):
-    """What DD needs from an outcome cache."""
-
-    def lookup(self, config: frozenset[T_contra]) -> Hit | None: ...
-
-    def store(self, config: frozenset[T_contra], outcome: Outcome) -> None: ...
-
-
-class Memo(Generic[T]):
-    """The default cache: exact answers only, for this run only."""
-
-    def __init__(self) -> None:
-        self._seen: dict[frozenset[T], Outcome] = {}
-
-    def lookup(self, config: frozenset[T]) -> Hit | None:
-        outcome = self._seen.get(config)
-        return None if outcome is None else Hit(outcome)
-
-    def store(self, config: frozenset[T], outcome: Outcome) -> None:
-        self._seen[config] = outcome
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,15 +60,9 @@ class Isolation(Generic[T]):
     passing: list[T]
     failing: list[T]
 
-    @property
-    def difference(self) -> list[T]:
-        passing = set(self.passing)
-        return [item for item in self.failing if item not in passing]
-
 
 # A splitter cuts a configuration into about n parts that partition it (no overlap, no loss).
 Split = Callable[[Sequence[S], int], list[list[S]]]
-Listener = Callable[[Step[T]], None]
 
 
 def split_evenly(items: Sequence[S], n: int) -> list[list[S]]:
@@ -132,10 +101,6 @@ Probe = Callable[[list[T]], Probed[T]]
 # start them early (ddchange's -j N). It takes as many as it wants from the iterator (none
 # costs nothing), and only hints: it never answers for a probe.
 Ahead = Callable[[Iterator[list[T]]], None]
-
-
-# A whole search over single items with a probe, as `minimize` with its defaults: what DD runs.
-Reduce = Callable[[Sequence[T], Probe[T]], list[T]]
 
 
 def _nothing_ahead(_upcoming: Iterator[list[T]]) -> None:
@@ -301,69 +266,6 @@ def _isolation_step(
         if wanted is Outcome.PASS and low < found.config < high:
             return seen, failing, n_next
     return None
-
-
-class DD(Generic[T]):
-    """Textbook delta debugging over single items, with injected test, splitter and cache, as
-    picire's `DD(test, split, cache)`: every probe is a test of exactly the configuration
-    asked (through the cache), so `ddmin` and `isolate` are Zeller and Hildebrandt's."""
-
-    def __init__(
-        self,
-        test: Callable[[frozenset[T]], Outcome],
-        *,
-        split: Split[list[T]] = split_evenly,
-        cache: Cache[T] | None = None,
-        stats: Stats | None = None,
-        listener: Listener[T] | None = None,
-    ) -> None:
-        self._test = test
-        self._split = split
-        self._cache: Cache[T] = cache if cache is not None else Memo()
-        self.stats = stats if stats is not None else Stats()
-        self._listener = listener
-        # The smallest configuration known to fail; the best answer so far if the run is stopped.
-        self.best: list[T] = []
-
-    def evaluate(self, config: Sequence[T]) -> Outcome:
-        """The outcome of `config`: from the cache when it knows, else from one real test."""
-        key = frozenset(config)
-        hit = self._cache.lookup(key)
-        if hit is None:
-            outcome, source = self._test(key), Source.TEST
-            self._cache.store(key, outcome)
-            self.stats.tests_run += 1
-        else:
-            outcome = hit.outcome
-            source = Source.IMPLIED if hit.implied else Source.CACHE
-            if hit.implied:
-                self.stats.implied += 1
-            else:
-                self.stats.cache_hits += 1
-        self.stats.outcomes[outcome] += 1
-        if outcome is Outcome.FAIL and len(key) < len(self.best):
-            self.best = list(config)
-        if self._listener is not None:
-            self._listener(
-                Step(config=key, outcome=outcome, source=source, failing=frozenset(self.best))
-            )
-        return outcome
-
-    def ddmin(self, items: Sequence[T], reduce: Reduce[T] | None = None) -> list[T]:
-        """A 1-minimal failing subset of `items` (which must fail, while ∅ passes), by
-        textbook ddmin or by `reduce` over single items (probabilistic.py's baselines)."""
-        self.best = list(items)
-        if reduce is not None:
-            return reduce(items, self._probe)
-        return minimize(items, self._probe, split=self._split)
-
-    def isolate(self, items: Sequence[T]) -> Isolation[T]:
-        """Passing and failing subsets of `items` with a 1-minimal difference (TSE 2002 dd)."""
-        self.best = list(items)
-        return isolate(items, self._probe, split=self._split)
-
-    def _probe(self, config: list[T]) -> Probed[T]:
-        return Probed(self.evaluate(config), frozenset(config))
 
 
 def bisect(count: int, test: Callable[[int], Outcome]) -> tuple[int, int]:

@@ -18,7 +18,6 @@ disagreement is kept as evidence for the report.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +57,8 @@ class Trials:
     on_start: Callable[[frozenset[str]], None] = lambda _config: None  # a build and test begins
     phase: str = "good"
     log: list[TestRecord] = field(default_factory=list)
+    # The same records by configuration, in the order they were made: what a claim reads
+    _by_config: dict[Config, list[TestRecord]] = field(default_factory=dict, init=False)
     resumed: int = 0
     before: RunInfo | None = None  # this run as the journal knew it before `resume`
     tests_run: int = 0  # real runs made by this process
@@ -108,9 +109,10 @@ class Trials:
         self.log = self.journal.records(self.key)
         self.resumed = len(self.log)
         for record in self.log:
+            self._by_config.setdefault(record.config, []).append(record)
             if record.phase == "bad" and record.outcome is Outcome.FAIL:
                 self.adopt_failure(record.exit_code)
-        return {config: self._agreed(records) for config, records in self._by_config().items()}
+        return {config: self._agreed(records) for config, records in self._by_config.items()}
 
     def adopt_failure(self, exit_code: int | None) -> None:
         """BAD's exit code becomes *the* failure: another exit code is a different failure.
@@ -121,11 +123,10 @@ class Trials:
     def run(self, config: frozenset[str], states: States | None = None) -> Outcome:
         """The outcome of `config` from 1 + retries real runs, agreeing with its earlier runs
         (UNRESOLVED, with the evidence kept, when they disagree)."""
-        earlier = [r for r in self.log if r.config == config]
         runs = [self.once(config, states).outcome]
         while runs[-1] is not Outcome.UNRESOLVED and len(runs) <= self.retries:
             runs.append(self.once(config, states).outcome)
-        return self._agreed(earlier + self.log[-len(runs) :])
+        return self._agreed(self.records(config))
 
     def once(self, config: frozenset[str], states: States | None = None) -> runner.Verdict:
         """Materialize `config` (or write `states`) in the scratch tree, build and test it, and
@@ -169,15 +170,15 @@ class Trials:
         search's and retries' included), or until they disagree: a test that fails at random
         shows here. The outcome its records agree on (UNRESOLVED, with the evidence kept, when
         they disagree), and those records."""
-        while len(mine := self._records(config)) < runs and len(_outcomes(mine)) < 2:
+        while len(mine := self.records(config)) < runs and len(_outcomes(mine)) < 2:
             self.offer(self.owed(config, runs))
             self.once(config)
-        records = self._records(config)
+        records = self.records(config)
         return self._agreed(records), records
 
     def owed(self, config: frozenset[str], runs: int) -> list[frozenset[str]]:
         """`config` as many times as it lacks records to have `runs` of them."""
-        return [config] * max(runs - len(self._records(config)), 0)
+        return [config] * max(runs - len(self.records(config)), 0)
 
     def commit(self, good: str, sha: str) -> Outcome:
         """The tree of commit `sha`, exactly as git has it, built and tested; recorded as the
@@ -194,7 +195,7 @@ class Trials:
 
     def claim(self, config: frozenset[str]) -> Claim | None:
         """What this run's records say about exactly `config`; None if it never ran."""
-        records = self._records(config)
+        records = self.records(config)
         if not records:
             return None
         fails = sum(r.outcome is Outcome.FAIL for r in records)
@@ -227,7 +228,8 @@ class Trials:
     def missing(self, config: frozenset[str]) -> frozenset[str]:
         """The names the latest run of `config` said were missing (for the failure resolution
         loop); kept in the journal, so that a resumed run learns the same."""
-        return next((r.missing for r in reversed(self.log) if r.config == config), frozenset())
+        records = self.records(config)
+        return records[-1].missing if records else frozenset()
 
     def _record(self, config: frozenset[str], verdict: runner.Verdict) -> None:
         executions = [e for e in (verdict.build, verdict.test) if e is not None]
@@ -250,18 +252,15 @@ class Trials:
         )
         self.journal.append(self.key, record)
         self.log.append(record)
+        self._by_config.setdefault(config, []).append(record)
         self.tests_run += 1
         self.command_time += duration
         self.on_record(record)
 
-    def _records(self, config: frozenset[str]) -> list[TestRecord]:
-        return [r for r in self.log if r.config == config]
-
-    def _by_config(self) -> dict[frozenset[str], list[TestRecord]]:
-        grouped: dict[frozenset[str], list[TestRecord]] = defaultdict(list)
-        for record in self.log:
-            grouped[record.config].append(record)
-        return grouped
+    def records(self, config: frozenset[str]) -> list[TestRecord]:
+        """Every record of exactly `config` in this run (earlier attempts' included), oldest
+        first."""
+        return list(self._by_config.get(config, ()))
 
     def _agreed(self, records: list[TestRecord]) -> Outcome:
         """The outcome all `records` (all the runs of one configuration) agree on; else note
