@@ -33,6 +33,8 @@ from ddchange import git as ddgit
 from ddchange.diff import content, linechanges, read
 from ddchange.diff.hunks import Conflict, Diff
 from ddchange.model import Outcome
+from ddchange.search import probabilistic
+from ddchange.search.dd import Probe, Probed
 from ddchange.trial import files
 
 U = TypeVar("U")
@@ -298,6 +300,18 @@ class Reference:
     granularity: Granularity
 
 
+def probing(
+    search: Callable[[Sequence[U], Probe[U]], list[U]],
+) -> Callable[[Sequence[U], Callable[[frozenset[U]], Outcome]], list[U]]:
+    """A flat search of ddchange.search (which probes) as a reference search (which tests):
+    each probe is a test of exactly the configuration asked."""
+
+    def reference(units: Sequence[U], test: Callable[[frozenset[U]], Outcome]) -> list[U]:
+        return search(units, lambda config: Probed(test(frozenset(config)), frozenset(config)))
+
+    return reference
+
+
 REFERENCES = (
     Reference(
         "ddmin-lines",
@@ -306,6 +320,20 @@ REFERENCES = (
         "line",
     ),
     Reference("ddmin-hunks", "textbook ddmin over git's hunks (`-U3`)", ddmin, "hunk"),
+    Reference(
+        "probdd-hunks",
+        "ProbDD (Wang et al., FSE 2021) over git's hunks, as published (p0 = 0.1, an item "
+        "settled at 0.8, the CDD artifact's settings; `search.probabilistic.probdd`)",
+        probing(probabilistic.probdd),
+        "hunk",
+    ),
+    Reference(
+        "cdd-hunks",
+        "CDD (Zhang et al., 2024) over git's hunks, as published (p0 = 0.1; "
+        "`search.probabilistic.cdd`)",
+        probing(probabilistic.cdd),
+        "hunk",
+    ),
 )
 
 

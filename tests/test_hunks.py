@@ -403,9 +403,9 @@ def _text(old_start: int, old_lines: int, new_start: int, new_lines: int) -> Hun
         (b"X\n1\n2\n3\n", _text(0, 0, 1, 1)),  # "@@ -0,0 +1 @@" inserts before line 1
     ],
 )
-def test_apply_hunks_reads_an_empty_range_as_after_that_line(new: bytes, hunk: Hunk) -> None:
+def test_splice_reads_an_empty_range_as_after_that_line(new: bytes, hunk: Hunk) -> None:
     # With -U3 only an empty file has an empty range; without context every insertion does.
-    assert content.apply_hunks(b"1\n2\n3\n", new, [hunk]) == new
+    assert bytes(content.splice(b"1\n2\n3\n", new, [hunk])) == new
 
 
 # -- when git's two outputs disagree ----------------------------------------------------------

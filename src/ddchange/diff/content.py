@@ -1,7 +1,7 @@
 """From a chosen set of change units back to file states: what every touched path must hold.
 
 Owns materialization: `materialize` turns any subset of unit ids into the state of each path
-(byte-exact, slices of the blobs, see parse.py), `apply_hunks` splices text units into the old
+(byte-exact, slices of the blobs, see parse.py), `splice` splices text units into the old
 content, and `differences` checks the whole diff against BAD's tree. Pure: no git, no files.
 """
 
@@ -87,7 +87,7 @@ def _content(file: FileDiff, units: list[Hunk], kinds: set[Kind]) -> bytes | Spl
     texts = [unit for unit in units if unit.kind == "text"]
     if not texts:
         return old  # no need to split what stays
-    return _splice(old, new, file.old_starts, file.new_starts, texts)
+    return splice(old, new, texts, old_at=file.old_starts, new_at=file.new_starts)
 
 
 def _takes_new_mode(file: FileDiff, kinds: set[Kind]) -> bool:
@@ -96,19 +96,23 @@ def _takes_new_mode(file: FileDiff, kinds: set[Kind]) -> bool:
     return "mode" in kinds or ("content" in kinds and retyped(file.old_mode, file.new_mode))
 
 
-def apply_hunks(old: bytes, new: bytes, hunks: Sequence[Hunk]) -> bytes:
+def splice(
+    old: bytes,
+    new: bytes,
+    hunks: Sequence[Hunk],
+    *,
+    old_at: array[int] | None = None,
+    new_at: array[int] | None = None,
+) -> Spliced:
     """`old` with each of `hunks` (text hunks of the diff from `old` to `new`, top to bottom)
-    applied: its old lines replaced by its lines of `new`.
+    applied: its old lines replaced by its lines of `new`. `old_at` and `new_at` are where
+    each line of `old` and `new` starts (`line_starts`), when known already.
 
     Context lines are equal on both sides, so replacing them too is harmless, and a hunk's new
     lines are right whichever other hunks are applied: hunks never overlap in `old`.
     """
-    return bytes(_splice(old, new, line_starts(old), line_starts(new), hunks))
-
-
-def _splice(
-    old: bytes, new: bytes, old_at: array[int], new_at: array[int], hunks: Sequence[Hunk]
-) -> Spliced:
+    old_at = line_starts(old) if old_at is None else old_at
+    new_at = line_starts(new) if new_at is None else new_at
     # Slices, not copies: the bytes are copied only where they are written.
     parts = []
     done = 0

@@ -52,7 +52,7 @@ def split_lines(diff: Diff) -> Diff:
 
     A line change is one column of a run (see the module docstring): one removed line, one
     added line, or a removed line with the added line that replaces it. Line changes keep
-    git's coordinates conventions, so `materialize` and `apply_hunks` treat them exactly like
+    git's coordinates conventions, so `materialize` and `splice` treat them exactly like
     hunks: a pure insertion after old line k has old_start k and old_lines 0, and insertions
     at one place follow each other in the order of their ids. Their ids are "<hunk id>.<n>",
     n from 0, top to bottom.
