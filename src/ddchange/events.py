@@ -20,7 +20,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
-from ddchange.model import Estimate, Outcome, Progress, Running, Source, TestRecord
+from ddchange.model import Estimate, Outcome, Phase, Progress, Running, Source, Stage, TestRecord
 from ddchange.search.dd import Step
 from ddchange.search.hierarchical import Search
 from ddchange.trial.trials import Trials
@@ -41,7 +41,7 @@ class Events:
         self.listener, self.trials, self.search = listener, trials, search
         self.preflight, self.ends = preflight, ends
 
-    def step(self, level: str, step: Step[str]) -> None:
+    def step(self, level: Phase, step: Step[str]) -> None:
         """An evaluation the search made (a real run, or answered without one)."""
         last = self.trials.log[-1] if self.trials.log else None
         reason = last.reason if step.source is Source.TEST and last is not None else ""
@@ -69,7 +69,7 @@ class Events:
             )
         )
 
-    def tests_left(self, phase: str) -> Estimate:
+    def tests_left(self, phase: Phase) -> Estimate:
         """About how many real tests are still to run (see `estimate`)."""
         start = len(self.search.diff.hunks)
         units = len(self.search.best - self.search.best_passing) or start  # none yet: all
@@ -77,7 +77,7 @@ class Events:
         return estimate(phases, phase, units, start, self.preflight, self.ends)
 
     def _progress(
-        self, phase: str, config: frozenset[str], outcome: Outcome, source: Source, reason: str
+        self, phase: Phase, config: frozenset[str], outcome: Outcome, source: Source, reason: str
     ) -> None:
         remaining = len(self.search.best - self.search.best_passing)
         self.listener(
@@ -96,15 +96,15 @@ class Events:
 
 
 def estimate(
-    phases: Sequence[str], phase: str, units: int, start: int, preflight: int, ends: int
+    phases: Sequence[Phase], phase: Phase, units: int, start: int, preflight: int, ends: int
 ) -> Estimate:
     """The real tests still to run, from the phases of those run so far (see the module's
     docstring): `units` change units are still in play of `start`, in `phase`; `preflight`
     runs of each side come first, `ends` reruns of the answer at the end at most."""
     before = 2 * preflight - sum(p in ("good", "bad") for p in phases)
-    end = ends - (sum(p == "confirm" for p in phases) if phase == "confirm" else 0)
+    end = ends - (sum(p == Stage.CONFIRM for p in phases) if phase == Stage.CONFIRM else 0)
     fixed = max(before, 0) + max(end, 0)
-    if phase == "confirm":
+    if phase == Stage.CONFIRM:
         return Estimate(fixed=fixed)
     searched = sum(p not in _OUTSIDE_THE_SEARCH for p in phases)
     halvings = math.log2(start / units) if units else 0.0
@@ -112,6 +112,6 @@ def estimate(
     return Estimate(fixed=fixed, search=max(one_cause, searched + 1))
 
 
-def _commit(phase: str, config: frozenset[str]) -> str:
+def _commit(phase: Phase, config: frozenset[str]) -> str:
     """The commit a "bisect" configuration stands for ("" in every other phase)."""
-    return next(iter(config)).removeprefix("commit:") if phase == "bisect" else ""
+    return next(iter(config)).removeprefix("commit:") if phase == Stage.BISECT else ""

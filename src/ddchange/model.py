@@ -93,7 +93,7 @@ class TestRecord:
     """One real run of the build and test: what the log shows and what a resumed run reuses."""
 
     number: int  # 1, 2, ... over the whole life of a run, resumes included
-    phase: str  # "good", "bad", a hierarchy level ("file", "hunk"), or "confirm"
+    phase: Phase
     config: frozenset[str]  # the change units applied
     outcome: Outcome
     reason: str
@@ -112,10 +112,68 @@ class TestRecord:
         return len(self.config)
 
 
-STRATEGIES = ("diff", "history", "auto")
-# The levels of the hierarchy, coarsest first (hierarchy/grouping.py), and those an answer can
-# be 1-minimal at (--granularity).
-LEVELS = ("commit", "directory", "file", "function", "hunk", "block", "line")
+class Level(enum.StrEnum):
+    """The levels of the hierarchy, coarsest first (hierarchy/grouping.py): what the search
+    removes together at each step."""
+
+    COMMIT = "commit"  # the changes a commit brought (--strategy history, or auto's fallback)
+    DIRECTORY = "directory"  # only for diffs wider than grouping.WIDE files
+    FILE = "file"
+    FUNCTION = "function"
+    HUNK = "hunk"
+    BLOCK = "block"  # a run of changed lines with no unchanged line between them
+    LINE = "line"
+    # Not searched down to: a block of the answer whose lines came from several commits, cut by
+    # commit, and the answer checked again at it
+    ORIGIN = "origin"
+
+
+class Stage(enum.StrEnum):
+    """The phases of a run besides the search's levels, in the order a run meets them."""
+
+    GOOD = "good"  # pre-flight: GOOD must pass
+    BAD = "bad"  # pre-flight: BAD must fail
+    BISECT = "bisect"  # --strategy auto: a first-parent commit's own tree
+    VERIFY = "verify"  # the check by real outcomes that the answer is 1-minimal
+    CONFIRM = "confirm"  # the answer and GOOD run again at the end
+
+
+# What a run is recorded under: the search's level, or a stage of the run.
+Phase = Level | Stage
+
+
+def phase_of(name: str) -> Phase:
+    """The phase named `name` (a journal's or a log's); ValueError if none is."""
+    try:
+        return Level(name)
+    except ValueError:
+        return Stage(name)
+
+
+class Strategy(enum.StrEnum):
+    """How the search goes about GOOD..BAD (--strategy)."""
+
+    DIFF = "diff"  # one search over the range's changes
+    HISTORY = "history"  # the commits' changes first, in history order
+    AUTO = "auto"  # bisect the first-parent history, then search inside the culprit commit
+
+
+class Ending(enum.StrEnum):
+    """How a search or a triage ended."""
+
+    # The answer (each cause) was seen to fail, and without each of its changes it was run and
+    # did not fail (and, unless --no-confirm, it failed again when rerun).
+    FOUND = "found"
+    # Runs of one configuration disagreed: the answer is what was seen, not a verdict.
+    FLAKY = "flaky"
+    # Stopped before the answer was checked.
+    INTERRUPTED = "interrupted"
+
+
+STRATEGIES: tuple[Strategy, ...] = tuple(Strategy)
+# The levels a search goes down, coarsest first.
+LEVELS: tuple[Level, ...] = tuple(level for level in Level if level != Level.ORIGIN)
+# The levels an answer can be 1-minimal at (--granularity).
 GRANULARITIES = LEVELS[2:]
 # The default of --confidence: 3 reruns of the answer (search/confidence.py).
 CONFIDENCE = 0.98
@@ -133,11 +191,9 @@ class Request:
     timeout: float | None = None
     fail_pattern: str | None = None
     monotony: bool = True
-    granularity: str = "block"
+    granularity: Level = Level.BLOCK
     dependencies: bool = True
-    # "diff": one search over GOOD..BAD's changes; "history": prefixes of its commits first;
-    # "auto": bisect the first-parent history, then search inside the culprit commit
-    strategy: str = "diff"
+    strategy: Strategy = Strategy.DIFF
     isolate: bool = False  # dd (a passing and a failing set, 1-minimal difference), not ddmin
     retries: int = 0
     confirm: bool = True
@@ -204,7 +260,7 @@ class Estimate:
 class Progress:
     """Sent to the listener after every evaluation, real or answered without a run."""
 
-    phase: str
+    phase: Phase
     outcome: Outcome
     source: Source
     reason: str  # why a real test gave its outcome ("exit 1", "build failed: ..."); "" if cached
@@ -219,7 +275,7 @@ class Progress:
 class Running:
     """Sent to the listener when a real test starts: what is in flight, and since when."""
 
-    phase: str
+    phase: Phase
     size: int
     number: int  # the real test this is, counting from 1 in this process
     started: float  # time.monotonic() when it started
@@ -232,7 +288,7 @@ class Running:
 class Disagreement:
     """Evidence of a flaky test: one configuration, several runs, different outcomes."""
 
-    phase: str
+    phase: Phase
     size: int
     outcomes: tuple[Outcome, ...]
 
@@ -273,7 +329,7 @@ class Confirmation:
 class Route:
     """How the search went about it: which strategy, and for "auto" what bisection found."""
 
-    strategy: str
+    strategy: Strategy
     bisect_tests: int = 0  # commits of the first-parent history tested
     last_good: str | None = None  # the newest first-parent commit seen to pass (or GOOD)
     first_bad: str | None = None  # the oldest first-parent commit seen to fail (or BAD)
@@ -308,18 +364,14 @@ class Result:
     wall_time: float
     command_time: float  # seconds inside build and test commands, in this process
     tests_run: int  # real runs of build and test, in this process
-    # How the run ended. "found": the answer was seen to fail, and without each of its changes
-    # it was run and did not fail (and, unless --no-confirm, it failed again when rerun).
-    # "flaky": runs of one configuration disagreed; the answer is what was seen, not a verdict.
-    # "interrupted": stopped before the answer was checked.
-    outcome: str = "found"
+    outcome: Ending = Ending.FOUND  # how the run ended
     resumed: int = 0  # tests taken from earlier attempts instead of running them
     confirmation: Confirmation | None = None
     disagreements: list[Disagreement] = field(default_factory=list)
     resolutions: tuple[int, int] = (0, 0)  # builds that taught a need; needs disproved
     scopes: dict[str, str] = field(default_factory=dict)  # culprit id → enclosing function
     passing: list[Hunk] = field(default_factory=list)  # --isolate: the largest passing set
-    route: Route = field(default_factory=lambda: Route(strategy="diff"))
+    route: Route = field(default_factory=lambda: Route(strategy=Strategy.DIFF))
     # unit id → the commits of GOOD..BAD that brought it, oldest first (culprits and passing)
     attribution: dict[str, tuple[CommitInfo, ...]] = field(default_factory=dict)
     answer: Claim | None = None  # the failing set (None: nothing was seen to fail but BAD)
@@ -392,6 +444,6 @@ class SuiteResult:
     resumed: int  # records taken over from earlier attempts
     wall_time: float
     command_time: float
-    # "found": every target has a cause, each backed by records; "flaky": some records
-    # disagree; "interrupted": stopped before every target had one.
-    outcome: str
+    # FOUND: every target has a cause, each backed by records; FLAKY: some records disagree;
+    # INTERRUPTED: stopped before every target had one.
+    outcome: Ending

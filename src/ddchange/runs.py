@@ -12,7 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ddchange import errors, git
-from ddchange.model import CONFIDENCE, STRATEGIES, Earlier, Request, Revisions, TestRecord
+from ddchange.model import (
+    CONFIDENCE,
+    STRATEGIES,
+    Earlier,
+    Level,
+    Request,
+    Revisions,
+    Strategy,
+    TestRecord,
+)
 from ddchange.trial.journal import Journal, RunInfo
 
 # Bumped whenever the meaning of change-unit ids or of a test's outcome changes, so that old
@@ -230,8 +239,8 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         build=text("build", optional=True),
         timeout=None if timeout is None else float(timeout),
         fail_pattern=text("fail_pattern", optional=True),
-        granularity=text("granularity") or "hunk",
-        strategy=text("strategy", optional=True) or "diff",
+        granularity=Level(text("granularity") or "hunk"),
+        strategy=Strategy(text("strategy", optional=True) or "diff"),
         isolate=description.get("isolate") is True,
         dependencies=description.get("dependencies") is not False,
         monotony=description.get("monotony") is not False,

@@ -38,7 +38,7 @@ from typing import Any
 
 from ddchange import git
 from ddchange.errors import UnknownScenario
-from ddchange.model import Request, Result, SuiteResult
+from ddchange.model import Level, Request, Result, SuiteResult
 
 SCENARIO_FILE = "scenario.toml"
 # What `ddchange demo` runs without a name: it needs nothing but python3.
@@ -198,7 +198,7 @@ def answer(result: Result) -> list[tuple[str, str]]:
 def cause_answer(result: SuiteResult, number: int) -> list[tuple[str, str]]:
     """Cause `number`'s changes (0 the first) as `matches` reads them (see `changes`)."""
     cause, blocks = result.causes[number], result.blocks[number]
-    whole = result.request.granularity == "block"
+    whole = result.request.granularity == Level.BLOCK
     return changes(
         (h.path, h.diff, blocks.get(h.id) if whole else None)
         for h in result.diff.hunks

@@ -43,11 +43,15 @@ from ddchange.hierarchy import grouping
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
     Confirmation,
+    Ending,
+    Level,
     Outcome,
     Request,
     Result,
     Revisions,
     Route,
+    Stage,
+    Strategy,
     TestRecord,
 )
 from ddchange.runs import describe, earlier, journal_path, run_key
@@ -196,7 +200,7 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Limited
     """The change units between the revisions to search, less what --keep and --ignore take
     out; there must be at least one."""
     diff = read.read_diff(repo, revisions.good, revisions.bad)
-    if request.strategy == "auto":  # the commits between are tested too (`_test_commit`)
+    if request.strategy == Strategy.AUTO:  # the commits between are tested too (`_test_commit`)
         read.check_history(repo, revisions.good, revisions.bad)
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
@@ -204,7 +208,7 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Limited
     limited = read.limited(repo, good, bad, diff, request.keep, request.ignore, request.repo)
     if not limited.diff.hunks:
         raise errors.NothingLeft(len(limited.kept), len(limited.ignored))
-    if request.granularity in ("block", "line"):  # a block is a run of line changes
+    if request.granularity in (Level.BLOCK, Level.LINE):  # a block is a run of line changes
         return dataclasses.replace(limited, diff=linechanges.split_lines(limited.diff))
     return limited
 
@@ -323,7 +327,7 @@ class _Session:
         # Every unit's commits: the commit level orders by them, and "auto" picks by them.
         self.attribution = (
             provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff)
-            if request.strategy != "diff"
+            if request.strategy != Strategy.DIFF
             else {}
         )
         hierarchy = Hierarchy(
@@ -331,7 +335,7 @@ class _Session:
             dependencies=request.dependencies,
             commits=provenance.positions(self.attribution, history),
             analysis=analysis,
-            whole_blocks=request.granularity == "block",
+            whole_blocks=request.granularity == Level.BLOCK,
         )
         self.searcher = Search(
             diff=diff,
@@ -366,8 +370,8 @@ class _Session:
         *the* failure."""
         self._self_check()
         sides = (
-            ("good", frozenset[str](), Outcome.PASS),
-            ("bad", self.everything, Outcome.FAIL),
+            (Stage.GOOD, frozenset[str](), Outcome.PASS),
+            (Stage.BAD, self.everything, Outcome.FAIL),
         )
         self.trials.offer(
             run for _, config, _ in sides for run in self.trials.owed(config, PREFLIGHT_RUNS)
@@ -383,11 +387,11 @@ class _Session:
             if agreed is not wanted:
                 raise self._preflight_failed(phase, runs[-1], len(runs))
             self.cache.store(config, wanted)
-            if phase == "bad":
+            if phase == Stage.BAD:
                 self.trials.adopt_failure(runs[-1].exit_code)
         return True
 
-    def search(self) -> str:
+    def search(self) -> Ending:
         """Search by the requested strategy, check and confirm; how the run ended."""
         try:
             self.found = self._by_origin(self._strategy())
@@ -395,19 +399,19 @@ class _Session:
                 self.confirmation = self._confirm(self.found)
         except KeyboardInterrupt:
             self.trials.stop_ahead()
-            outcome = "interrupted"
+            outcome = Ending.INTERRUPTED
         else:
             backed = self.trials.backs(self.found, isolate=self.request.isolate)
-            outcome = "found" if backed else "flaky"
+            outcome = Ending.FOUND if backed else Ending.FLAKY
         self._show(self._answer())
         return outcome
 
-    def flaky(self) -> str:
+    def flaky(self) -> Ending:
         """The end of a run whose pre-flight runs disagreed: no search, BAD is what was seen."""
         self._show(self._answer())
-        return "flaky"
+        return Ending.FLAKY
 
-    def result(self, outcome: str, patch: bytes, wall_time: float, *, replayed: bool) -> Result:
+    def result(self, outcome: Ending, patch: bytes, wall_time: float, *, replayed: bool) -> Result:
         """The Result, its claims read from the trial layer's records (and taken over from a
         replayed log when `replayed`)."""
         answer, passing = self._answer(), self._passing()
@@ -434,7 +438,9 @@ class _Session:
             passing=context,
             route=self.route,
             # Blame takes long on a big answer: an interrupted run's answer goes without.
-            attribution=self._attribute(culprits + context) if outcome != "interrupted" else {},
+            attribution=self._attribute(culprits + context)
+            if outcome != Ending.INTERRUPTED
+            else {},
             answer=trials.claim(answer),
             passing_claim=trials.claim(passing) if self.request.isolate else None,
             checks=[] if found is None else trials.claims(found.checks),
@@ -452,9 +458,9 @@ class _Session:
     # -- the search ---------------------------------------------------------------------------
 
     def _strategy(self) -> Found:
-        if self.request.strategy == "auto":
+        if self.request.strategy == Strategy.AUTO:
             return self._auto()
-        return self._descend(self.everything, history=self.request.strategy == "history")
+        return self._descend(self.everything, history=self.request.strategy == Strategy.HISTORY)
 
     def _descend(self, start: frozenset[str], *, history: bool) -> Found:
         levels = grouping.levels_for(self.request.granularity, self.diff, history=history)
@@ -478,7 +484,7 @@ class _Session:
         suspects = tuple(git.commits(self.scratch.repo, last_good, chain[hi - 1]))
         alone = self._alone(provenance.commits_of(self.attribution, suspects))
         self.route = Route(
-            strategy="auto",
+            strategy=Strategy.AUTO,
             bisect_tests=len(asked),
             last_good=last_good,
             first_bad=chain[hi - 1],
@@ -495,7 +501,7 @@ class _Session:
         commit is cut by commit and the answer checked again by removal there, so that no
         block of two commits stands in the answer as one change unless each part is needed
         (blame of the answer's lines only: the search itself never needs it)."""
-        if self.request.granularity != "block" or self.request.isolate:
+        if self.request.granularity != Level.BLOCK or self.request.isolate:
             return found
         units = [h for h in self.diff.hunks if h.id in found.answer]
         origins = self.attribution or self._origins(units)
@@ -506,7 +512,7 @@ class _Session:
         if all(len(commits) < 2 for commits in blocks.values()):
             return found
         hierarchy.know_origins({unit.id: origins.get(unit.id, ()) for unit in units})
-        return self.searcher.refine(found.answer, "origin")
+        return self.searcher.refine(found.answer, Level.ORIGIN)
 
     def _origins(self, units: list[hunks.Hunk]) -> dict[str, tuple[str, ...]]:
         repo, good, bad = self.scratch.repo, self.revisions.good, self.revisions.bad
@@ -517,7 +523,7 @@ class _Session:
         would probe it: `config` is what really ran (its interior, when that failed)."""
         if not units:
             return Probed(Outcome.PASS, units)
-        self.searcher.enter("commit")
+        self.searcher.enter(Level.COMMIT)
         return self.searcher.probe(units)
 
     def _test_commit(self, sha: str) -> Outcome:
@@ -546,7 +552,7 @@ class _Session:
         search/confidence.py), but GOOD's last run shows whether what the search's runs left in
         the scratch tree (build output, files the test wrote) makes a configuration fail that
         passed in a fresh tree; it is also one more chance for a flaky test to show."""
-        self.trials.phase = "confirm"
+        self.trials.phase = Stage.CONFIRM
         wanted = 1 + self.reruns
         good = frozenset[str]()
         self.trials.offer(
@@ -613,10 +619,12 @@ class _Session:
         if not self._searching:
             self.events.recorded(record)
 
-    def _preflight_failed(self, phase: str, last: TestRecord, runs: int) -> errors.PreflightFailed:
+    def _preflight_failed(
+        self, phase: Stage, last: TestRecord, runs: int
+    ) -> errors.PreflightFailed:
         sha, other = self.revisions.good, self.revisions.bad
         pinned = self.limited.kept  # on GOOD, the files --keep takes from BAD
-        if phase == "bad":
+        if phase == Stage.BAD:
             sha, other, pinned = other, sha, self.limited.ignored
         states = self.trials.pinned
         return errors.PreflightFailed(
@@ -631,9 +639,9 @@ class _Session:
             absent=tuple(p for p in pinned if states[p] is None),
             build=self.request.build,
             test=self.request.test,
-            unsearched=self.diff.skipped if phase == "bad" else (),
+            unsearched=self.diff.skipped if phase == Stage.BAD else (),
             runs=runs,
-            keep=tuple(self._named_by_the_command()) if phase == "good" else (),
+            keep=tuple(self._named_by_the_command()) if phase == Stage.GOOD else (),
         )
 
     def _named_by_the_command(self) -> list[str]:

@@ -41,10 +41,14 @@ from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
     Case,
     Cause,
+    Ending,
+    Level,
     Outcome,
     Request,
     Revisions,
+    Stage,
     Status,
+    Strategy,
     SuiteResult,
     Target,
     TestRecord,
@@ -100,15 +104,15 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
             diff,
             dependencies=request.dependencies,
             analysis=analysis,
-            whole_blocks=request.granularity == "block",
+            whole_blocks=request.granularity == Level.BLOCK,
         )
         levels = grouping.levels_for(request.granularity, diff)
         found: dict[str, Found] = {}
-        outcome = "found"
+        outcome = Ending.FOUND
         # --strategy auto: the commits that brought each change, to run a culprit's alone
         origins = (
             provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff)
-            if request.strategy == "auto"
+            if request.strategy == Strategy.AUTO
             else None
         )
         try:
@@ -128,10 +132,10 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
             causes = _causes(request, trials, targets, found)
         except KeyboardInterrupt:
             trials.stop_ahead()
-            outcome = "interrupted"
+            outcome = Ending.INTERRUPTED
             causes = _unchecked(targets, found)
-        if outcome == "found" and any(cause.flaky for cause in causes):
-            outcome = "flaky"
+        if outcome == Ending.FOUND and any(cause.flaky for cause in causes):
+            outcome = Ending.FLAKY
         trials.stop_ahead()  # the scratch tree is the patches' alone now
         patches = {}
         paths = sorted({*content.touched_paths(diff), *limited.kept})
@@ -206,7 +210,7 @@ def _sides(trials: Trials, everything: Config) -> tuple[Cases, Cases]:
     them); NoTestResults when one gave none."""
     sides: list[Cases] = []
     trials.offer(c for c in (frozenset[str](), everything) if not trials.records(c))
-    for phase, config in (("good", frozenset[str]()), ("bad", everything)):
+    for phase, config in ((Stage.GOOD, frozenset[str]()), (Stage.BAD, everything)):
         trials.phase = phase
         if not trials.records(config):
             trials.once(config)
@@ -279,7 +283,7 @@ def _bisect(
     suspects = git.commits(repo, last_good, chain[hi - 1])
     alone = provenance.commits_of(origins, suspects)
     if alone and not trials.records(alone):
-        trials.phase = "commit"
+        trials.phase = Level.COMMIT
         trials.once(alone)
     return alone
 
@@ -289,7 +293,7 @@ def _search(
     trials: Trials,
     hierarchy: Hierarchy,
     target: Target,
-    levels: Sequence[str],
+    levels: Sequence[Level],
     width: int,
     start: Config,
 ) -> Found:
@@ -333,7 +337,7 @@ def _causes(
     grouped: dict[Config, list[Target]] = {}
     for target in targets:
         grouped.setdefault(found[target.name].answer, []).append(target)
-    trials.phase = "confirm"
+    trials.phase = Stage.CONFIRM
     trials.offer(c for answer in grouped for c in trials.owed(answer, 1 + reruns))
     for answer in grouped:
         while len(trials.records(answer)) < 1 + reruns:

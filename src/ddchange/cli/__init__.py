@@ -239,14 +239,14 @@ def help_(ctx: click.Context, command: str | None) -> None:
 )
 @click.option(
     "--granularity",
-    type=click.Choice(model.GRANULARITIES),
+    type=click.Choice([level.value for level in model.GRANULARITIES]),
     default="block",
     show_default=True,
     help="The finest level the answer is 1-minimal at.",
 )
 @click.option(
     "--strategy",
-    type=click.Choice(model.STRATEGIES),
+    type=click.Choice([strategy.value for strategy in model.STRATEGIES]),
     default="diff",
     show_default=True,
     help="history: prefixes of GOOD..BAD's commits first; auto: bisect the first-parent "
@@ -372,9 +372,9 @@ def run(
         timeout=timeout,
         fail_pattern=fail_pattern,
         monotony=not no_monotony,
-        granularity=granularity,
+        granularity=model.Level(granularity),
         dependencies=not no_dependencies,
-        strategy=strategy,
+        strategy=model.Strategy(strategy),
         isolate=isolate,
         retries=retries,
         confirm=not no_confirm,
@@ -400,7 +400,7 @@ def run(
         lambda show: session.run(request, show),
         quiet,
         verbose,
-        granularity=granularity,
+        granularity=model.Level(granularity),
         resumable=True,
     )
     outputs.finish(result, files)
@@ -548,7 +548,7 @@ def _demo_search(
     request = samples.request(scenario, repo)
     if scenario.causes:
         triaged = outputs.triage(request, files, None, quiet=quiet, verbose=verbose)
-        if triaged.outcome != "found":
+        if triaged.outcome != model.Ending.FOUND:
             sys.exit(outputs.exit_code(triaged.outcome))
         same = samples.causes_match(scenario, triaged)
         click.echo(f"The causes {'match' if same else 'DIFFER FROM'} the scenario's causes.")

@@ -52,7 +52,7 @@ def search(
                    f"{resume}", err=True)  # fmt: skip
         sys.exit(Exit.INTERRUPTED)
     click.echo(text.render(result), nl=False)
-    if result.outcome == "interrupted" and resumable:
+    if result.outcome == model.Ending.INTERRUPTED and resumable:
         click.echo(resume)
     return result
 
@@ -166,7 +166,7 @@ def triage(
         raise errors.NeedsResults("--test" if request.tests else "--patch-dir")
     refused = (
         ("--isolate", request.isolate),
-        ("--strategy history", request.strategy == "history"),
+        ("--strategy history", request.strategy == model.Strategy.HISTORY),
         ("--retries", request.retries > 0),
         ("--fail-pattern", request.fail_pattern is not None),
         ("--patch (use --patch-dir)", files.patch is not None),
@@ -239,6 +239,10 @@ def triage(
     return result
 
 
-def exit_code(outcome: str) -> int:
+def exit_code(outcome: model.Ending) -> int:
     """The exit code for how a search or a triage ended."""
-    return {"found": Exit.FOUND, "flaky": Exit.FLAKY, "interrupted": Exit.INTERRUPTED}[outcome]
+    return {
+        model.Ending.FOUND: Exit.FOUND,
+        model.Ending.FLAKY: Exit.FLAKY,
+        model.Ending.INTERRUPTED: Exit.INTERRUPTED,
+    }[outcome]

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from ddchange.diff.hunks import Diff, FileDiff, Hunk
 from ddchange.diff.linechanges import changed_lines
 from ddchange.hierarchy import headers, syntax
-from ddchange.model import LEVELS
+from ddchange.model import LEVELS, Level
 
 # With more changed files than this, the search starts one level higher, at directories.
 WIDE = 32
@@ -59,15 +59,15 @@ def members(groups: Iterable[Group]) -> frozenset[str]:
     return frozenset(unit for group in groups for unit in group.members)
 
 
-def levels_for(granularity: str, diff: Diff, *, history: bool = False) -> list[str]:
-    """The level names to search, coarsest first, ending at `granularity`: commits first
-    with `history`, directories only for diffs wider than WIDE files."""
-    names = list(LEVELS[: LEVELS.index(granularity) + 1])
+def levels_for(granularity: Level, diff: Diff, *, history: bool = False) -> list[Level]:
+    """The levels to search, coarsest first, ending at `granularity`: commits first with
+    `history`, directories only for diffs wider than WIDE files."""
+    levels = list(LEVELS[: LEVELS.index(granularity) + 1])
     if len(diff.files) <= WIDE:
-        names.remove("directory")
+        levels.remove(Level.DIRECTORY)
     if not history:
-        names.remove("commit")
-    return names
+        levels.remove(Level.COMMIT)
+    return levels
 
 
 class Hierarchy:
@@ -170,31 +170,40 @@ class Hierarchy:
         stays a group of its own there)."""
         self._origins.update(origins)
 
-    def groups(self, level: str, units: Sequence[Hunk]) -> list[Group]:
+    def groups(self, level: Level, units: Sequence[Hunk]) -> list[Group]:
         """`units` partitioned into the groups of `level`, in diff order."""
-        runs = self.runs(units) if level in ("block", "origin") else {}
-        key: Callable[[Hunk], tuple[object, str]] = {
-            "commit": lambda u: (self.commits.get(u.id, 0), f"commit {self.commits.get(u.id, 0)}"),
-            "directory": lambda u: (os.path.dirname(u.path), os.path.dirname(u.path) or "."),
-            "file": lambda u: (u.file, u.path),
-            "function": lambda u: ((u.file, self.scope(u.id)), _label(u, self.scope(u.id))),
-            "hunk": lambda u: (u.hunk, f"{u.path}:{u.new_start}"),
-            "block": lambda u: (("block", runs[u.id]), f"{u.path}:{u.new_start}"),
-            "origin": lambda u: (
-                ("origin", runs[u.id], self._origins.get(u.id, (u.id,))),
-                f"{u.path}:{u.new_start}",
-            ),
-            "line": lambda u: (u.id, f"{u.path}:{u.new_start}"),
-        }[level]
+        runs = self.runs(units) if level in (Level.BLOCK, Level.ORIGIN) else {}
         grouped: dict[object, list[str]] = {}
         labels: dict[object, str] = {}
         for unit in units:
-            k, label = key(unit)
+            k, label = self._group_of(level, unit, runs)
             grouped.setdefault(k, []).append(unit.id)
             labels.setdefault(k, label)
         # Commits in history order; every other level keeps diff order (a stable sort by 0).
         order = sorted(grouped, key=lambda k: k if isinstance(k, int) else 0)
         return [Group(labels[k], tuple(grouped[k])) for k in order]
+
+    def _group_of(self, level: Level, u: Hunk, runs: Mapping[str, int]) -> tuple[object, str]:
+        """What `u` is grouped by at `level` (units with equal keys go together), and the
+        group's label."""
+        at = f"{u.path}:{u.new_start}"
+        match level:
+            case Level.COMMIT:
+                return self.commits.get(u.id, 0), f"commit {self.commits.get(u.id, 0)}"
+            case Level.DIRECTORY:
+                return os.path.dirname(u.path), os.path.dirname(u.path) or "."
+            case Level.FILE:
+                return u.file, u.path
+            case Level.FUNCTION:
+                return (u.file, self.scope(u.id)), _label(u, self.scope(u.id))
+            case Level.HUNK:
+                return u.hunk, at
+            case Level.BLOCK:
+                return ("block", runs[u.id]), at
+            case Level.ORIGIN:
+                return ("origin", runs[u.id], self._origins.get(u.id, (u.id,))), at
+            case Level.LINE:
+                return u.id, at
 
     def prefix(self, groups: Sequence[Group], config: frozenset[str]) -> frozenset[str]:
         """The units of the longest run of `groups` (in history order) that `config` holds

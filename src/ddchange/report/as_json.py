@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ddchange.model import Claim, Outcome, Result, TestRecord, cases_json
+from ddchange.model import Claim, Level, Outcome, Result, TestRecord, cases_json
 from ddchange.report.words import without_each
 
 if TYPE_CHECKING:  # types only: `ddchange log` renders records without loading the diff's code
@@ -28,7 +28,7 @@ def _unit(hunk: Hunk, result: Result, without: Mapping[str, Outcome]) -> dict[st
         # ddmin: the recorded outcome of the answer without it (pass: the failure is there)
         "without_it": None if outcome is None else outcome.value,
         # at block granularity, the block it is in (a block's units are one change)
-        "block": result.blocks.get(hunk.id) if result.request.granularity == "block" else None,
+        "block": result.blocks.get(hunk.id) if result.request.granularity == Level.BLOCK else None,
     }
 
 

@@ -23,7 +23,7 @@ import jinja2
 from markupsafe import Markup
 
 from ddchange.diff.hunks import Hunk
-from ddchange.model import Outcome, Result, SuiteResult, TestRecord
+from ddchange.model import Ending, Outcome, Result, Stage, SuiteResult, TestRecord
 from ddchange.report import suite
 from ddchange.report.words import (
     commit_line,
@@ -79,9 +79,10 @@ def render(result: Result) -> str:
 
 
 _OUTCOMES = {
-    "found": "found: seen to fail, 1-minimal by runs",
-    "flaky": "flaky: the test gave different outcomes for the same changes; no reliable answer",
-    "interrupted": "interrupted: the answer may not be minimal yet",
+    Ending.FOUND: "found: seen to fail, 1-minimal by runs",
+    Ending.FLAKY: "flaky: the test gave different outcomes for the same changes; "
+    "no reliable answer",
+    Ending.INTERRUPTED: "interrupted: the answer may not be minimal yet",
 }
 
 
@@ -135,7 +136,7 @@ def _page(result: Result) -> _Page:
     request, revisions, stats = result.request, result.revisions, result.stats
     notes = [route(result)] if route(result) else []
     notes += limits(result)
-    if result.outcome == "found":  # a flaky run's reruns prove nothing
+    if result.outcome == Ending.FOUND:  # a flaky run's reruns prove nothing
         notes.append(" ".join(confirmation(result.confirmation, isolate=request.isolate)))
     passing = [
         _change(f"[P{n}]", [hunk], result.scopes, result.attribution)
@@ -157,7 +158,7 @@ def _page(result: Result) -> _Page:
         cache_hits=stats.cache_hits,
         implied=stats.implied,
         times=_times(result),
-        warning="\n".join(flaky(result)) if result.outcome == "flaky" else "",
+        warning="\n".join(flaky(result)) if result.outcome == Ending.FLAKY else "",
         notes=notes,
         skipped=result.diff.skipped,
         answer=plural(len(result.culprits), "change"),
@@ -352,7 +353,7 @@ def _y_ticks(y: _Scale) -> list[int]:
 
 def _tested_commit(record: TestRecord) -> str | None:
     """The commit a bisection test built as a whole ({"commit:<sha>"}); None for a change set."""
-    if record.phase != "bisect":
+    if record.phase != Stage.BISECT:
         return None
     return next(iter(record.config), "").removeprefix("commit:")
 

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from ddchange.diff.hunks import Hunk
-from ddchange.model import Cause, SuiteResult
+from ddchange.model import Cause, Ending, Level, SuiteResult
 from ddchange.report.as_json import change, commit, record
 from ddchange.report.words import commit_line, location, plural, printable, shown_diff
 
@@ -24,7 +24,7 @@ def units(result: SuiteResult, cause: Cause) -> list[Hunk]:
 def changes_of(result: SuiteResult, number: int) -> list[list[Hunk]]:
     """Cause `number`'s changes as the report shows them: at block granularity each block of
     its units is one change."""
-    blocks = result.blocks[number] if result.request.granularity == "block" else {}
+    blocks = result.blocks[number] if result.request.granularity == Level.BLOCK else {}
     gathered: dict[object, list[Hunk]] = {}
     for hunk in units(result, result.causes[number]):
         gathered.setdefault(blocks.get(hunk.id, hunk.id), []).append(hunk)
@@ -36,9 +36,9 @@ def headline(result: SuiteResult) -> str:
     request = result.request
     broken = plural(len(result.targets), "test")
     said = {
-        "found": f"{plural(len(result.causes), 'cause')} found",
-        "flaky": "NO RELIABLE ANSWER for some of them: the test is flaky",
-        "interrupted": "interrupted: the causes below are what was found so far, unchecked",
+        Ending.FOUND: f"{plural(len(result.causes), 'cause')} found",
+        Ending.FLAKY: "NO RELIABLE ANSWER for some of them: the test is flaky",
+        Ending.INTERRUPTED: "interrupted: the causes below are what was found so far, unchecked",
     }[result.outcome]
     return (
         f"ddchange: {broken} pass at {request.good} ({good}) and fail at {request.bad} ({bad}); "
@@ -141,7 +141,7 @@ def render_json(result: SuiteResult) -> str:
                         **change(hunk, result.scopes.get(hunk.id, "")),
                         "commits": [commit(i) for i in result.attribution.get(hunk.id, ())],
                         "block": result.blocks[number - 1].get(hunk.id)
-                        if result.request.granularity == "block"
+                        if result.request.granularity == Level.BLOCK
                         else None,
                     }
                     for hunk in units(result, cause)

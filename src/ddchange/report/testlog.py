@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ddchange.model import Outcome, TestRecord, cases_from
+from ddchange.model import Outcome, TestRecord, cases_from, phase_of
 from ddchange.report.as_json import record
 from ddchange.report.words import plural, printable
 
@@ -66,7 +66,7 @@ def _parse_record(number: int, data: dict[str, Any]) -> TestRecord:
         raise ValueError("'exit_code' must be a whole number or null")
     return TestRecord(
         number=number,
-        phase=str(data["phase"]),
+        phase=phase_of(str(data["phase"])),
         config=frozenset(config),
         outcome=Outcome(data["outcome"]),
         reason=str(data.get("reason", "")),

@@ -4,7 +4,7 @@ a terminal would act on (escape sequences in a diff or a file name) is shown esc
 
 from __future__ import annotations
 
-from ddchange.model import Outcome, Result
+from ddchange.model import Ending, Outcome, Result
 from ddchange.report.words import (
     blocks,
     commit_line,
@@ -65,17 +65,17 @@ def _context(result: Result) -> list[str]:
 def render(result: Result) -> str:
     """The human summary: the answer first, then how sure it is, then what it cost."""
     lines = [headline(result), ""]
-    if result.outcome == "flaky":
+    if result.outcome == Ending.FLAKY:
         lines += [*flaky(result), ""]
     if route(result):
         lines += [route(result), ""]
-    if result.outcome == "interrupted":
+    if result.outcome == Ending.INTERRUPTED:
         lines += [*_where(result), ""]
     else:
         lines += _culprits(result)
     if result.passing:
         lines += [*_context(result), ""]
-    if result.outcome == "found":  # a flaky run's reruns prove nothing: no "confirmed" there
+    if result.outcome == Ending.FOUND:  # a flaky run's reruns prove nothing: no "confirmed" there
         lines += confirmation(result.confirmation, isolate=result.request.isolate)
     lines.append(_cost(result))
     lines.extend(f"not searched (kept as in GOOD): {path}" for path in result.diff.skipped)

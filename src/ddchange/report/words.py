@@ -10,7 +10,7 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ddchange.model import Confirmation, Outcome, Result
+from ddchange.model import Confirmation, Ending, Level, Outcome, Result, Strategy
 
 if TYPE_CHECKING:  # types only: `ddchange log` words records without loading the diff's code
     from ddchange.diff.hunks import Hunk
@@ -46,7 +46,7 @@ def plural(count: int, word: str) -> str:
 def unit(granularity: str) -> str:
     """What one unit of the search is called: at block granularity a change is a block of line
     changes (as `headline` counts them), so a unit is a "line change"; elsewhere it is a change."""
-    return "line change" if granularity == "block" else "change"
+    return "line change" if granularity == Level.BLOCK else "change"
 
 
 def reused(result: Result) -> str:
@@ -113,17 +113,17 @@ def headline(result: Result) -> str:
         f"({result.revisions.bad[:12]})"
     )
     changes = f"{plural(count, 'change')} of {len(result.diff.hunks)}"
-    if request.granularity == "block":
+    if request.granularity == Level.BLOCK:
         count = len(blocks(result, result.culprits))
         total = len(result.culprits), len(result.diff.hunks)
         changes = f"{plural(count, 'change')} ({total[0]} of {total[1]} line changes)"
     command = f"`{shlex.join(request.test)}`"
-    if result.outcome == "interrupted":
+    if result.outcome == Ending.INTERRUPTED:
         return (
             f"ddchange: interrupted. Best answer so far: {changes} {between} ({_seen(result)}); "
             "it may not be minimal yet."
         )
-    if result.outcome == "flaky":
+    if result.outcome == Ending.FLAKY:
         return (
             f"ddchange: NO RELIABLE ANSWER: the test is flaky. The smallest set seen to fail is "
             f"{changes} {between} ({_seen(result)} under {command})."
@@ -141,7 +141,7 @@ def headline(result: Result) -> str:
 def blocks(result: Result, units: list[Hunk]) -> list[list[Hunk]]:
     """`units` (in diff order) as the answer's changes: at block granularity gathered by block,
     elsewhere one each."""
-    if result.request.granularity != "block":
+    if result.request.granularity != Level.BLOCK:
         return [[unit] for unit in units]
     gathered: dict[int, list[Hunk]] = {}
     for unit in units:
@@ -213,7 +213,7 @@ def commit_line(info: CommitInfo) -> str:
 def route(result: Result) -> str:
     """How the search went about it, in one paragraph (for --strategy auto)."""
     found = result.route
-    if found.strategy != "auto" or found.first_bad is None:
+    if found.strategy != Strategy.AUTO or found.first_bad is None:
         return ""
     tests = plural(found.bisect_tests, "test")
     what = (

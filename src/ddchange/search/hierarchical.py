@@ -41,7 +41,7 @@ from typing import Literal
 
 from ddchange.diff.hunks import Diff, Hunk
 from ddchange.hierarchy.grouping import Hierarchy
-from ddchange.model import Outcome, Source, Stats
+from ddchange.model import Level, Outcome, Phase, Source, Stage, Stats
 from ddchange.search import dd, probabilistic
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.dd import Probed, Step, split_evenly
@@ -51,7 +51,7 @@ Config = frozenset[str]
 Test = Callable[[Config], Outcome]
 # The names a real run of this configuration said were missing (see grouping.missing_names).
 Missing = Callable[[Config], frozenset[str]]
-Listener = Callable[[str, Step[str]], None]
+Listener = Callable[[Phase, Step[str]], None]
 # Told, before a test, which configurations the search expects to test from there on, in order (see
 # `Search.width`): a caller may start them early. A hint only: outcomes come from `test`.
 Offer = Callable[[list[Config]], None]
@@ -140,13 +140,13 @@ class Search:
     # the search expects to test next are offered (`offer`); 1 offers none.
     width: int = 1
     offer: Offer = lambda _configs: None
-    finest: str = "line"  # the level the answer is 1-minimal at
+    finest: Level = Level.LINE  # the level the answer is 1-minimal at
     reducer: Reducer = "probdd"
-    level: str = "file"
+    level: Phase = Level.FILE
     current: Config = frozenset()  # the failing configuration the running level reduces
     best: Config = frozenset()  # the smallest configuration seen to fail
     best_passing: Config = frozenset()  # isolate: the largest seen to pass inside `best`
-    _levels: tuple[str, ...] = ()  # the levels the running search goes down
+    _levels: tuple[Level, ...] = ()  # the levels the running search goes down
     _hint: _Hint = field(default_factory=_Hint)
     _unlearned: int = 0
 
@@ -156,7 +156,7 @@ class Search:
 
     # -- the strategy ---------------------------------------------------------------------
 
-    def minimize(self, start: Config, levels: Sequence[str]) -> Found:
+    def minimize(self, start: Config, levels: Sequence[Level]) -> Found:
         """ddmin down `levels` from `start` (seen to fail), then the check by real outcomes."""
         self.best, self.finest, self._levels = start, levels[-1], tuple(levels)
         failing = start
@@ -164,7 +164,7 @@ class Search:
             failing = self._ddmin(level, failing)
         return self.verify_minimal(levels[-1], failing)
 
-    def isolate(self, start: Config, levels: Sequence[str]) -> Found:
+    def isolate(self, start: Config, levels: Sequence[Level]) -> Found:
         """dd down `levels`: each level works on the previous level's difference, on top of its
         passing set; then the check by real outcomes."""
         self.best, self.finest = start, levels[-1]
@@ -173,7 +173,7 @@ class Search:
             passing, failing = self._dd(level, passing, failing)
         return self._verify_pair(levels[-1], passing, failing)
 
-    def _ddmin(self, level: str, failing: Config) -> Config:
+    def _ddmin(self, level: Level, failing: Config) -> Config:
         self.enter(level)
         self.current = failing
 
@@ -181,7 +181,7 @@ class Search:
             self._ahead(frozenset(c) for c in upcoming)
 
         small = len(self._atoms(self._ordered(failing))) <= SMALL
-        if self.reducer == "ddmin" or level == "commit" or small:
+        if self.reducer == "ddmin" or level == Level.COMMIT or small:
             found = dd.minimize(
                 self._ordered(failing),
                 self._probe,
@@ -200,7 +200,7 @@ class Search:
             )
         return frozenset(found)
 
-    def _dd(self, level: str, passing: Config, failing: Config) -> tuple[Config, Config]:
+    def _dd(self, level: Level, passing: Config, failing: Config) -> tuple[Config, Config]:
         self.enter(level)
         self.current = failing
 
@@ -224,7 +224,7 @@ class Search:
 
     # -- the check by real outcomes ---------------------------------------------------------
 
-    def verify_minimal(self, level: str, failing: Config) -> Found:
+    def verify_minimal(self, level: Level, failing: Config) -> Found:
         """Remove each atom of `failing` in turn, for real; a removal that still fails is
         taken, and passes go on until one whole pass takes none. One pass costs a test per
         atom and takes every atom that can go on its own; on an answer of mostly unbuildable
@@ -232,20 +232,20 @@ class Search:
         (`_wider`): a definition with its uses, or a whole block, hunk, function or file,
         which no single atom's removal can take out when each alone breaks the build; one
         that still fails is taken, and the atoms are checked again."""
-        self.enter("verify")
+        self.enter(Stage.VERIFY)
         while True:
             atoms = [frozenset(atom) for atom in self._atoms(self._ordered(failing))]
-            if level == "commit":
+            if level == Level.COMMIT:
                 atoms = atoms[-1:]  # prefixes of history: one commit shorter must not fail
             failing, removed = self._remove_each(failing, atoms)
-            wider = self._wider(failing, atoms) if level != "commit" and not removed else []
+            wider = self._wider(failing, atoms) if level != Level.COMMIT and not removed else []
             if not removed:
                 failing, removed = self._remove_each(failing, wider)
             if not removed:
                 checks = [failing - atom for atom in atoms] + [failing - group for group in wider]
                 return self._found(failing, frozenset(), tuple(checks), len(wider))
 
-    def refine(self, answer: Config, level: str) -> Found:
+    def refine(self, answer: Config, level: Level) -> Found:
         """The check by real outcomes again, for an answer of the search, at `level` (finer
         than the search went): each of its atoms there removed in turn, and the wider
         removals; removals the search ran already are taken from the cache."""
@@ -287,7 +287,7 @@ class Search:
             removals.append(failing - core)
         groups = [
             frozenset(group.members)
-            for level in ("file", "function", "hunk", "block")
+            for level in (Level.FILE, Level.FUNCTION, Level.HUNK, Level.BLOCK)
             for group in self.hierarchy.groups(level, units)
         ]
         groups += atoms
@@ -303,11 +303,11 @@ class Search:
         ]
         return list(dict.fromkeys(wanted))
 
-    def _verify_pair(self, level: str, passing: Config, failing: Config) -> Found:
+    def _verify_pair(self, level: Level, passing: Config, failing: Config) -> Found:
         """Try each atom of the difference on both sides, for real: one that passes on top of
         the passing set moves it up, one whose removal still fails moves the failing set
         down. Passes go on until one whole pass moves nothing (as in `_verify_minimal`)."""
-        self.enter("verify")
+        self.enter(Stage.VERIFY)
         while True:
             atoms = self._atoms(self._ordered(failing - passing))
             moved = False
@@ -343,7 +343,7 @@ class Search:
     def _ahead(self, candidates: Iterator[Config]) -> None:
         """Offer what the next probes of `candidates` would test first: the interior where it
         differs (the plain candidate too when the hint is in doubt), unless the cache knows."""
-        if self.width < 2 or self.level == "commit":
+        if self.width < 2 or self.level == Level.COMMIT:
             return
         upcoming: list[Config] = []
         # Planning is bounded in count: each candidate read costs an interior, and in ddmin's
@@ -445,8 +445,8 @@ class Search:
         """A candidate of the running level, probed; at the commit level it stands for the
         prefix of history it holds whole (see Hierarchy.prefix)."""
         plain = frozenset(candidate)
-        if self.level == "commit":
-            groups = self.hierarchy.groups("commit", self._hunks(self.current))
+        if self.level == Level.COMMIT:
+            groups = self.hierarchy.groups(Level.COMMIT, self._hunks(self.current))
             plain = self.hierarchy.prefix(groups, plain)
         return self.probe(plain)
 
@@ -521,7 +521,7 @@ class Search:
 
     # -- units, in diff order, and their atoms -------------------------------------------------
 
-    def enter(self, level: str) -> None:
+    def enter(self, level: Phase) -> None:
         self.level = level
 
     def _ordered(self, config: Config) -> list[str]:
@@ -531,7 +531,7 @@ class Search:
         return [self._units[unit] for unit in self._ordered(config)]
 
     def _atoms(self, config: list[str]) -> list[list[str]]:
-        level = self.level if self.level != "verify" else self.finest
+        level = self.level if isinstance(self.level, Level) else self.finest
         units = [self._units[unit] for unit in config]
         return [list(group.members) for group in self.hierarchy.groups(level, units)]
 
@@ -540,7 +540,7 @@ def minimize(
     diff: Diff,
     test: Test,
     *,
-    levels: Sequence[str] = ("file", "function", "hunk", "block", "line"),
+    levels: Sequence[Level] = (Level.FILE, Level.FUNCTION, Level.HUNK, Level.BLOCK, Level.LINE),
     dependencies: bool = True,
     monotony: bool = True,
     isolate: bool = False,

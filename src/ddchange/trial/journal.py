@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ddchange.errors import JournalUnavailable
-from ddchange.model import Case, Outcome, TestRecord, cases_from, cases_json
+from ddchange.model import Case, Outcome, TestRecord, cases_from, cases_json, phase_of
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,7 +57,7 @@ def _record(number: int, row: tuple[Any, ...]) -> TestRecord:
         raise ValueError(f"test {number}: an exit code or duration that is not a number")
     return TestRecord(
         number=number,
-        phase=phase,
+        phase=phase_of(phase),
         config=_names(number, config),
         outcome=Outcome(outcome),
         reason=reason,

@@ -26,7 +26,7 @@ from ddchange import git
 from ddchange.diff import content, read
 from ddchange.diff.hunks import Diff, FileState
 from ddchange.hierarchy import grouping
-from ddchange.model import Claim, Disagreement, Outcome, TestRecord
+from ddchange.model import Claim, Disagreement, Outcome, Phase, Stage, TestRecord
 from ddchange.search.hierarchical import Found
 from ddchange.trial import attempt, runner
 from ddchange.trial.ahead import Ahead
@@ -55,7 +55,7 @@ class Trials:
     clean: bool = False  # git clean -fdx before each test: no build output of another one
     on_record: Callable[[TestRecord], None] = lambda _record: None
     on_start: Callable[[frozenset[str]], None] = lambda _config: None  # a build and test begins
-    phase: str = "good"
+    phase: Phase = Stage.GOOD
     log: list[TestRecord] = field(default_factory=list)
     # The same records by configuration, in the order they were made: what a claim reads
     _by_config: dict[Config, list[TestRecord]] = field(default_factory=dict, init=False)
@@ -110,7 +110,7 @@ class Trials:
         self.resumed = len(self.log)
         for record in self.log:
             self._by_config.setdefault(record.config, []).append(record)
-            if record.phase == "bad" and record.outcome is Outcome.FAIL:
+            if record.phase == Stage.BAD and record.outcome is Outcome.FAIL:
                 self.adopt_failure(record.exit_code)
         return {config: self._agreed(records) for config, records in self._by_config.items()}
 
@@ -190,7 +190,7 @@ class Trials:
         strays = set(git.changed_paths(repo, good, sha)) - touched
         self.strays.update(read.tree_states(repo, good, strays))
         states = read.tree_states(repo, sha, touched | set(self.strays))
-        self.phase = "bisect"
+        self.phase = Stage.BISECT
         return self.run(frozenset({f"commit:{sha}"}), states)
 
     def claim(self, config: frozenset[str]) -> Claim | None:
