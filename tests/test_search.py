@@ -278,7 +278,10 @@ def test_a_trusted_hint_whose_interior_cannot_be_tested_is_audited_by_the_plain_
     for config, outcome in recorded.records.items():
         cache.store(config, outcome)
     search = Search(
-        diff=diff, test=recorded, hierarchy=Hierarchy(diff, needs=believed), cache=cache
+        diff=diff,
+        test=lambda config, _level: recorded(config),
+        hierarchy=Hierarchy(diff, needs=believed),
+        cache=cache,
     )
     for plain in ({b}, {d}):  # the interior (nothing) passes, the plain candidate cannot build
         assert search.probe(frozenset(plain)).outcome is Outcome.UNRESOLVED
@@ -300,7 +303,10 @@ def verified(
     for config, outcome in recorded.records.items():
         cache.store(config, outcome)
     search = Search(
-        diff=diff, test=recorded, hierarchy=Hierarchy(diff, needs=believed), cache=cache
+        diff=diff,
+        test=lambda config, _level: recorded(config),
+        hierarchy=Hierarchy(diff, needs=believed),
+        cache=cache,
     )
     return search.verify_minimal("line", everything), recorded
 
@@ -337,7 +343,10 @@ def test_wider_removals_cost_nothing_when_each_change_alone_was_needed() -> None
     for config, outcome in recorded.records.items():
         cache.store(config, outcome)
     found = Search(
-        diff=diff, test=recorded, hierarchy=Hierarchy(diff, needs={}), cache=cache
+        diff=diff,
+        test=lambda config, _level: recorded(config),
+        hierarchy=Hierarchy(diff, needs={}),
+        cache=cache,
     ).verify_minimal("line", everything)
     assert found.answer == everything
     assert (recorded.calls, found.wider) == (2, 0)
@@ -355,7 +364,7 @@ def test_planning_ahead_reads_a_bounded_number_of_candidates() -> None:
     offers: list[list[Config]] = []
     search = Search(
         diff=diff,
-        test=lambda _config: Outcome.PASS,
+        test=lambda _config, _level: Outcome.PASS,
         hierarchy=Hierarchy(diff, dependencies=False),
         cache=cache,
         width=3,

@@ -1,5 +1,5 @@
 """What a run tells its listener (the progress display): each evaluation, each real test as it
-starts, and an estimate of the tests left. It observes the trial layer and the search, and
+starts, and an estimate of the tests left. It is told of both by the trial layer and the search, and
 decides nothing.
 
 The estimate (`estimate`) is the pre-flight's runs not made yet and the reruns of the answer at
@@ -22,64 +22,70 @@ from collections.abc import Callable, Sequence
 
 from ddchange.model import Estimate, Outcome, Phase, Progress, Running, Source, Stage, TestRecord
 from ddchange.search.dd import Step
-from ddchange.search.hierarchical import Search
-from ddchange.trial.trials import Trials
 
 Listener = Callable[[Progress | Running], None]
 
 _LEAST_RATE = 1.5  # tests per halving of the changes when one change is the cause
-_OUTSIDE_THE_SEARCH = ("good", "bad", "bisect", "confirm")
+# The phases whose runs the search does not make (and so does not tell of itself).
+_OUTSIDE_THE_SEARCH = (Stage.GOOD, Stage.BAD, Stage.BISECT, Stage.CONFIRM)
 
 
 class Events:
-    """The listener's view of one run: `preflight` runs of each side first, `ends` reruns of
-    the answer at the end at most (0 without them)."""
+    """The listener's view of one run over `units` change units: `preflight` runs of each side
+    first, `ends` reruns of the answer at the end at most (0 without them). Told of every
+    record as it is made (`recorded`), of every test as it starts (`started`) and of every
+    evaluation the search makes (`step`); it keeps the counts it shows, and decides nothing."""
 
-    def __init__(
-        self, listener: Listener, trials: Trials, search: Search, preflight: int, ends: int
-    ) -> None:
-        self.listener, self.trials, self.search = listener, trials, search
+    def __init__(self, listener: Listener, *, units: int, preflight: int, ends: int) -> None:
+        self.listener, self.units = listener, units
         self.preflight, self.ends = preflight, ends
+        self.phases: list[Phase] = []  # of every record, earlier attempts' included
+        self.tests_run = 0  # real runs made by this process
+        self.remaining = units  # the changes in the smallest failing set (minus the passing)
+        self.reason = ""  # why the latest real run gave its outcome
+
+    def taken_over(self, records: Sequence[TestRecord]) -> None:
+        """The records of earlier attempts, taken over before the first run."""
+        self.phases += [record.phase for record in records]
+
+    def recorded(self, record: TestRecord) -> None:
+        """A real run was recorded. The search tells its own (`step`); the listener is told
+        here of those outside it (pre-flight, bisection, confirmation)."""
+        self.phases.append(record.phase)
+        self.tests_run += 1
+        self.reason = record.reason
+        if record.phase in _OUTSIDE_THE_SEARCH:
+            self._progress(record.phase, record.config, record.outcome, Source.TEST, record.reason)
 
     def step(self, level: Phase, step: Step[str]) -> None:
         """An evaluation the search made (a real run, or answered without one)."""
-        last = self.trials.log[-1] if self.trials.log else None
-        reason = last.reason if step.source is Source.TEST and last is not None else ""
+        self.remaining = len(step.failing - step.passing)
+        reason = self.reason if step.source is Source.TEST else ""
         self._progress(level, step.config, step.outcome, step.source, reason)
 
-    def recorded(self, record: TestRecord) -> None:
-        """A real run outside the search (pre-flight, bisection, confirmation)."""
-        self._progress(record.phase, record.config, record.outcome, Source.TEST, record.reason)
-
-    def started(self, config: frozenset[str]) -> None:
-        """A real test begins: the listener shows it in flight."""
-        phase = self.trials.phase
-        number = self.trials.tests_run + 1
-        left = self.tests_left(phase)
-        commit, alongside = _commit(phase, config), self.trials.running()
+    def started(self, config: frozenset[str], phase: Phase, alongside: int) -> None:
+        """A real test of `config` begins, with `alongside` others going: the listener shows
+        it in flight."""
         self.listener(
             Running(
                 phase=phase,
                 size=len(config),
-                number=number,
+                number=self.tests_run + 1,
                 started=time.monotonic(),
-                commit=commit,
-                left=left,
+                commit=_commit(phase, config),
+                left=self.tests_left(phase),
                 alongside=alongside,
             )
         )
 
     def tests_left(self, phase: Phase) -> Estimate:
         """About how many real tests are still to run (see `estimate`)."""
-        start = len(self.search.diff.hunks)
-        units = len(self.search.best - self.search.best_passing) or start  # none yet: all
-        phases = [record.phase for record in self.trials.log]
-        return estimate(phases, phase, units, start, self.preflight, self.ends)
+        units = self.remaining or self.units  # none yet: all
+        return estimate(self.phases, phase, units, self.units, self.preflight, self.ends)
 
     def _progress(
         self, phase: Phase, config: frozenset[str], outcome: Outcome, source: Source, reason: str
     ) -> None:
-        remaining = len(self.search.best - self.search.best_passing)
         self.listener(
             Progress(
                 phase=phase,
@@ -87,8 +93,8 @@ class Events:
                 source=source,
                 reason=reason,
                 size=len(config),
-                remaining=remaining,
-                tests_run=self.trials.tests_run,
+                remaining=self.remaining,
+                tests_run=self.tests_run,
                 commit=_commit(phase, config),
                 left=self.tests_left(phase),
             )
@@ -101,7 +107,7 @@ def estimate(
     """The real tests still to run, from the phases of those run so far (see the module's
     docstring): `units` change units are still in play of `start`, in `phase`; `preflight`
     runs of each side come first, `ends` reruns of the answer at the end at most."""
-    before = 2 * preflight - sum(p in ("good", "bad") for p in phases)
+    before = 2 * preflight - sum(p in (Stage.GOOD, Stage.BAD) for p in phases)
     end = ends - (sum(p == Stage.CONFIRM for p in phases) if phase == Stage.CONFIRM else 0)
     fixed = max(before, 0) + max(end, 0)
     if phase == Stage.CONFIRM:

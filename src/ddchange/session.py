@@ -1,14 +1,24 @@
-"""One run of ddchange, from two revisions to an answer: the order of events, and nothing else.
+"""One run of ddchange, from two revisions to an answer: the order of its phases, and nothing
+else.
 
-Owns the orchestration: clean up after runs that were killed, resolve the revisions, read the
-diff (a child process analyses its names meanwhile, for the search's dependencies), open the
-scratch worktree and the journal, take over what earlier attempts of the same run
-already tested, check that GOOD passes and BAD fails (pre-flight), search by the strategy asked
-for (`search/`; with "auto", a bisection of the first-parent history first), confirm the
-answer by running it again, attribute it to commits, and assemble the `Result` from the trial
-layer's records (`trial/trials.py`). The search decides what to run, the trial layer runs it and
-records it, and every claim in the result is read back from those records: nothing is
-recomputed beside them.
+`run` is a pipeline. It cleans up after runs that were killed, resolves the revisions and
+reads the diff (a child process analyses its names meanwhile, for the search's
+dependencies), then opens the scratch tree, the journal and the slots that run tests ahead,
+each a context manager of one `with`. It takes over what earlier attempts of the same run
+tested, and builds the trial layer, the search and the listener's view (`events.py`) once,
+in that order, each from what the one before it made; together they are a `_Run`, which no
+phase changes. The phases are functions of the `_Run` that return values:
+- `_preflight`: GOOD passes and BAD fails, or the run ends (PreflightFailed), or its runs
+  disagree (`_flaky`);
+- `_searched`: the strategy asked for (`_bisected` first for "auto"), the search down the
+  hierarchy (`search/`), the cut by origin, and the checks at the end (`_confirm`). It
+  returns an `_Ended`, whose ending says how: a stop (Ctrl-C, a stop signal) is a value too,
+  carrying the best answer so far;
+- `_result`: the `Result`, its claims read back from the trial layer's records.
+
+The search decides what to run and is told nothing but outcomes; the trial layer runs it and
+records it (`trial/trials.py`), under the phase the search names; nothing is recomputed
+beside the records.
 
 Counting: `Result.tests_run` counts the real runs of the build and test made by this process,
 the pre-flight, retry and confirmation runs included, because each one costs the user the same.
@@ -24,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import pickle
@@ -34,6 +45,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from ddchange import errors, git
 from ddchange.diff import content, hunks, limits, linechanges, provenance, read
@@ -46,6 +58,7 @@ from ddchange.model import (
     Ending,
     Level,
     Outcome,
+    Phase,
     Request,
     Result,
     Revisions,
@@ -78,9 +91,10 @@ def run(request: Request, listener: Listener | None = None, *, replayed: bool = 
     """Resolve, pre-flight and search; raise an `errors.DDChangeError` when it cannot. The
     records it takes over came from a replayed log when `replayed`, else from earlier runs.
 
-    Ctrl-C (KeyboardInterrupt) during the search still gives a Result: the smallest
-    configuration seen to fail so far, with outcome "interrupted". During pre-flight it
-    propagates.
+    The phases pass values along: the pre-flight says whether the search may start; the
+    search ends with a `Found`, or a `Stopped` that carries the best answer so far (Ctrl-C, a
+    stop signal: the Result is then "interrupted"; during the pre-flight the stop propagates);
+    the check at the end gives a `Confirmation`; the Result is read from the records.
     """
     started = time.monotonic()
     repo = git.open_repo(request.repo)
@@ -88,20 +102,72 @@ def run(request: Request, listener: Listener | None = None, *, replayed: bool = 
     revisions = resolve(repo, request.good, request.bad)
     limited = read_diff(repo, request, revisions)
     diff = limited.diff
+    reruns = confidence.reruns(request.confidence) if request.confirm else 0
+    events = Events(
+        listener or (lambda _: None), units=len(diff.hunks), preflight=PREFLIGHT_RUNS, ends=reruns
+    )
     with (
         analysis_aside(diff, wanted=request.dependencies) as analysis,
         Journal(journal_path(repo)) as journal,
         scratch_worktree(repo, revisions.good) as scratch,
         contextlib.ExitStack() as parallel,
     ):
-        session = _Session(
-            request, revisions, limited, scratch, journal, listener or (lambda _: None), analysis
+        trials = trials_for(
+            request,
+            revisions,
+            limited,
+            scratch,
+            journal,
+            on_record=events.recorded,
+            on_start=events.started,
         )
-        session.parallel(parallel, repo)
-        outcome = session.search() if session.preflight() else session.flaky()
+        described = describe(request, revisions, git.prefix(request.repo))
+        cache = OutcomeCache[str](monotony=request.monotony)
+        for config, outcome in trials.resume(json.dumps(described)).items():
+            cache.store(config, outcome)
+        events.taken_over(trials.log)
+        # Every unit's commits: the commit level orders by them, and "auto" picks by them.
+        attribution = (
+            provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff)
+            if request.strategy != Strategy.DIFF
+            else {}
+        )
+        hierarchy = Hierarchy(
+            diff,
+            dependencies=request.dependencies,
+            commits=provenance.positions(
+                attribution, git.commits(scratch.repo, revisions.good, revisions.bad)
+            ),
+            analysis=analysis,
+            whole_blocks=request.granularity == Level.BLOCK,
+        )
+        search = Search(
+            diff=diff,
+            test=trials.run,
+            hierarchy=hierarchy,
+            cache=cache,
+            missing=trials.missing,
+            listener=events.step,
+            width=slots(request, repo, scratch, trials, parallel),
+            offer=trials.offer,
+        )
+        fixed = _Run(
+            request=request,
+            revisions=revisions,
+            limited=limited,
+            scratch=scratch,
+            trials=trials,
+            cache=cache,
+            search=search,
+            attribution=attribution,
+            reruns=reruns,
+        )
+        ended = _searched(fixed) if _preflight(fixed) else _flaky(fixed)
+        trials.stop_ahead()  # the scratch tree is the patch's alone now
+        scratch.apply(content.materialize(diff, ended.answer))
         paths = [*content.touched_paths(diff), *limited.kept]  # the answer needs what is kept
         patch = scratch.patch(revisions.good, sorted(set(paths)))
-    return session.result(outcome, patch, time.monotonic() - started, replayed=replayed)
+    return _result(fixed, ended, patch, time.monotonic() - started, described, replayed=replayed)
 
 
 @contextlib.contextmanager
@@ -239,7 +305,7 @@ def trials_for(
     scratch: Scratch,
     journal: Journal,
     on_record: Callable[[TestRecord], None],
-    on_start: Callable[[frozenset[str]], None] = lambda _config: None,
+    on_start: Callable[[frozenset[str], Phase, int], None] = lambda _c, _p, _o: None,
 ) -> Trials:
     """The trial layer of the run `request` asks for: its key in the journal, how and where
     its tests run, the files --keep and --ignore pin, where each run's results are
@@ -288,365 +354,328 @@ def slots(
         runs = ahead.local(repo, scratch, request.jobs, trials.run_ahead)
     else:
         return 1
-    trials.ahead = stack.enter_context(runs)
-    return trials.ahead.width
+    return trials.spread(stack.enter_context(runs))
 
 
-class _Session:
-    """The state of one run: the trial layer, the search, and what they found."""
+@dataclass(frozen=True, kw_only=True)
+class _Run:
+    """What every phase of one run works with; made once, after the journal was read."""
 
-    def __init__(
-        self,
-        request: Request,
-        revisions: Revisions,
-        limited: Limited,
-        scratch: Scratch,
-        journal: Journal,
-        listener: Listener,
-        analysis: Callable[[], grouping.Analysis] | None,
-    ) -> None:
-        diff = limited.diff
-        self.request, self.revisions, self.diff, self.scratch = request, revisions, diff, scratch
-        self.limited, self.listener = limited, listener
-        self.subdirectory = git.prefix(request.repo)  # where the test runs: part of the run
-        self.everything = frozenset(h.id for h in diff.hunks)
-        self.trials = trials_for(
-            request,
-            revisions,
-            limited,
-            scratch,
-            journal,
-            on_record=self._recorded,
-            on_start=lambda config: self.events.started(config),
-        )
-        self.cache = OutcomeCache[str](monotony=request.monotony)
-        self.described = describe(request, revisions, self.subdirectory)
-        for config, outcome in self.trials.resume(json.dumps(self.described)).items():
-            self.cache.store(config, outcome)
-        history = git.commits(scratch.repo, revisions.good, revisions.bad)
-        # Every unit's commits: the commit level orders by them, and "auto" picks by them.
-        self.attribution = (
-            provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff)
-            if request.strategy != Strategy.DIFF
-            else {}
-        )
-        hierarchy = Hierarchy(
-            diff,
-            dependencies=request.dependencies,
-            commits=provenance.positions(self.attribution, history),
-            analysis=analysis,
-            whole_blocks=request.granularity == Level.BLOCK,
-        )
-        self.searcher = Search(
-            diff=diff,
-            test=self._test,
-            hierarchy=hierarchy,
-            cache=self.cache,
-            missing=self.trials.missing,
-            listener=lambda level, step: self.events.step(level, step),
-            width=request.jobs,
-            offer=self.trials.offer,
-        )
-        self.searcher.best = self.everything
-        self.found: Found | None = None
-        self.route = Route(strategy=request.strategy)
-        self.confirmation: Confirmation | None = None
-        self._searching = False  # a run the search asked for: the search reports it
-        self.reruns = confidence.reruns(request.confidence) if request.confirm else 0
-        self.events = Events(self.listener, self.trials, self.searcher, PREFLIGHT_RUNS, self.reruns)
+    request: Request
+    revisions: Revisions
+    limited: Limited
+    scratch: Scratch
+    trials: Trials
+    cache: OutcomeCache[str]
+    search: Search
+    # unit id -> the commits that brought it (for --strategy history and auto; else empty)
+    attribution: dict[str, tuple[str, ...]]
+    reruns: int  # of the answer, at the end
 
-    # -- phases -----------------------------------------------------------------------------
+    @property
+    def diff(self) -> hunks.Diff:
+        return self.limited.diff
 
-    def parallel(self, stack: contextlib.ExitStack, repo: git.Repo) -> None:
-        """With -j N or --scheduler, the slots that run tests ahead, closed with `stack`."""
-        self.searcher.width = slots(self.request, repo, self.scratch, self.trials, stack)
+    @functools.cached_property
+    def everything(self) -> frozenset[str]:
+        return frozenset(h.id for h in self.diff.hunks)
 
-    def preflight(self) -> bool:
-        """Whether GOOD passes and BAD fails, each in PREFLIGHT_RUNS runs (earlier attempts'
-        included); False if runs of one side disagree (a flaky test: no search). A side that
-        is wrong in every run runs again before we say so (PreflightFailed), since that ends
-        the run and a flaky test must not pass for it: GOOD that fails as often as the answer's
-        failure is rerun (a FAIL may come at random), otherwise once. BAD's exit code becomes
-        *the* failure."""
-        self._self_check()
-        sides = (
-            (Stage.GOOD, frozenset[str](), Outcome.PASS),
-            (Stage.BAD, self.everything, Outcome.FAIL),
-        )
-        self.trials.offer(
-            run for _, config, _ in sides for run in self.trials.owed(config, PREFLIGHT_RUNS)
-        )
-        for phase, config, wanted in sides:
-            self.trials.phase = phase
-            agreed, runs = self.trials.repeat(config, PREFLIGHT_RUNS)
-            if agreed is not wanted and {r.outcome for r in runs} == {agreed}:
-                more = max(self.reruns, 1) if agreed is Outcome.FAIL else 1
-                agreed, runs = self.trials.repeat(config, PREFLIGHT_RUNS + more)
-            if len({r.outcome for r in runs}) > 1:
-                return False
-            if agreed is not wanted:
-                raise self._preflight_failed(phase, runs[-1], len(runs))
-            self.cache.store(config, wanted)
-            if phase == Stage.BAD:
-                self.trials.adopt_failure(runs[-1].exit_code)
-        return True
 
-    def search(self) -> Ending:
-        """Search by the requested strategy, check and confirm; how the run ended."""
-        try:
-            self.found = self._by_origin(self._strategy())
-            if self.request.confirm:
-                self.confirmation = self._confirm(self.found)
-        except KeyboardInterrupt:
-            self.trials.stop_ahead()
-            outcome = Ending.INTERRUPTED
-        else:
-            backed = self.trials.backs(self.found, isolate=self.request.isolate)
-            outcome = Ending.FOUND if backed else Ending.FLAKY
-        self._show(self._answer())
-        return outcome
+@dataclass(frozen=True, kw_only=True)
+class _Ended:
+    """How the search phase ended, and what it leaves for the result."""
 
-    def flaky(self) -> Ending:
-        """The end of a run whose pre-flight runs disagreed: no search, BAD is what was seen."""
-        self._show(self._answer())
-        return Ending.FLAKY
+    ending: Ending
+    answer: frozenset[str]  # the found answer; stopped early, the smallest seen to fail
+    passing: frozenset[str] = frozenset()  # --isolate: the passing set
+    found: Found | None = None  # None: no answer was found (stopped, or a flaky pre-flight)
+    route: Route
+    confirmation: Confirmation | None = None
 
-    def result(self, outcome: Ending, patch: bytes, wall_time: float, *, replayed: bool) -> Result:
-        """The Result, its claims read from the trial layer's records (and taken over from a
-        replayed log when `replayed`)."""
-        answer, passing = self._answer(), self._passing()
-        culprits = [h for h in self.diff.hunks if h.id in answer - passing]
-        context = [h for h in self.diff.hunks if h.id in passing]
-        found, trials, hierarchy = self.found, self.trials, self.searcher.hierarchy
-        return Result(
-            request=self.request,
-            revisions=self.revisions,
-            diff=self.diff,
-            culprits=culprits,
-            patch=patch,
-            stats=self.searcher.stats,
-            log=trials.log,
-            wall_time=wall_time,
-            command_time=trials.command_time,
-            tests_run=trials.tests_run,
-            outcome=outcome,
-            resumed=trials.resumed,
-            confirmation=self.confirmation,
-            disagreements=trials.disagreements,
-            resolutions=(hierarchy.learned, 0 if found is None else found.unlearned),
-            scopes={h.id: hierarchy.scope(h.id) for h in culprits + context},
-            passing=context,
-            route=self.route,
-            # Blame takes long on a big answer: an interrupted run's answer goes without.
-            attribution=self._attribute(culprits + context)
-            if outcome != Ending.INTERRUPTED
-            else {},
-            answer=trials.claim(answer),
-            passing_claim=trials.claim(passing) if self.request.isolate else None,
-            checks=[] if found is None else trials.claims(found.checks),
-            kept=self.limited.kept,
-            ignored=self.limited.ignored,
-            unused=trials.unused(),
-            width=self.searcher.width,
-            blocks=hierarchy.runs(culprits),
-            wider=0 if found is None else found.wider,
-            earlier=earlier(trials.before, self.described, replayed=replayed)
-            if trials.resumed
-            else None,
-        )
 
-    # -- the search ---------------------------------------------------------------------------
+# -- the phases, in the order of a run -----------------------------------------------------
 
-    def _strategy(self) -> Found:
-        if self.request.strategy == Strategy.AUTO:
-            return self._auto()
-        return self._descend(self.everything, history=self.request.strategy == Strategy.HISTORY)
 
-    def _descend(self, start: frozenset[str], *, history: bool) -> Found:
-        levels = grouping.levels_for(self.request.granularity, self.diff, history=history)
-        search = self.searcher.isolate if self.request.isolate else self.searcher.minimize
-        return search(start, levels)
-
-    def _auto(self) -> Found:
-        """Bisect the first-parent history like `git bisect`, then search inside the changes
-        of the culprit commit(s) if they fail on GOOD alone; if not (two commits that only
-        fail together, a merge of two passing branches), search the whole range in history
-        order, with every outcome seen so far in the cache."""
-        chain = git.first_parents(self.scratch.repo, self.revisions.good, self.revisions.bad)
-        asked: list[str] = []  # commits tested (or answered by an earlier attempt)
-
-        def test(position: int) -> Outcome:
-            asked.append(chain[position - 1])
-            return self._test_commit(chain[position - 1])
-
-        lo, hi = bisect(len(chain), test)
-        last_good = self.revisions.good if lo == 0 else chain[lo - 1]
-        suspects = tuple(git.commits(self.scratch.repo, last_good, chain[hi - 1]))
-        alone = self._alone(provenance.commits_of(self.attribution, suspects))
-        self.route = Route(
-            strategy=Strategy.AUTO,
-            bisect_tests=len(asked),
-            last_good=last_good,
-            first_bad=chain[hi - 1],
-            suspects=suspects,
-            alone=alone.outcome,
-            searched="commit" if alone.outcome is Outcome.FAIL else "range",
-        )
-        if alone.outcome is Outcome.FAIL:
-            return self._descend(alone.config, history=False)
-        return self._descend(self.everything, history=True)
-
-    def _by_origin(self, found: Found) -> Found:
-        """At block granularity, a block of the answer whose lines came from more than one
-        commit is cut by commit and the answer checked again by removal there, so that no
-        block of two commits stands in the answer as one change unless each part is needed
-        (blame of the answer's lines only: the search itself never needs it)."""
-        if self.request.granularity != Level.BLOCK or self.request.isolate:
-            return found
-        units = [h for h in self.diff.hunks if h.id in found.answer]
-        origins = self.attribution or self._origins(units)
-        hierarchy = self.searcher.hierarchy
-        blocks: dict[int, set[tuple[str, ...]]] = {}
-        for unit in units:
-            blocks.setdefault(hierarchy.block(unit.id), set()).add(origins.get(unit.id, ()))
-        if all(len(commits) < 2 for commits in blocks.values()):
-            return found
-        hierarchy.know_origins({unit.id: origins.get(unit.id, ()) for unit in units})
-        return self.searcher.refine(found.answer, Level.ORIGIN)
-
-    def _origins(self, units: list[hunks.Hunk]) -> dict[str, tuple[str, ...]]:
-        repo, good, bad = self.scratch.repo, self.revisions.good, self.revisions.bad
-        return provenance.attribute(repo, good, bad, self.diff, units)
-
-    def _alone(self, units: frozenset[str]) -> Probed[str]:
-        """GOOD + `units` (the culprit commits' changes), known or tested, as the search
-        would probe it: `config` is what really ran (its interior, when that failed)."""
-        if not units:
-            return Probed(Outcome.PASS, units)
-        self.searcher.enter(Level.COMMIT)
-        return self.searcher.probe(units)
-
-    def _test_commit(self, sha: str) -> Outcome:
-        """Commit `sha`'s own tree, known or tested (see `Trials.commit`)."""
-        config = frozenset({f"commit:{sha}"})
-        known = self.cache.exact(config)
-        if known is None:
-            known = self.trials.commit(self.revisions.good, sha)
-            self.cache.store(config, known)
-        return known
-
-    def _test(self, config: frozenset[str]) -> Outcome:
-        """The search's test: a real run of exactly `config`, recorded under the search's level
-        (the search reports it to the listener itself)."""
-        self.trials.phase = self.searcher.level
-        self._searching = True
-        try:
-            return self.trials.run(config)
-        finally:
-            self._searching = False
-
-    def _confirm(self, found: Found) -> Confirmation:
-        """Run GOOD + the answer (--isolate: the failing set) again until it has failed in
-        `reruns` runs besides the one that found it, then GOOD once more; a run that disagrees
-        ends the check (a flaky test). The claims that rest on a PASS need no rerun (see
-        search/confidence.py), but GOOD's last run shows whether what the search's runs left in
-        the scratch tree (build output, files the test wrote) makes a configuration fail that
-        passed in a fresh tree; it is also one more chance for a flaky test to show."""
-        self.trials.phase = Stage.CONFIRM
-        wanted = 1 + self.reruns
-        good = frozenset[str]()
-        self.trials.offer(
-            [*self.trials.owed(found.answer, wanted), *self.trials.owed(good, PREFLIGHT_RUNS + 1)]
-        )
-        outcome, runs = self.trials.repeat(found.answer, wanted)
-        again = None
-        if outcome is Outcome.FAIL:
-            self.trials.repeat(good, PREFLIGHT_RUNS + 1)
-            again = self.trials.claim(good)
-        rest = self.trials.claim(
-            found.passing if self.request.isolate else self.everything - found.answer
-        )
-        reruns = len(runs) - 1
-        return Confirmation(
-            answer=outcome,
-            runs=len(runs),
-            reruns=reruns,
-            risk=confidence.risk(reruns),
-            flake_rate=confidence.FLAKE_RATE,
-            good=again,
-            rest=None if rest is None else rest.outcome,
-        )
-
-    # -- what the records say -----------------------------------------------------------------
-
-    def _answer(self) -> frozenset[str]:
-        """The found answer, or when stopped early the smallest configuration seen to fail."""
-        return self.found.answer if self.found is not None else self.searcher.best
-
-    def _passing(self) -> frozenset[str]:
-        if not self.request.isolate:
-            return frozenset()
-        return self.found.passing if self.found is not None else self.searcher.best_passing
-
-    def _attribute(self, units: list[hunks.Hunk]) -> dict[str, tuple[git.CommitInfo, ...]]:
-        """The commits that brought each of `units`, with author, date and subject."""
-        known = self.attribution or self._origins(units)
-        shas = {unit.id: known.get(unit.id, ()) for unit in units}
-        infos = git.commit_infos(
-            self.scratch.repo, (sha for found in shas.values() for sha in found)
-        )
-        return {unit: tuple(infos[sha] for sha in found) for unit, found in shas.items()}
-
-    # -- helpers ------------------------------------------------------------------------------
-
-    def _self_check(self) -> None:
-        """Every change applied to GOOD must give BAD's tree, as git itself has it."""
-        repo, paths = self.scratch.repo, content.touched_paths(self.diff)
-        bad_tree = read.tree_marks(repo, self.revisions.bad, paths)
-        namer = git.object_namer(repo)
-        mismatched = content.differences(self.diff, self.everything, bad_tree, namer)
-        if mismatched:
-            raise errors.MaterializationMismatch(tuple(mismatched))
-
-    def _show(self, config: frozenset[str]) -> None:
-        """Leave `config` in the worktree, so that the patch is taken from it (no run ahead
-        may be going there any more)."""
-        self.trials.stop_ahead()
-        self.scratch.apply(content.materialize(self.diff, config))
-
-    def _recorded(self, record: TestRecord) -> None:
-        """Progress for a real run outside the search (pre-flight, bisection, confirmation)."""
-        if not self._searching:
-            self.events.recorded(record)
-
-    def _preflight_failed(
-        self, phase: Stage, last: TestRecord, runs: int
-    ) -> errors.PreflightFailed:
-        sha, other = self.revisions.good, self.revisions.bad
-        pinned = self.limited.kept  # on GOOD, the files --keep takes from BAD
+def _preflight(run: _Run) -> bool:
+    """Whether GOOD passes and BAD fails, each in PREFLIGHT_RUNS runs (earlier attempts'
+    included); False if runs of one side disagree (a flaky test: no search). A side that
+    is wrong in every run runs again before we say so (PreflightFailed), since that ends
+    the run and a flaky test must not pass for it: GOOD that fails as often as the answer's
+    failure is rerun (a FAIL may come at random), otherwise once. BAD's exit code becomes
+    *the* failure."""
+    _self_check(run)
+    trials = run.trials
+    sides = (
+        (Stage.GOOD, frozenset[str](), Outcome.PASS),
+        (Stage.BAD, run.everything, Outcome.FAIL),
+    )
+    trials.offer(c for _, config, _ in sides for c in trials.owed(config, PREFLIGHT_RUNS))
+    for phase, config, wanted in sides:
+        agreed, runs = trials.repeat(config, PREFLIGHT_RUNS, phase)
+        if agreed is not wanted and {r.outcome for r in runs} == {agreed}:
+            more = max(run.reruns, 1) if agreed is Outcome.FAIL else 1
+            agreed, runs = trials.repeat(config, PREFLIGHT_RUNS + more, phase)
+        if len({r.outcome for r in runs}) > 1:
+            return False
+        if agreed is not wanted:
+            raise _preflight_failed(run, phase, runs[-1], len(runs))
+        run.cache.store(config, wanted)
         if phase == Stage.BAD:
-            sha, other, pinned = other, sha, self.limited.ignored
-        states = self.trials.pinned
-        return errors.PreflightFailed(
-            which=phase,
-            verdict=last.outcome.value,
-            reason=last.reason,
-            tail=last.tail,
-            repo=git.common_dir(self.scratch.repo),
-            subdirectory=git.prefix(self.request.repo),
-            sha=sha,
-            pinned=(other, tuple(p for p in pinned if states[p] is not None)),
-            absent=tuple(p for p in pinned if states[p] is None),
-            build=self.request.build,
-            test=self.request.test,
-            unsearched=self.diff.skipped if phase == Stage.BAD else (),
-            runs=runs,
-            keep=tuple(self._named_by_the_command()) if phase == Stage.GOOD else (),
-        )
+            trials.adopt_failure(runs[-1].exit_code)
+    return True
 
-    def _named_by_the_command(self) -> list[str]:
-        """The files BAD adds or changes that the test or build command names, as `--keep`
-        takes them: relative to the directory the command runs in, as git reads pathspecs."""
-        words = [*self.request.test, *shlex.split(self.request.build or "")]
-        named = limits.named_by(self.diff, words, self.subdirectory)
-        return [posixpath.relpath(path, self.subdirectory or ".") for path in named]
+
+def _flaky(run: _Run) -> _Ended:
+    """The end of a run whose pre-flight runs disagreed: no search, BAD is what was seen."""
+    return _Ended(
+        ending=Ending.FLAKY, answer=run.everything, route=Route(strategy=run.request.strategy)
+    )
+
+
+def _searched(run: _Run) -> _Ended:
+    """Search by the requested strategy, check and confirm; how it ended (a stop included)."""
+    search, request = run.search, run.request
+    route = Route(strategy=request.strategy)
+    found = None
+    try:
+        start, history = run.everything, request.strategy == Strategy.HISTORY
+        if request.strategy == Strategy.AUTO:
+            route, start = _bisected(run)
+            history = route.searched == "range"
+        found = _by_origin(run, _descend(run, start, history=history))
+        confirmation = _confirm(run, found) if request.confirm else None
+    except KeyboardInterrupt:
+        run.trials.stop_ahead()
+        return _Ended(
+            ending=Ending.INTERRUPTED,
+            answer=search.best if found is None else found.answer,
+            passing=(search.best_passing if found is None else found.passing)
+            if request.isolate
+            else frozenset(),
+            found=found,
+            route=route,
+        )
+    backed = run.trials.backs(found, isolate=request.isolate)
+    return _Ended(
+        ending=Ending.FOUND if backed else Ending.FLAKY,
+        answer=found.answer,
+        passing=found.passing if request.isolate else frozenset(),
+        found=found,
+        route=route,
+        confirmation=confirmation,
+    )
+
+
+def _descend(run: _Run, start: frozenset[str], *, history: bool) -> Found:
+    levels = grouping.levels_for(run.request.granularity, run.diff, history=history)
+    search = run.search.isolate if run.request.isolate else run.search.minimize
+    return search(start, levels)
+
+
+def _bisected(run: _Run) -> tuple[Route, frozenset[str]]:
+    """--strategy auto: bisect the first-parent history like `git bisect`, then GOOD plus the
+    changes of the culprit commit(s); the search goes inside them if that fails, else (two
+    commits that only fail together, a merge of two passing branches) over the whole range
+    in history order, with every outcome seen so far in the cache. The route, and where the
+    search starts."""
+    repo, good = run.scratch.repo, run.revisions.good
+    chain = git.first_parents(repo, good, run.revisions.bad)
+    asked: list[str] = []  # commits tested (or answered by an earlier attempt)
+
+    def test(position: int) -> Outcome:
+        asked.append(chain[position - 1])
+        return _test_commit(run, chain[position - 1])
+
+    lo, hi = bisect(len(chain), test)
+    last_good = good if lo == 0 else chain[lo - 1]
+    suspects = tuple(git.commits(repo, last_good, chain[hi - 1]))
+    alone = _alone(run, provenance.commits_of(run.attribution, suspects))
+    inside = alone.outcome is Outcome.FAIL
+    route = Route(
+        strategy=Strategy.AUTO,
+        bisect_tests=len(asked),
+        last_good=last_good,
+        first_bad=chain[hi - 1],
+        suspects=suspects,
+        alone=alone.outcome,
+        searched="commit" if inside else "range",
+    )
+    return route, alone.config if inside else run.everything
+
+
+def _test_commit(run: _Run, sha: str) -> Outcome:
+    """Commit `sha`'s own tree, known or tested (see `Trials.commit`)."""
+    config = frozenset({f"commit:{sha}"})
+    known = run.cache.exact(config)
+    if known is None:
+        known = run.trials.commit(run.revisions.good, sha)
+        run.cache.store(config, known)
+    return known
+
+
+def _alone(run: _Run, units: frozenset[str]) -> Probed[str]:
+    """GOOD + `units` (the culprit commits' changes), known or tested, as the search would
+    probe it: `config` is what really ran (its interior, when that failed)."""
+    if not units:
+        return Probed(Outcome.PASS, units)
+    run.search.enter(Level.COMMIT)
+    return run.search.probe(units)
+
+
+def _by_origin(run: _Run, found: Found) -> Found:
+    """At block granularity, a block of the answer whose lines came from more than one
+    commit is cut by commit and the answer checked again by removal there, so that no
+    block of two commits stands in the answer as one change unless each part is needed
+    (blame of the answer's lines only: the search itself never needs it)."""
+    if run.request.granularity != Level.BLOCK or run.request.isolate:
+        return found
+    units = [h for h in run.diff.hunks if h.id in found.answer]
+    origins = run.attribution or _origins(run, units)
+    hierarchy = run.search.hierarchy
+    blocks: dict[int, set[tuple[str, ...]]] = {}
+    for unit in units:
+        blocks.setdefault(hierarchy.block(unit.id), set()).add(origins.get(unit.id, ()))
+    if all(len(commits) < 2 for commits in blocks.values()):
+        return found
+    hierarchy.know_origins({unit.id: origins.get(unit.id, ()) for unit in units})
+    return run.search.refine(found.answer, Level.ORIGIN)
+
+
+def _confirm(run: _Run, found: Found) -> Confirmation:
+    """Run GOOD + the answer (--isolate: the failing set) again until it has failed in
+    `reruns` runs besides the one that found it, then GOOD once more; a run that disagrees
+    ends the check (a flaky test). The claims that rest on a PASS need no rerun (see
+    search/confidence.py), but GOOD's last run shows whether what the search's runs left in
+    the scratch tree (build output, files the test wrote) makes a configuration fail that
+    passed in a fresh tree; it is also one more chance for a flaky test to show."""
+    trials = run.trials
+    wanted = 1 + run.reruns
+    good = frozenset[str]()
+    trials.offer([*trials.owed(found.answer, wanted), *trials.owed(good, PREFLIGHT_RUNS + 1)])
+    outcome, runs = trials.repeat(found.answer, wanted, Stage.CONFIRM)
+    again = None
+    if outcome is Outcome.FAIL:
+        trials.repeat(good, PREFLIGHT_RUNS + 1, Stage.CONFIRM)
+        again = trials.claim(good)
+    rest = trials.claim(found.passing if run.request.isolate else run.everything - found.answer)
+    reruns = len(runs) - 1
+    return Confirmation(
+        answer=outcome,
+        runs=len(runs),
+        reruns=reruns,
+        risk=confidence.risk(reruns),
+        flake_rate=confidence.FLAKE_RATE,
+        good=again,
+        rest=None if rest is None else rest.outcome,
+    )
+
+
+def _result(
+    run: _Run,
+    ended: _Ended,
+    patch: bytes,
+    wall_time: float,
+    described: dict[str, object],
+    *,
+    replayed: bool,
+) -> Result:
+    """The Result, its claims read from the trial layer's records (and taken over from a
+    replayed log when `replayed`)."""
+    trials, hierarchy, found = run.trials, run.search.hierarchy, ended.found
+    culprits = [h for h in run.diff.hunks if h.id in ended.answer - ended.passing]
+    context = [h for h in run.diff.hunks if h.id in ended.passing]
+    return Result(
+        request=run.request,
+        revisions=run.revisions,
+        diff=run.diff,
+        culprits=culprits,
+        patch=patch,
+        stats=run.search.stats,
+        log=trials.log,
+        wall_time=wall_time,
+        command_time=trials.command_time,
+        tests_run=trials.tests_run,
+        outcome=ended.ending,
+        resumed=trials.resumed,
+        confirmation=ended.confirmation,
+        disagreements=trials.disagreements,
+        resolutions=(hierarchy.learned, 0 if found is None else found.unlearned),
+        scopes={h.id: hierarchy.scope(h.id) for h in culprits + context},
+        passing=context,
+        route=ended.route,
+        # Blame takes long on a big answer: an interrupted run's answer goes without.
+        attribution=(
+            _attribute(run, culprits + context) if ended.ending != Ending.INTERRUPTED else {}
+        ),
+        answer=trials.claim(ended.answer),
+        passing_claim=trials.claim(ended.passing) if run.request.isolate else None,
+        checks=[] if found is None else trials.claims(found.checks),
+        kept=run.limited.kept,
+        ignored=run.limited.ignored,
+        unused=trials.unused(),
+        width=run.search.width,
+        blocks=hierarchy.runs(culprits),
+        wider=0 if found is None else found.wider,
+        earlier=earlier(trials.before, described, replayed=replayed) if trials.resumed else None,
+    )
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _origins(run: _Run, units: list[hunks.Hunk]) -> dict[str, tuple[str, ...]]:
+    repo, good, bad = run.scratch.repo, run.revisions.good, run.revisions.bad
+    return provenance.attribute(repo, good, bad, run.diff, units)
+
+
+def _attribute(run: _Run, units: list[hunks.Hunk]) -> dict[str, tuple[git.CommitInfo, ...]]:
+    """The commits that brought each of `units`, with author, date and subject."""
+    known = run.attribution or _origins(run, units)
+    shas = {unit.id: known.get(unit.id, ()) for unit in units}
+    infos = git.commit_infos(run.scratch.repo, (sha for found in shas.values() for sha in found))
+    return {unit: tuple(infos[sha] for sha in found) for unit, found in shas.items()}
+
+
+def _self_check(run: _Run) -> None:
+    """Every change applied to GOOD must give BAD's tree, as git itself has it."""
+    repo, paths = run.scratch.repo, content.touched_paths(run.diff)
+    bad_tree = read.tree_marks(repo, run.revisions.bad, paths)
+    namer = git.object_namer(repo)
+    mismatched = content.differences(run.diff, run.everything, bad_tree, namer)
+    if mismatched:
+        raise errors.MaterializationMismatch(tuple(mismatched))
+
+
+def _preflight_failed(
+    run: _Run, phase: Stage, last: TestRecord, runs: int
+) -> errors.PreflightFailed:
+    sha, other = run.revisions.good, run.revisions.bad
+    pinned = run.limited.kept  # on GOOD, the files --keep takes from BAD
+    if phase == Stage.BAD:
+        sha, other, pinned = other, sha, run.limited.ignored
+    states = run.trials.pinned
+    return errors.PreflightFailed(
+        which=phase,
+        verdict=last.outcome.value,
+        reason=last.reason,
+        tail=last.tail,
+        repo=git.common_dir(run.scratch.repo),
+        subdirectory=git.prefix(run.request.repo),
+        sha=sha,
+        pinned=(other, tuple(p for p in pinned if states[p] is not None)),
+        absent=tuple(p for p in pinned if states[p] is None),
+        build=run.request.build,
+        test=run.request.test,
+        unsearched=run.diff.skipped if phase == Stage.BAD else (),
+        runs=runs,
+        keep=tuple(_named_by_the_command(run)) if phase == Stage.GOOD else (),
+    )
+
+
+def _named_by_the_command(run: _Run) -> list[str]:
+    """The files BAD adds or changes that the test or build command names, as `--keep`
+    takes them: relative to the directory the command runs in, as git reads pathspecs."""
+    words = [*run.request.test, *shlex.split(run.request.build or "")]
+    subdirectory = git.prefix(run.request.repo)
+    named = limits.named_by(run.diff, words, subdirectory)
+    return [posixpath.relpath(path, subdirectory or ".") for path in named]

@@ -44,6 +44,7 @@ from ddchange.model import (
     Ending,
     Level,
     Outcome,
+    Phase,
     Request,
     Revisions,
     Stage,
@@ -211,9 +212,8 @@ def _sides(trials: Trials, everything: Config) -> tuple[Cases, Cases]:
     sides: list[Cases] = []
     trials.offer(c for c in (frozenset[str](), everything) if not trials.records(c))
     for phase, config in ((Stage.GOOD, frozenset[str]()), (Stage.BAD, everything)):
-        trials.phase = phase
         if not trials.records(config):
-            trials.once(config)
+            trials.once(config, phase)
         record = trials.records(config)[-1]
         if record.cases is None:
             why = record.reason.removeprefix(results.NONE + ": ")
@@ -283,8 +283,7 @@ def _bisect(
     suspects = git.commits(repo, last_good, chain[hi - 1])
     alone = provenance.commits_of(origins, suspects)
     if alone and not trials.records(alone):
-        trials.phase = Level.COMMIT
-        trials.once(alone)
+        trials.once(alone, Level.COMMIT)
     return alone
 
 
@@ -306,10 +305,9 @@ def _search(
     cache.store(frozenset(), outcome_of(trials, frozenset(), target))
     cache.store(start, outcome_of(trials, start, target))
 
-    def test(config: Config) -> Outcome:
+    def test(config: Config, phase: Phase) -> Outcome:
         if not trials.records(config):
-            trials.phase = search.level
-            trials.once(config)
+            trials.once(config, phase)
         return outcome_of(trials, config, target)
 
     search = Search(
@@ -321,7 +319,6 @@ def _search(
         width=width,
         offer=trials.offer,
     )
-    search.best = start
     return search.minimize(start, levels)
 
 
@@ -337,13 +334,12 @@ def _causes(
     grouped: dict[Config, list[Target]] = {}
     for target in targets:
         grouped.setdefault(found[target.name].answer, []).append(target)
-    trials.phase = Stage.CONFIRM
     trials.offer(c for answer in grouped for c in trials.owed(answer, 1 + reruns))
     for answer in grouped:
         while len(trials.records(answer)) < 1 + reruns:
-            trials.once(answer)
+            trials.once(answer, Stage.CONFIRM)
     while reruns and len(trials.records(frozenset())) < 2:  # GOOD again, after the search
-        trials.once(frozenset())
+        trials.once(frozenset(), Stage.CONFIRM)
     causes = []
     for answer, mine in grouped.items():
         checks = tuple(dict.fromkeys(c for t in mine for c in found[t.name].checks))

@@ -47,6 +47,7 @@ class Step(Generic[T]):
     outcome: Outcome
     source: Source
     failing: frozenset[T]  # the smallest configuration known to fail so far
+    passing: frozenset[T] = frozenset()  # dd: the largest known to pass inside `failing`
 
     @property
     def size(self) -> int:

@@ -30,6 +30,19 @@ Invariants, and where they are kept:
   the search goes on from there. Monotony and dependencies may skip and order work before
   that; they never certify. `Found.checks` lists the configurations whose outcomes back the
   claim, so that the caller can read them from its own records.
+
+Extending it:
+- A level is a `model.Level`, a `Hierarchy._group_of` case that says what its units are
+  grouped by, and a place in `grouping.levels_for`. Nothing here changes: each level only
+  cuts the failing configuration into atoms, and the check at the end is at the finest one.
+- A reducer is a search over atoms with a probe, as `dd.minimize` and
+  `probabilistic.minimize` are: it must return the configuration it started from or one a
+  probe saw FAIL (`Probed.config`), and never claim anything itself. Add it to `Reducer`, and
+  to the choice in `_ddmin`. Its cost is pinned by property tests over oracles of known
+  structure (tests/test_probabilistic.py, tests/test_search.py), its answers by the same
+  check as every other's.
+- The test is told the phase it is asked in (`PhasedTest`): the level, or the check
+  (`Stage.VERIFY`), which the trial layer records with the run.
 """
 
 from __future__ import annotations
@@ -49,6 +62,8 @@ from ddchange.search.dd import Probed, Step, split_evenly
 Config = frozenset[str]
 # The real outcome of exactly this configuration (a run, or a record of one).
 Test = Callable[[Config], Outcome]
+# The search's own test: a configuration, and the phase it is asked in (a level, or the check).
+PhasedTest = Callable[[Config, Phase], Outcome]
 # The names a real run of this configuration said were missing (see grouping.missing_names).
 Missing = Callable[[Config], frozenset[str]]
 Listener = Callable[[Phase, Step[str]], None]
@@ -130,7 +145,7 @@ class Search:
     """One hierarchical search over the units of `diff`; see the module docstring."""
 
     diff: Diff
-    test: Test
+    test: PhasedTest
     hierarchy: Hierarchy
     cache: OutcomeCache[str] = field(default_factory=OutcomeCache[str])
     missing: Missing = lambda _config: frozenset()
@@ -144,7 +159,7 @@ class Search:
     reducer: Reducer = "probdd"
     level: Phase = Level.FILE
     current: Config = frozenset()  # the failing configuration the running level reduces
-    best: Config = frozenset()  # the smallest configuration seen to fail
+    best: Config = frozenset()  # the smallest configuration seen to fail (default: all units)
     best_passing: Config = frozenset()  # isolate: the largest seen to pass inside `best`
     _levels: tuple[Level, ...] = ()  # the levels the running search goes down
     _hint: _Hint = field(default_factory=_Hint)
@@ -153,6 +168,7 @@ class Search:
     def __post_init__(self) -> None:
         self._units = {unit.id: unit for unit in self.diff.hunks}
         self._order = {unit.id: n for n, unit in enumerate(self.diff.hunks)}
+        self.best = self.best or frozenset(self._units)
 
     # -- the strategy ---------------------------------------------------------------------
 
@@ -492,7 +508,7 @@ class Search:
         return Probed(hit.outcome, witness)
 
     def _run(self, config: Config) -> Outcome:
-        outcome = self.test(config)
+        outcome = self.test(config, self.level)
         self.cache.store(config, outcome)
         self.stats.tests_run += 1
         self.stats.outcomes[outcome] += 1
@@ -504,7 +520,14 @@ class Search:
             self._keep(config, outcome)
         if self.listener is not None:
             self.listener(
-                self.level, Step(config=config, outcome=outcome, source=source, failing=self.best)
+                self.level,
+                Step(
+                    config=config,
+                    outcome=outcome,
+                    source=source,
+                    failing=self.best,
+                    passing=self.best_passing,
+                ),
             )
 
     def _keep(self, config: Config, outcome: Outcome) -> None:
@@ -561,7 +584,7 @@ def minimize(
     """
     search = Search(
         diff=diff,
-        test=test,
+        test=lambda config, _phase: test(config),
         hierarchy=hierarchy or Hierarchy(diff, dependencies=dependencies),
         cache=cache if cache is not None else _known_ends(diff, start, monotony),
         missing=missing or (lambda _config: frozenset()),

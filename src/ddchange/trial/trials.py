@@ -54,8 +54,8 @@ class Trials:
     retries: int = 0
     clean: bool = False  # git clean -fdx before each test: no build output of another one
     on_record: Callable[[TestRecord], None] = lambda _record: None
-    on_start: Callable[[frozenset[str]], None] = lambda _config: None  # a build and test begins
-    phase: Phase = Stage.GOOD
+    # A build and test begins: its configuration, its phase, how many others are going.
+    on_start: Callable[[frozenset[str], Phase, int], None] = lambda _config, _phase, _others: None
     log: list[TestRecord] = field(default_factory=list)
     # The same records by configuration, in the order they were made: what a claim reads
     _by_config: dict[Config, list[TestRecord]] = field(default_factory=dict, init=False)
@@ -97,6 +97,11 @@ class Trials:
         """The evidence of a flaky test: one entry per configuration whose runs disagree."""
         return list(self.disagreed.values())
 
+    def spread(self, ahead: Ahead) -> int:
+        """From now on, run ahead in the slots of `ahead`; how many tests may run at once."""
+        self.ahead = ahead
+        return ahead.width
+
     def stop_ahead(self) -> None:
         """End the runs ahead, so that `scratch` is the caller's alone again."""
         if self.ahead is not None:
@@ -120,25 +125,28 @@ class Trials:
         self.stop_ahead()
         self.expect = runner.Expectation(exit_code, self.expect.pattern)
 
-    def run(self, config: frozenset[str], states: States | None = None) -> Outcome:
-        """The outcome of `config` from 1 + retries real runs, agreeing with its earlier runs
-        (UNRESOLVED, with the evidence kept, when they disagree)."""
-        runs = [self.once(config, states).outcome]
+    def run(self, config: frozenset[str], phase: Phase, states: States | None = None) -> Outcome:
+        """The outcome of `config` from 1 + retries real runs, recorded under `phase`,
+        agreeing with its earlier runs (UNRESOLVED, with the evidence kept, when they
+        disagree)."""
+        runs = [self.once(config, phase, states).outcome]
         while runs[-1] is not Outcome.UNRESOLVED and len(runs) <= self.retries:
-            runs.append(self.once(config, states).outcome)
+            runs.append(self.once(config, phase, states).outcome)
         return self._agreed(self.records(config))
 
-    def once(self, config: frozenset[str], states: States | None = None) -> runner.Verdict:
+    def once(
+        self, config: frozenset[str], phase: Phase, states: States | None = None
+    ) -> runner.Verdict:
         """Materialize `config` (or write `states`) in the scratch tree, build and test it, and
-        record the run: the one way an outcome comes into being. With -j N (and no
-        `states`), the run is the one made ahead, or one made now in a free tree."""
-        self.on_start(config)
+        record the run under `phase`: the one way an outcome comes into being. With -j N (and
+        no `states`), the run is the one made ahead, or one made now in a free tree."""
+        self.on_start(config, phase, self.running())
         if self.ahead is not None and states is None:
             verdict = self.ahead.take(config)
         else:
             self.stop_ahead()  # a commit's tree: written where no run ahead may be going
             verdict = self._try(self.scratch, config, states)
-        self._record(config, verdict)
+        self._record(config, phase, verdict)
         return verdict
 
     def recipe(self) -> attempt.Recipe:
@@ -165,14 +173,16 @@ class Trials:
         """A run of `config` in `tree`, for `ahead.Ahead` (in its thread; not recorded)."""
         return self._try(tree, config, None)
 
-    def repeat(self, config: frozenset[str], runs: int) -> tuple[Outcome, list[TestRecord]]:
-        """`config` run until it holds `runs` records in all (an earlier attempt's, the
-        search's and retries' included), or until they disagree: a test that fails at random
-        shows here. The outcome its records agree on (UNRESOLVED, with the evidence kept, when
-        they disagree), and those records."""
+    def repeat(
+        self, config: frozenset[str], runs: int, phase: Phase
+    ) -> tuple[Outcome, list[TestRecord]]:
+        """`config` run (under `phase`) until it holds `runs` records in all (an earlier
+        attempt's, the search's and retries' included), or until they disagree: a test that
+        fails at random shows here. The outcome its records agree on (UNRESOLVED, with the
+        evidence kept, when they disagree), and those records."""
         while len(mine := self.records(config)) < runs and len(_outcomes(mine)) < 2:
             self.offer(self.owed(config, runs))
-            self.once(config)
+            self.once(config, phase)
         records = self.records(config)
         return self._agreed(records), records
 
@@ -190,8 +200,7 @@ class Trials:
         strays = set(git.changed_paths(repo, good, sha)) - touched
         self.strays.update(read.tree_states(repo, good, strays))
         states = read.tree_states(repo, sha, touched | set(self.strays))
-        self.phase = Stage.BISECT
-        return self.run(frozenset({f"commit:{sha}"}), states)
+        return self.run(frozenset({f"commit:{sha}"}), Stage.BISECT, states)
 
     def claim(self, config: frozenset[str]) -> Claim | None:
         """What this run's records say about exactly `config`; None if it never ran."""
@@ -231,14 +240,14 @@ class Trials:
         records = self.records(config)
         return records[-1].missing if records else frozenset()
 
-    def _record(self, config: frozenset[str], verdict: runner.Verdict) -> None:
+    def _record(self, config: frozenset[str], phase: Phase, verdict: runner.Verdict) -> None:
         executions = [e for e in (verdict.build, verdict.test) if e is not None]
         duration = sum(e.duration for e in executions)
         last = executions[-1] if executions else None
         output = "" if last is None else last.output
         record = TestRecord(
             number=len(self.log) + 1,
-            phase=self.phase,
+            phase=phase,
             config=config,
             outcome=verdict.outcome,
             reason=verdict.reason,
