@@ -47,6 +47,7 @@ from ddchange.diff.hunks import Diff
 from ddchange.hierarchy import grouping
 from ddchange.model import Outcome
 from ddchange.search.hierarchical import minimize
+from ddchange.trial.missing import missing_names
 
 HEADING = "## GDB-like change (`benchmarks/gdb_like.py`)"
 GDB = {"flat": "470", "by file": "289", "by function": "97"}  # tests at 8,721 changes
@@ -139,7 +140,7 @@ def measure(case: Case, strategy: Strategy, budget: int) -> Measured:
 
     def missing(config: frozenset[str]) -> frozenset[str]:
         """The failure resolution loop's input: what the last simulated build said."""
-        return frozenset(grouping.missing_names(oracle.output)) if strategy.resolve else frozenset()
+        return frozenset(missing_names(oracle.output)) if strategy.resolve else frozenset()
 
     started = time.process_time()
     try:

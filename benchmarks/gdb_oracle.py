@@ -77,7 +77,7 @@ class _Parser:
     """One pass over a file's lines, top level and function bodies apart.
 
     Error messages are worded as gcc words them, so that ddchange's failure resolution
-    (`grouping.missing_names`) reads the same names from them as from a real build.
+    (`trial.missing.missing_names`) reads the same names from them as from a real build.
     """
 
     def __init__(self) -> None:

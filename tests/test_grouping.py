@@ -14,9 +14,11 @@ from ddchange import git, session
 from ddchange.diff import linechanges, read
 from ddchange.diff.hunks import Diff, FileDiff, Hunk, line_starts
 from ddchange.hierarchy import grouping, headers, syntax
-from ddchange.hierarchy.grouping import Analysis, Hierarchy, missing_names
+from ddchange.hierarchy.grouping import Hierarchy
+from ddchange.hierarchy.names import Analysis
 from ddchange.model import Outcome
 from ddchange.search.hierarchical import minimize
+from ddchange.trial.missing import missing_names
 
 Oracle = Callable[[frozenset[str]], Outcome]
 

@@ -51,7 +51,7 @@ from ddchange import errors, git
 from ddchange.diff import content, hunks, limits, linechanges, provenance, read
 from ddchange.diff.limits import Limited
 from ddchange.events import Events, Listener
-from ddchange.hierarchy import grouping
+from ddchange.hierarchy import grouping, names
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
     Confirmation,
@@ -173,8 +173,8 @@ def run(request: Request, listener: Listener | None = None, *, replayed: bool = 
 @contextlib.contextmanager
 def analysis_aside(
     diff: hunks.Diff, *, wanted: bool
-) -> Iterator[Callable[[], grouping.Analysis] | None]:
-    """The analysis of names (`grouping.Analysis`, when `wanted`), made meanwhile by a child
+) -> Iterator[Callable[[], names.Analysis] | None]:
+    """The analysis of names (`names.Analysis`, when `wanted`), made meanwhile by a child
     process: a fork has the diff already and a core of its own, so the analysis goes on while
     the pre-flight's tests run, and the search, the first to need it, waits less or not at
     all. The callable yielded hands it over, waiting for the child if need be; where the child
@@ -189,25 +189,25 @@ def analysis_aside(
     except OSError:  # no process to spare
         os.close(reading)
         os.close(writing)
-        yield lambda: grouping.Analysis(diff)
+        yield lambda: names.Analysis(diff)
         return
     if pid == 0:  # the child: the analysis, handed over, then out with none of our clean-ups
         try:
             os.close(reading)
             with open(writing, "wb") as out:
-                pickle.dump(grouping.Analysis(diff), out, pickle.HIGHEST_PROTOCOL)
+                pickle.dump(names.Analysis(diff), out, pickle.HIGHEST_PROTOCOL)
         finally:
             os._exit(0)
     os.close(writing)
     child = _Reaped(pid)
 
-    def hand_over() -> grouping.Analysis:
+    def hand_over() -> names.Analysis:
         with open(reading, "rb", closefd=False) as source:
             data = source.read()
         try:
-            made: grouping.Analysis = pickle.loads(data)
+            made: names.Analysis = pickle.loads(data)
         except (pickle.UnpicklingError, EOFError):  # nothing or half of it came
-            return grouping.Analysis(diff)
+            return names.Analysis(diff)
         return made
 
     try:

@@ -64,7 +64,7 @@ Config = frozenset[str]
 Test = Callable[[Config], Outcome]
 # The search's own test: a configuration, and the phase it is asked in (a level, or the check).
 PhasedTest = Callable[[Config, Phase], Outcome]
-# The names a real run of this configuration said were missing (see grouping.missing_names).
+# The names a real run of this configuration said were missing (see trial/missing.py).
 Missing = Callable[[Config], frozenset[str]]
 Listener = Callable[[Phase, Step[str]], None]
 # Told, before a test, which configurations the search expects to test from there on, in order (see

@@ -25,12 +25,12 @@ from pathlib import Path
 from ddchange import git
 from ddchange.diff import content, read
 from ddchange.diff.hunks import Diff, FileState
-from ddchange.hierarchy import grouping
 from ddchange.model import Claim, Disagreement, Outcome, Phase, Stage, TestRecord
 from ddchange.search.hierarchical import Found
 from ddchange.trial import attempt, runner
 from ddchange.trial.ahead import Ahead
 from ddchange.trial.journal import Journal, RunInfo
+from ddchange.trial.missing import missing_names
 from ddchange.trial.results import Source
 from ddchange.trial.worktree import Scratch
 
@@ -254,7 +254,7 @@ class Trials:
             exit_code=None if last is None else last.exit_code,
             duration=duration,
             tail="" if last is None else last.tail,
-            missing=frozenset(grouping.missing_names(output))
+            missing=frozenset(missing_names(output))
             if verdict.outcome is Outcome.UNRESOLVED
             else frozenset(),
             cases=verdict.cases,
