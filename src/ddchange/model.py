@@ -392,6 +392,7 @@ class SuiteResult:
     resumed: int  # records taken over from earlier attempts
     wall_time: float
     command_time: float
+    width: int = 1  # tests that could run at once (-j N, or a Dask cluster's threads)
     # "found": every target has a cause, each backed by records; "flaky": some records
     # disagree; "interrupted": stopped before every target had one.
     outcome: str

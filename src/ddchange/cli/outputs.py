@@ -228,9 +228,16 @@ def triage(
         patch_dir.mkdir(parents=True, exist_ok=True)
         for number, patch in enumerate(result.patches, 1):
             (patch_dir / f"cause-{number}.patch").write_bytes(patch)
+        written = {
+            0: f"patches: none written to {patch_dir} (no cause)",
+            1: f"patch: {patch_dir}/cause-1.patch (apply it on GOOD with `git apply`)",
+        }
         click.echo(
-            f"patches: {patch_dir}/cause-1.patch … cause-{len(result.patches)}.patch "
-            "(apply one on GOOD with `git apply`)",
+            written.get(
+                len(result.patches),
+                f"patches: {patch_dir}/cause-1.patch … cause-{len(result.patches)}.patch "
+                "(apply one on GOOD with `git apply`)",
+            ),
             err=True,
         )
     return result
