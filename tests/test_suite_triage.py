@@ -341,13 +341,16 @@ def test_with_jobs_the_runs_overlap_and_no_share_of_the_wall_is_claimed(tmp_path
 
 
 def test_a_triage_interrupted_before_any_cause_names_no_patch(tmp_path: Path) -> None:
-    """Interrupted after the search's first run, no cause is found: --patch-dir holds no patch,
-    and the message says so rather than naming a range cause-1 … cause-0."""
+    """Interrupted after the search's first run, no cause is found: the report says so (not
+    "the causes below") and ends with the command that resumes, as a search's does; --patch-dir
+    holds no patch, and the message says so rather than naming a range cause-1 … cause-0."""
     repo = repository(tmp_path / "repo")
     causes = tmp_path / "causes"
     command = [sys.executable, "-m", "ddchange", "good..bad", *JUNIT, "--patch-dir", str(causes)]
     done = interrupted_after([*command, "--", "python3", "suite.py"], repo.path, 3)
     assert done.returncode == 130, done.stderr
+    assert "interrupted before any cause was found." in done.stdout
+    assert "To resume, run the same command again here: ddchange good..bad" in done.stdout
     assert f"patches: none written to {causes} (no cause)" in done.stderr
     assert "cause-0" not in done.stderr
     assert list(causes.iterdir()) == []

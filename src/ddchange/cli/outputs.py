@@ -41,7 +41,7 @@ def search(
     from ddchange.cli.display import display
     from ddchange.report import text, words
 
-    resume = f"To resume, run the same command again here: {_invocation()}"
+    resume = _resume()
     try:
         with display(quiet=quiet, verbose=verbose, unit=words.unit(granularity)) as listener:
             result = start(listener)
@@ -55,6 +55,11 @@ def search(
     if result.outcome == "interrupted" and resumable:
         click.echo(resume)
     return result
+
+
+def _resume() -> str:
+    """What an interrupted run says last: the command that resumes it."""
+    return f"To resume, run the same command again here: {_invocation()}"
 
 
 def _invocation() -> str:
@@ -213,10 +218,11 @@ def triage(
         result = suite.run(request, progress)
     except KeyboardInterrupt:
         click.echo(f"ddchange: interrupted before the search; your repository is unchanged. "
-                   f"To resume, run the same command again here: {_invocation()}",
-                   err=True)  # fmt: skip
+                   f"{_resume()}", err=True)  # fmt: skip
         sys.exit(EXIT_INTERRUPTED)
     click.echo(report.render(result), nl=False)
+    if result.outcome == "interrupted":
+        click.echo(_resume())
     if files.json is not None:
         files.json.write_text(report.render_json(result))
     if files.html is not None:

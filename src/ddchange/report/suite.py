@@ -38,7 +38,11 @@ def headline(result: SuiteResult) -> str:
     said = {
         "found": f"{plural(len(result.causes), 'cause')} found",
         "flaky": "NO RELIABLE ANSWER for some of them: the test is flaky",
-        "interrupted": "interrupted: the causes below are what was found so far, unchecked",
+        "interrupted": (
+            "interrupted: the causes below are what was found so far, unchecked"
+            if result.causes
+            else "interrupted before any cause was found"
+        ),
     }[result.outcome]
     return (
         f"ddchange: {broken} pass at {request.good} ({good}) and fail at {request.bad} ({bad}); "
