@@ -354,3 +354,27 @@ def test_a_triage_interrupted_before_any_cause_names_no_patch(tmp_path: Path) ->
     assert f"patches: none written to {causes} (no cause)" in done.stderr
     assert "cause-0" not in done.stderr
     assert list(causes.iterdir()) == []
+
+
+def test_a_resumed_triage_reads_results_of_a_run_with_another_exit_code(tmp_path: Path) -> None:
+    """b.txt's change alone makes the suite write its results and exit 2 (as pytest does on a
+    collection error): a fresh triage reads that run's results, and so must one resumed from
+    the journal, where BAD's record (exit 1) must not become the only failure, else that run
+    is UNRESOLVED and the answers grow."""
+    exit2 = (
+        "import atexit, os\n"
+        "if 'latin' in open('b.txt').read() and 'BROKEN' not in open('a.txt').read():\n"
+        "    atexit.register(os._exit, 2)\n"
+    )
+    good = {**GOOD, "suite.py": exit2 + SUITE}
+    fresh = two_commits(tmp_path / "fresh", good, BAD, "")
+    code, _, err, first = triage(fresh, *JUNIT)
+    assert code == 0, err
+    resumed = two_commits(tmp_path / "resumed", good, BAD, "")
+    command = [sys.executable, "-m", "ddchange", "good..bad", *JUNIT, "--", "python3", "suite.py"]
+    done = interrupted_after(command, resumed.path, 2)  # GOOD and BAD are in the journal
+    assert done.returncode == 130, done.stderr
+    code, _, err, second = triage(resumed, *JUNIT)
+    assert code == 0, err
+    assert "different failure" not in json.dumps(second["log"])
+    assert cause_lines(second) == cause_lines(first)

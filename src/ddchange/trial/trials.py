@@ -107,7 +107,9 @@ class Trials:
         self.before = self.journal.begin(self.key, request)
         self.log = self.journal.records(self.key)
         self.resumed = len(self.log)
-        for record in self.log:
+        # A suite's tests are read from their results, never from BAD's exit code: a fresh
+        # triage adopts none, and so neither does one resumed.
+        for record in self.log if not self.results else ():
             if record.phase == "bad" and record.outcome is Outcome.FAIL:
                 self.adopt_failure(record.exit_code)
         return {config: self._agreed(records) for config, records in self._by_config().items()}
