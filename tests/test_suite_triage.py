@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from endtoend import LINES, ddchange, edit, refused, two_commits
+from endtoend import LINES, ddchange, edit, interrupted_after, refused, two_commits
 from gitsandbox import Sandbox
 
 from ddchange import samples, suite
@@ -328,3 +328,53 @@ def test_a_cause_fails_its_tests_and_breaks_no_other(tmp_path: Path) -> None:
     assert cause_lines(document) == {
         ("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN", "FIX"}
     }
+
+
+def test_with_jobs_the_runs_overlap_and_no_share_of_the_wall_is_claimed(tmp_path: Path) -> None:
+    """With -j 2 the runs' times overlap: wall time minus their sum is no time of ddchange's
+    own (it goes below zero), so the report says how many ran at once instead."""
+    repo = repository(tmp_path / "repo")
+    code, out, err, _ = triage(repo, *JUNIT, "-j", "2")
+    assert code == 0, err
+    assert "s in all, up to 2 tests at once." in out
+    assert "ddchange's own" not in out
+
+
+def test_a_triage_interrupted_before_any_cause_names_no_patch(tmp_path: Path) -> None:
+    """Interrupted after the search's first run, no cause is found: the report says so (not
+    "the causes below") and ends with the command that resumes, as a search's does; --patch-dir
+    holds no patch, and the message says so rather than naming a range cause-1 … cause-0."""
+    repo = repository(tmp_path / "repo")
+    causes = tmp_path / "causes"
+    command = [sys.executable, "-m", "ddchange", "good..bad", *JUNIT, "--patch-dir", str(causes)]
+    done = interrupted_after([*command, "--", "python3", "suite.py"], repo.path, 3)
+    assert done.returncode == 130, done.stderr
+    assert "interrupted before any cause was found." in done.stdout
+    assert "To resume, run the same command again here: ddchange good..bad" in done.stdout
+    assert f"patches: none written to {causes} (no cause)" in done.stderr
+    assert "cause-0" not in done.stderr
+    assert list(causes.iterdir()) == []
+
+
+def test_a_resumed_triage_reads_results_of_a_run_with_another_exit_code(tmp_path: Path) -> None:
+    """b.txt's change alone makes the suite write its results and exit 2 (as pytest does on a
+    collection error): a fresh triage reads that run's results, and so must one resumed from
+    the journal, where BAD's record (exit 1) must not become the only failure, else that run
+    is UNRESOLVED and the answers grow."""
+    exit2 = (
+        "import atexit, os\n"
+        "if 'latin' in open('b.txt').read() and 'BROKEN' not in open('a.txt').read():\n"
+        "    atexit.register(os._exit, 2)\n"
+    )
+    good = {**GOOD, "suite.py": exit2 + SUITE}
+    fresh = two_commits(tmp_path / "fresh", good, BAD, "")
+    code, _, err, first = triage(fresh, *JUNIT)
+    assert code == 0, err
+    resumed = two_commits(tmp_path / "resumed", good, BAD, "")
+    command = [sys.executable, "-m", "ddchange", "good..bad", *JUNIT, "--", "python3", "suite.py"]
+    done = interrupted_after(command, resumed.path, 2)  # GOOD and BAD are in the journal
+    assert done.returncode == 130, done.stderr
+    code, _, err, second = triage(resumed, *JUNIT)
+    assert code == 0, err
+    assert "different failure" not in json.dumps(second["log"])
+    assert cause_lines(second) == cause_lines(first)

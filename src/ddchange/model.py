@@ -444,6 +444,7 @@ class SuiteResult:
     resumed: int  # records taken over from earlier attempts
     wall_time: float
     command_time: float
+    width: int = 1  # tests that could run at once (-j N, or a Dask cluster's threads)
     # FOUND: every target has a cause, each backed by records; FLAKY: some records disagree;
     # INTERRUPTED: stopped before every target had one.
     outcome: Ending

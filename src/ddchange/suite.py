@@ -165,6 +165,7 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         resumed=trials.resumed,
         wall_time=time.monotonic() - started,
         command_time=trials.command_time,
+        width=width,
         outcome=outcome,
     )
 

@@ -41,7 +41,7 @@ def search(
     from ddchange.cli.display import display
     from ddchange.report import text, words
 
-    resume = f"To resume, run the same command again here: {_invocation()}"
+    resume = _resume()
     try:
         with display(quiet=quiet, verbose=verbose, unit=words.unit(granularity)) as listener:
             result = start(listener)
@@ -55,6 +55,11 @@ def search(
     if result.outcome == model.Ending.INTERRUPTED and resumable:
         click.echo(resume)
     return result
+
+
+def _resume() -> str:
+    """What an interrupted run says last: the command that resumes it."""
+    return f"To resume, run the same command again here: {_invocation()}"
 
 
 def _invocation() -> str:
@@ -216,10 +221,11 @@ def triage(
         result = suite.run(request, progress)
     except KeyboardInterrupt:
         click.echo(f"ddchange: interrupted before the search; your repository is unchanged. "
-                   f"To resume, run the same command again here: {_invocation()}",
-                   err=True)  # fmt: skip
+                   f"{_resume()}", err=True)  # fmt: skip
         sys.exit(Exit.INTERRUPTED)
     click.echo(report.render(result), nl=False)
+    if result.outcome == model.Ending.INTERRUPTED:
+        click.echo(_resume())
     if files.json is not None:
         files.json.write_text(report.render_json(result))
     if files.html is not None:
@@ -231,9 +237,16 @@ def triage(
         patch_dir.mkdir(parents=True, exist_ok=True)
         for number, patch in enumerate(result.patches, 1):
             (patch_dir / f"cause-{number}.patch").write_bytes(patch)
+        written = {
+            0: f"patches: none written to {patch_dir} (no cause)",
+            1: f"patch: {patch_dir}/cause-1.patch (apply it on GOOD with `git apply`)",
+        }
         click.echo(
-            f"patches: {patch_dir}/cause-1.patch … cause-{len(result.patches)}.patch "
-            "(apply one on GOOD with `git apply`)",
+            written.get(
+                len(result.patches),
+                f"patches: {patch_dir}/cause-1.patch … cause-{len(result.patches)}.patch "
+                "(apply one on GOOD with `git apply`)",
+            ),
             err=True,
         )
     return result

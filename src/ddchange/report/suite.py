@@ -38,7 +38,11 @@ def headline(result: SuiteResult) -> str:
     said = {
         Ending.FOUND: f"{plural(len(result.causes), 'cause')} found",
         Ending.FLAKY: "NO RELIABLE ANSWER for some of them: the test is flaky",
-        Ending.INTERRUPTED: "interrupted: the causes below are what was found so far, unchecked",
+        Ending.INTERRUPTED: (
+            "interrupted: the causes below are what was found so far, unchecked"
+            if result.causes
+            else "interrupted before any cause was found"
+        ),
     }[result.outcome]
     return (
         f"ddchange: {broken} pass at {request.good} ({good}) and fail at {request.bad} ({bad}); "
@@ -100,10 +104,16 @@ def render(result: SuiteResult) -> str:
         lines.append(f"Newly passing at BAD: {_tests(result.newly_passing)}")
     overhead = result.wall_time - result.command_time
     resumed = f", {plural(result.resumed, 'test')} taken from the journal" if result.resumed else ""
+    # With -j N the runs overlap: their time does not add up to a part of the wall.
+    times = (
+        f"{overhead:.1f}s of it ddchange's own"
+        if result.width == 1
+        else f"up to {result.width} tests at once"
+    )
     lines.append(
         f"{plural(result.tests_run, 'test')} run for {plural(len(result.targets), 'failing test')}"
         f"{resumed}: each run gave every test's result at once; "
-        f"{result.wall_time:.1f}s in all, {overhead:.1f}s of it ddchange's own."
+        f"{result.wall_time:.1f}s in all, {times}."
     )
     return printable("\n".join(lines) + "\n")
 

@@ -115,6 +115,9 @@ class Trials:
         self.resumed = len(self.log)
         for record in self.log:
             self._by_config.setdefault(record.config, []).append(record)
+        # A suite's tests are read from their results, never from BAD's exit code: a fresh
+        # triage adopts none, and so neither does one resumed.
+        for record in self.log if not self.results else ():
             if record.phase == Stage.BAD and record.outcome is Outcome.FAIL:
                 self.adopt_failure(record.exit_code)
         return {config: self._agreed(records) for config, records in self._by_config.items()}
