@@ -53,3 +53,15 @@ def test_the_command_line_exits_with_the_errors_own_code(tmp_path: Path) -> None
     )
     assert passing.returncode == errors.PreflightFailed.exit == 1
     assert "BAD should fail" in passing.stderr
+
+
+def test_a_suite_that_timed_out_at_a_side_is_told_to_take_more_time() -> None:
+    """No results because the run timed out is not a missing file: the advice is --timeout."""
+    from ddchange.cli.messages import explain
+
+    timed_out = explain(errors.NoTestResults("good", "timeout after 20s", ""))
+    assert "--timeout" in timed_out
+    assert "where --results says" not in timed_out
+    missing = explain(errors.NoTestResults("bad", "no file matches junit:r.xml", ""))
+    assert "where --results says" in missing
+    assert "--timeout" not in missing

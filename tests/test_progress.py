@@ -112,7 +112,9 @@ def test_ctrl_c_in_the_pre_flight_also_says_how_to_resume(tmp_path: Path) -> Non
     done = _interrupted_after(1, tmp_path)
     assert done.returncode == 130
     [said] = [line for line in done.stderr.splitlines() if not line.startswith("test")]
-    assert said.startswith("ddchange: interrupted before the search; your repository is ")
+    assert said.startswith(
+        "ddchange: interrupted before an answer could be reported; your repository is "
+    )
     assert said.endswith("run the same command again here: ddchange good..bad -- sh test.sh")
 
 

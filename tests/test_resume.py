@@ -205,6 +205,15 @@ def test_log_reset_and_replay(sample_repo: SampleRepo, tmp_path: Path) -> None:
     assert again["resumed_from"] == {"replayed": True, "when": None, "options": []}
     assert f"{again['resumed']} taken from the replayed log" in replayed.stdout
     assert again["tests_run"] == 0, "the log holds every run, the confirmation runs too"
+    # The same command run for real afterwards takes the same records over: it says they came
+    # from the log (an edited log is the user's word, not a run), until `ddchange reset`.
+    later = ddchange(*args, cwd=repo)
+    assert later.returncode == 0, later.stderr
+    assert json.loads(report.read_text())["resumed_from"]["replayed"] is True
+    assert "taken from the replayed log" in later.stdout
+    assert ddchange("reset", cwd=repo).returncode == 0
+    assert ddchange(*args, cwd=repo).returncode == 0
+    assert json.loads(report.read_text())["resumed_from"] is None
 
 
 def test_a_replay_goes_on_with_jobs_and_records_what_one_job_would(

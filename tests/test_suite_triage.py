@@ -149,8 +149,10 @@ def test_a_second_test_of_the_same_cause_costs_no_run(tmp_path: Path) -> None:
     code, _, err, both = triage(repo, *JUNIT, "--test", "suite.Money.*")
     assert code == 0, err
     alone = repository(tmp_path / "alone")
-    code, _, err, one = triage(alone, *JUNIT, "--test", "suite.Money.test_round")
+    code, said, err, one = triage(alone, *JUNIT, "--test", "suite.Money.test_round")
     assert code == 0, err
+    assert "ddchange: 1 test passes at good (" in said
+    assert ") and fails at bad (" in said
     assert len(both["causes"]) == 1
     assert both["tests_run"] == one["tests_run"]
 

@@ -22,7 +22,7 @@ from ddchange.model import (
     Strategy,
     TestRecord,
 )
-from ddchange.trial.journal import Journal, RunInfo
+from ddchange.trial.journal import REPLAYED, Journal, RunInfo
 
 # Bumped whenever the meaning of change-unit ids or of a test's outcome changes, so that old
 # journals are not reused. 3: the key holds the subdirectory the test runs in (format 2's keys
@@ -148,6 +148,7 @@ def earlier(before: RunInfo | None, now: dict[str, object], *, replayed: bool) -
     """Where a run's records taken over came from: the run of the same key `before` this one
     (when it last tested, and the options of it that differ from `now`, this run's
     `describe`), or the replayed log."""
+    replayed = replayed or (before is not None and before.request.get(REPLAYED) is True)
     if replayed or before is None:  # before is None: its run's line is gone from the journal
         return Earlier(None, replayed=replayed)
     asked = before.request

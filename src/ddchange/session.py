@@ -73,7 +73,7 @@ from ddchange.search.cache import OutcomeCache
 from ddchange.search.dd import Probed, bisect
 from ddchange.search.hierarchical import Found, Search
 from ddchange.trial import ahead, cluster, results, runner, worktree
-from ddchange.trial.journal import Journal
+from ddchange.trial.journal import REPLAYED, Journal
 from ddchange.trial.trials import Trials
 from ddchange.trial.worktree import Scratch, scratch_worktree
 
@@ -292,7 +292,11 @@ def put_records(request: Request, records: list[TestRecord]) -> None:
     subdirectory = git.prefix(request.repo)
     key = run_key(request, revisions, subdirectory)
     with Journal(journal_path(repo)) as journal:
-        journal.begin(key, json.dumps(describe(request, revisions, subdirectory)))
+        # Marked, until reset: every later run of the same command takes these records over
+        # and must say that they came from a log, not from a run (`runs.earlier`).
+        journal.begin(
+            key, json.dumps({**describe(request, revisions, subdirectory), REPLAYED: True})
+        )
         journal.forget(key)
         for record in records:
             journal.append(key, record)

@@ -143,6 +143,12 @@ def explain(error: errors.DDChangeError) -> str:
                 f"{option} does not work with --results yet: a whole-suite triage runs one test "
                 "at a time, over the whole range; leave out one of them."
             )
+        case errors.NoTestResults(which, reason, tail) if reason.startswith("timeout"):
+            side = "GOOD" if which == "good" else "BAD"
+            return (
+                f"{side}'s run gave no test results ({reason}): the suite did not finish; give "
+                "it more time with --timeout SECONDS."
+            )
         case errors.NoTestResults(which, reason, tail):
             side = "GOOD" if which == "good" else "BAD"
             said = f"\n{tail}" if tail else ""

@@ -48,8 +48,11 @@ def search(
     except KeyboardInterrupt:
         if not resumable:
             raise
-        click.echo(f"ddchange: interrupted before the search; your repository is unchanged. "
-                   f"{resume}", err=True)  # fmt: skip
+        click.echo(
+            "ddchange: interrupted before an answer could be reported; your repository is "
+            f"unchanged. {resume}",
+            err=True,
+        )
         sys.exit(Exit.INTERRUPTED)
     click.echo(text.render(result), nl=False)
     if result.outcome == model.Ending.INTERRUPTED and resumable:
@@ -220,8 +223,11 @@ def triage(
             session.put_records(request, records)
         result = suite.run(request, progress)
     except KeyboardInterrupt:
-        click.echo(f"ddchange: interrupted before the search; your repository is unchanged. "
-                   f"{_resume()}", err=True)  # fmt: skip
+        click.echo(
+            "ddchange: interrupted before an answer could be reported; your repository is "
+            f"unchanged. {_resume()}",
+            err=True,
+        )
         sys.exit(Exit.INTERRUPTED)
     click.echo(report.render(result), nl=False)
     if result.outcome == model.Ending.INTERRUPTED:

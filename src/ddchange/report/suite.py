@@ -45,7 +45,9 @@ def headline(result: SuiteResult) -> str:
         ),
     }[result.outcome]
     return (
-        f"ddchange: {broken} pass at {request.good} ({good}) and fail at {request.bad} ({bad}); "
+        f"ddchange: {broken} {'passes' if len(result.targets) == 1 else 'pass'} at "
+        f"{request.good} ({good}) and {'fails' if len(result.targets) == 1 else 'fail'} at "
+        f"{request.bad} ({bad}); "
         f"{said}."
     )
 

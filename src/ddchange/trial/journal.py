@@ -31,6 +31,10 @@ class RunInfo:
     updated: str
 
 
+# The key a run's description carries when its records were put there from a log (`ddchange
+# replay`): it stays with the run until `ddchange reset`, so that every later attempt says its
+# records came from a log.
+REPLAYED = "replayed"
 _WAIT = 30.0  # seconds a process waits for another one to release the journal
 
 _SCHEMA = """
@@ -165,6 +169,8 @@ class Journal:
                 "WHERE key = ?",
                 (key, key),
             ).fetchone()
+            if before is not None and _request(before[0]).get(REPLAYED) is True:
+                request = json.dumps({**json.loads(request), REPLAYED: True})  # it stays so
             self._db.execute(
                 "INSERT INTO runs VALUES (?, ?, datetime('now')) ON CONFLICT (key) "
                 "DO UPDATE SET request = excluded.request, updated = excluded.updated",
