@@ -204,6 +204,28 @@ def test_results_unreadable_in_the_search_are_unresolved(tmp_path: Path) -> None
     assert cause_lines(document)[("suite.Money.test_round", "suite.Money.test_sum")] == {"BROKEN"}
 
 
+def test_a_check_that_could_not_be_tested_is_said_so(tmp_path: Path) -> None:
+    """Without its "latin" line, test_encoding's cause leaves a run that writes a truncated
+    result file: that check did not fail, and did not pass either; the report says which."""
+    broken = (
+        "import os\n"
+        "def _in(path, text):\n"
+        "    return text in open(path).read()\n"
+        "if _in('c.txt', 'ENCODING') and not _in('b.txt', 'latin'):\n"
+        "    open('report.xml', 'w').write('<?xml version=\"1.0\"?><testsuite><testcase')\n"
+        "    raise SystemExit(1)\n"
+    )
+    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": broken + SUITE}, BAD, "")
+    code, said, err, document = triage(repo, *JUNIT)
+    assert code == 0, err
+    by_tests = {tuple(cause["tests"]): cause for cause in document["causes"]}
+    encoding = by_tests[("suite.Text.test_encoding",)]
+    assert cause_lines(document)[("suite.Text.test_encoding",)] == {"latin", "ENCODING"}
+    assert (encoding["checks"], encoding["unresolved_checks"]) == (2, 1)
+    assert by_tests[("suite.Money.test_round", "suite.Money.test_sum")]["unresolved_checks"] == 0
+    assert "(2 checks: 1 passed, 1 could not be tested" in said
+
+
 def test_no_results_at_good_is_said_clearly(tmp_path: Path) -> None:
     repo = repository(tmp_path / "repo")
     code, _, err, _ = triage(repo, "--results", "junit:elsewhere/*.xml")

@@ -417,6 +417,9 @@ class Cause:
     tests: tuple[str, ...]
     runs: int  # records of the answer: the one that found it and its reruns (0: not checked)
     checks: int  # the configurations whose records back 1-minimality for its tests
+    # Of those, the ones where one of its tests gave no verdict (no build, no result, another
+    # failure): "did not fail" there, but did not pass either.
+    unresolved: int = 0
     # Some records of the answer, of GOOD or of a check disagree for one of its tests, or do
     # not back the claim: the cause is what was seen, not a verdict.
     flaky: bool

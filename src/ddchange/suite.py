@@ -357,6 +357,10 @@ def _causes(
                 tests=tuple(t.name for t in mine),
                 runs=len(trials.records(answer)),
                 checks=len(checks),
+                unresolved=sum(
+                    any(outcome_of(trials, c, t) is Outcome.UNRESOLVED for t in mine)
+                    for c in checks
+                ),
                 flaky=flaky or not backed,
             )
         )

@@ -66,9 +66,15 @@ def backing(cause: Cause) -> str:
             "NOT RELIABLE: runs of the same changes disagreed for one of its tests, or did not "
             "back the claim"
         )
+    checks = plural(cause.checks, "check")
+    if cause.unresolved:  # "did not fail" is true there, but it did not pass either
+        checks += (
+            f": {cause.checks - cause.unresolved} passed, {cause.unresolved} could not be "
+            "tested (no build, no result, or another failure)"
+        )
     return (
         f"each test failed in all {cause.runs} runs of these changes on GOOD, passed at GOOD, "
-        f"and did not fail without each change ({plural(cause.checks, 'check')})"
+        f"and did not fail without each change ({checks})"
     )
 
 
@@ -147,6 +153,7 @@ def render_json(result: SuiteResult) -> str:
                 "tests": list(cause.tests),
                 "runs": cause.runs,
                 "checks": cause.checks,
+                "unresolved_checks": cause.unresolved,
                 "flaky": cause.flaky,
                 "changes": [
                     {
