@@ -305,17 +305,26 @@ def test_bisect_budget_matches_git_bisect() -> None:
         return Outcome.FAIL if position >= 637 else Outcome.PASS
 
     assert bisect(1000, test) == (636, 637)
-    assert len(calls) <= 10
+    assert len(calls) == 10
+    # Each question halves what is left, as `git bisect` does: it asks the middle of the
+    # bracket still open (rounded either way).
+    passing, failing = 0, 1000
+    for position in calls:
+        assert abs(position - (passing + failing) / 2) <= 0.5
+        passing, failing = (passing, position) if position >= 637 else (position, failing)
 
 
 def test_the_search_imports_no_io() -> None:
-    """The search layer (dd, probabilistic, the cache) and the data model it shares
+    """The search layer (every module of ddchange.search) and the data model it shares
     run nothing: a fresh interpreter that imports them has loaded no git, no subprocess, no
     database, no terminal library."""
     probe = (
-        "import sys\n"
-        "import ddchange.search.dd, ddchange.search.probabilistic, ddchange.search.cache\n"
-        "import ddchange.model\n"
+        "import importlib, pkgutil, sys\n"
+        "import ddchange.search, ddchange.model\n"
+        "names = [m.name for m in pkgutil.iter_modules(ddchange.search.__path__)]\n"
+        "assert {'dd', 'probabilistic', 'cache', 'hierarchical'} <= set(names), names\n"
+        "for name in names:\n"
+        "    importlib.import_module('ddchange.search.' + name)\n"
         "banned = {'git', 'subprocess', 'sqlite3', 'click', 'rich', 'shutil', 'tempfile',\n"
         "          'ddchange.git', 'ddchange.trial', 'ddchange.session'}\n"
         "print(sorted(banned & set(sys.modules)))\n"
