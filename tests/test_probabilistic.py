@@ -1,5 +1,5 @@
 """Properties of the probabilistic search (search/probabilistic.py), against the oracles of
-test_dd: what it returns, what it moves to, that it is deterministic, and what it costs."""
+tests/oracles.py: what it returns, what it moves to, that it is deterministic, and what it costs."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from test_dd import (
+from oracles import (
     Counting,
     Oracle,
-    _closed,
     assert_one_minimal_failing,
+    closed,
     culprit_oracle,
     dependent_oracle,
     problems,
@@ -223,7 +223,7 @@ def test_needs_as_a_prior_keep_the_answer_within_what_fails(problem: tuple) -> N
     oracle it is the same kind of answer as without them (1-minimal)."""
     n, culprits, needs = problem
     items = list(range(n))
-    oracle = culprit_oracle([_closed(c, needs) for c in culprits])
+    oracle = culprit_oracle([closed(c, needs) for c in culprits])
 
     def together(atoms: list[list[int]]) -> list[int]:
         return [needs.get(atom[0], atom[0]) for atom in atoms]
