@@ -95,3 +95,16 @@ def test_exact_never_answers_by_implication() -> None:
     assert cache.exact(fs(7, 8)) is None
     assert cache.exact(fs(7)) is Outcome.FAIL
     assert cache.witness(fs(7, 8), Outcome.FAIL) == fs(7)
+
+
+def test_the_witness_is_the_largest_passing_superset_or_the_smallest_failing_subset() -> None:
+    """Of several recorded configurations that imply an answer, the witness is the one a
+    search gains most by moving to: the largest pass, the smallest failure. (Sets compared as
+    sets are only partly ordered: neither of these pairs is a subset of the other.)"""
+    cache = OutcomeCache[int]()
+    cache.store(fs(1, 2), Outcome.PASS)
+    cache.store(fs(1, 3, 4), Outcome.PASS)
+    cache.store(fs(5, 6, 7), Outcome.FAIL)
+    cache.store(fs(8), Outcome.FAIL)
+    assert cache.witness(fs(1), Outcome.PASS) == fs(1, 3, 4)
+    assert cache.witness(fs(5, 6, 7, 8), Outcome.FAIL) == fs(8)
