@@ -41,7 +41,7 @@ WORK = CHECKOUT / ".mutation"
 # The test files that exercise each module in-process, quickest first.
 TESTS = {
     "search/cache.py": ["test_cache.py", "test_dd.py", "test_search.py"],
-    "search/confidence.py": ["test_faults.py"],
+    "search/confidence.py": ["test_confidence.py"],
     "search/dd.py": ["test_dd.py", "test_probabilistic.py", "test_search.py"],
     "search/hierarchical.py": ["test_search.py", "test_grouping.py"],
     "search/probabilistic.py": ["test_probabilistic.py", "test_search.py"],
