@@ -128,12 +128,27 @@ def test_ddmin_skips_complements_at_granularity_two() -> None:
 
 
 def test_listener_sees_every_evaluation_with_its_source() -> None:
+    """Each step is the configuration asked about, its outcome and where that came from: a
+    test, an exact record, or monotony (never recorded: only an implication); the statistics
+    count the same."""
     steps: list[Step] = []
+    oracle = culprit_oracle([frozenset({6})])
     cache = OutcomeCache[int](monotony=True)
-    dd = DD(culprit_oracle([frozenset({6})]), cache=cache, listener=steps.append)
+    dd = DD(oracle, cache=cache, listener=steps.append)
     dd.ddmin(list(range(8)))
+    assert steps[0].source is Source.TEST
+    dd.evaluate(sorted(steps[0].config))  # asked before: an exact record answers
+    dd.evaluate(list(range(8)))  # never asked, a superset of a failure: monotony answers
     assert len(steps) == dd.stats.tests_run + dd.stats.cache_hits + dd.stats.implied
-    assert sum(s.source is Source.TEST for s in steps) == dd.stats.tests_run
+    sources = [s.source for s in steps]
+    assert sources.count(Source.TEST) == dd.stats.tests_run
+    assert sources.count(Source.CACHE) == dd.stats.cache_hits == 1
+    assert sources.count(Source.IMPLIED) == dd.stats.implied == 1
+    for step in steps:
+        assert step.outcome is oracle(step.config)
+        assert (cache.exact(step.config) is None) is (step.source is Source.IMPLIED)
+    outcomes = [s.outcome for s in steps]
+    assert dd.stats.outcomes == {outcome: outcomes.count(outcome) for outcome in Outcome}
     assert len(steps[0].failing) == 8
     assert steps[-1].failing == {6}
 
