@@ -17,61 +17,11 @@ from pathlib import Path
 
 import pytest
 from gitsandbox import checkout_state
+from userruns import SampleRepo, culprit_matches, ddchange, git, make_user_mess, scenario_args
 
-from ddchange import model, samples, session
+from ddchange import model, samples
 from ddchange.cli import messages
 from ddchange.search import confidence
-
-SampleRepo = Callable[[str], tuple[Path, samples.Scenario]]
-
-
-def ddchange(
-    *args: str, cwd: Path, timeout: float = 180, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "ddchange", *args]
-    # Decoded like file names: a diff of a latin-1 file is its bytes, not an error.
-    return subprocess.run(
-        command,
-        cwd=cwd,
-        capture_output=True,
-        encoding="utf-8",
-        errors="surrogateescape",
-        timeout=timeout,
-        env=env,
-    )
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=repo, capture_output=True, text=True, check=True
-    ).stdout
-
-
-def scenario_args(scenario: samples.Scenario) -> list[str]:
-    args = [f"{scenario.good}..{scenario.bad}"]
-    if scenario.build:
-        args += ["--build", scenario.build]
-    if scenario.timeout:
-        args += ["--timeout", str(scenario.timeout)]
-    return args
-
-
-def make_user_mess(repo: Path) -> None:
-    """Staged, unstaged and untracked changes, a stash entry and an extra branch."""
-    tracked = git(repo, "ls-files", "-z").split("\0")[:2]
-    (repo / tracked[0]).write_text("# stashed edit\n")
-    git(repo, "stash", "push", "-m", "user's stash")
-    git(repo, "branch", "user-branch")
-    (repo / tracked[0]).write_text("# staged edit\n")
-    git(repo, "add", tracked[0])
-    with (repo / tracked[1]).open("a") as f:
-        f.write("# unstaged edit\n")
-    (repo / "untracked notes.txt").write_text("mine\n")
-
-
-def culprit_matches(scenario: samples.Scenario, culprits: list[dict[str, str]]) -> bool:
-    units = [(c["path"], c["diff"], c["block"]) for c in culprits]
-    return samples.matches(scenario, samples.changes(units))
 
 
 # A whole suite to triage has causes, not one answer: test_suite_triage.py runs it.
@@ -387,9 +337,17 @@ def test_the_test_runs_in_the_subdirectory_the_user_is_in(
     assert "data.txt" in done.stdout
 
 
-def test_the_readme_states_the_checks_as_the_code_runs_them() -> None:
+def test_the_readme_states_the_checks_as_the_code_runs_them(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    """The README's counts of the checks, against what a real run's test log recorded."""
     readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
-    assert session.PREFLIGHT_RUNS == 1
+    report = tmp_path / "report.json"
+    done = ddchange("good..bad", "--json", str(report), "--", "sh", "test.sh", cwd=small_repo)
+    assert done.returncode == 0, done.stderr
+    phases = [record["phase"] for record in json.loads(report.read_text())["log"]]
+    assert (phases.count("good"), phases.count("bad")) == (1, 1)
+    assert phases[:2] in (["good", "bad"], ["bad", "good"]), "the pre-flight comes first"
     assert "GOOD passes and BAD fails there, once each" in readme
     reruns, rate = confidence.reruns(model.CONFIDENCE), confidence.FLAKE_RATE
     assert f"failed in {reruns} more runs (at the default `--confidence {model.CONFIDENCE}`)" in (
@@ -399,7 +357,9 @@ def test_the_readme_states_the_checks_as_the_code_runs_them() -> None:
     assert f"survives {reruns} reruns only {rate**reruns:.2%} of the time" in readme
     assert f'("Confidence {100 * (1 - rate**reruns):.1f}%")' in readme
     assert f"step 6; {reruns + 1} tests fewer at the default confidence" in readme
-    assert f"the checks cost {2 * session.PREFLIGHT_RUNS + reruns + 1} tests in all" in readme
+    checks = sum(phase in ("good", "bad", "confirm") for phase in phases)
+    assert checks == 2 + reruns + 1, "GOOD and BAD, the answer's reruns and GOOD once more"
+    assert f"the checks cost {checks} tests in all" in readme
     assert f"(0.999: {confidence.reruns(0.999)} reruns)" in readme
     assert f"fails at random in up to 1 run of {round(1 / rate)}" in readme
 

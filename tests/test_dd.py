@@ -8,19 +8,17 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-from flatdd import (
-    DD,
+from flatdd import DD, NoCache, difference
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from oracles import (
     Counting,
-    NoCache,
     Oracle,
     assert_one_minimal_failing,
     culprit_oracle,
     dependent_oracle,
-    difference,
     problems,
 )
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from ddchange.model import Outcome, Source
 from ddchange.search import dd
@@ -121,12 +119,27 @@ def test_ddmin_skips_complements_at_granularity_two() -> None:
 
 
 def test_listener_sees_every_evaluation_with_its_source() -> None:
+    """Each step is the configuration asked about, its outcome and where that came from: a
+    test, an exact record, or monotony (never recorded: only an implication); the statistics
+    count the same."""
     steps: list[Step] = []
+    oracle = culprit_oracle([frozenset({6})])
     cache = OutcomeCache[int](monotony=True)
-    dd = DD(culprit_oracle([frozenset({6})]), cache=cache, listener=steps.append)
+    dd = DD(oracle, cache=cache, listener=steps.append)
     dd.ddmin(list(range(8)))
+    assert steps[0].source is Source.TEST
+    dd.evaluate(sorted(steps[0].config))  # asked before: an exact record answers
+    dd.evaluate(list(range(8)))  # never asked, a superset of a failure: monotony answers
     assert len(steps) == dd.stats.tests_run + dd.stats.cache_hits + dd.stats.implied
-    assert sum(s.source is Source.TEST for s in steps) == dd.stats.tests_run
+    sources = [s.source for s in steps]
+    assert sources.count(Source.TEST) == dd.stats.tests_run
+    assert sources.count(Source.CACHE) == dd.stats.cache_hits == 1
+    assert sources.count(Source.IMPLIED) == dd.stats.implied == 1
+    for step in steps:
+        assert step.outcome is oracle(step.config)
+        assert (cache.exact(step.config) is None) is (step.source is Source.IMPLIED)
+    outcomes = [s.outcome for s in steps]
+    assert dd.stats.outcomes == {outcome: outcomes.count(outcome) for outcome in Outcome}
     assert len(steps[0].failing) == 8
     assert steps[-1].failing == {6}
 
@@ -239,17 +252,26 @@ def test_bisect_budget_matches_git_bisect() -> None:
         return Outcome.FAIL if position >= 637 else Outcome.PASS
 
     assert bisect(1000, test) == (636, 637)
-    assert len(calls) <= 10
+    assert len(calls) == 10
+    # Each question halves what is left, as `git bisect` does: it asks the middle of the
+    # bracket still open (rounded either way).
+    passing, failing = 0, 1000
+    for position in calls:
+        assert abs(position - (passing + failing) / 2) <= 0.5
+        passing, failing = (passing, position) if position >= 637 else (position, failing)
 
 
 def test_the_search_imports_no_io() -> None:
-    """The search layer (dd, probabilistic, the cache) and the data model it shares
+    """The search layer (every module of ddchange.search) and the data model it shares
     run nothing: a fresh interpreter that imports them has loaded no git, no subprocess, no
     database, no terminal library."""
     probe = (
-        "import sys\n"
-        "import ddchange.search.dd, ddchange.search.probabilistic, ddchange.search.cache\n"
-        "import ddchange.model\n"
+        "import importlib, pkgutil, sys\n"
+        "import ddchange.search, ddchange.model\n"
+        "names = [m.name for m in pkgutil.iter_modules(ddchange.search.__path__)]\n"
+        "assert {'dd', 'probabilistic', 'cache', 'hierarchical'} <= set(names), names\n"
+        "for name in names:\n"
+        "    importlib.import_module('ddchange.search.' + name)\n"
         "banned = {'git', 'subprocess', 'sqlite3', 'click', 'rich', 'shutil', 'tempfile',\n"
         "          'ddchange.git', 'ddchange.trial', 'ddchange.session'}\n"
         "print(sorted(banned & set(sys.modules)))\n"

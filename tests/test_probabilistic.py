@@ -1,5 +1,5 @@
 """Properties of the probabilistic search (search/probabilistic.py), against the oracles of
-flatdd.py: what it returns, what it moves to, that it is deterministic, and what it costs."""
+tests/oracles.py: what it returns, what it moves to, that it is deterministic, and what it costs."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from collections.abc import Iterator
 
 import flatdd
 import pytest
-from flatdd import (
-    DD,
+from flatdd import DD
+from hypothesis import example, given
+from hypothesis import strategies as st
+from oracles import (
     Counting,
     Oracle,
     assert_one_minimal_failing,
@@ -18,8 +20,6 @@ from flatdd import (
     dependent_oracle,
     problems,
 )
-from hypothesis import example, given
-from hypothesis import strategies as st
 
 from ddchange.model import Outcome
 from ddchange.search import dd, probabilistic
@@ -231,3 +231,23 @@ def test_needs_as_a_prior_keep_the_answer_within_what_fails(problem: tuple) -> N
 
     result = probabilistic.minimize(items, Probes(oracle), together=together)
     assert_one_minimal_failing(result, items, oracle)
+
+
+@given(
+    st.lists(st.integers(0, 6).map(float), min_size=1, max_size=80),
+    # A prior is 1/atoms or a chosen p0: 0, or not below a millionth.
+    st.one_of(st.just(0.0), st.floats(1e-6, 1.0)),
+)
+@example([0.0], 0.5)
+@example([1.0, 2.0], 0.0)
+@example([0.0] * 40, 1 / 40)
+@example([3.0] * 10, 0.01)
+def test_cdd_removes_as_many_atoms_as_the_expected_gain_wants(
+    weights: list[float], p0: float
+) -> None:
+    """CDD's size is the s ≤ len(weights) that maximizes s·(1 − p)^s, the larger on a tie, for
+    p = p0 / (1 − 1/e)^(fewest refutations): checked against trying every s."""
+    p = p0 / (1.0 - 1.0 / math.e) ** min(weights)
+    sizes = range(1, len(weights) + 1)
+    best = 1 if p >= 1.0 else max(sizes, key=lambda s: (s * (1 - p) ** s, s))
+    assert CDD().size(weights, p0) == best

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from gitsandbox import checkout_state, hermetic
-from test_cli import SampleRepo, culprit_matches, ddchange, git, make_user_mess, scenario_args
+from userruns import SampleRepo, culprit_matches, ddchange, git, make_user_mess, scenario_args
 
 from ddchange import errors, runs, samples
 from ddchange.report import testlog

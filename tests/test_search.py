@@ -7,10 +7,10 @@ import hashlib
 from collections.abc import Callable, Iterator
 
 import pytest
+from diffs import synthetic_diff
 from flatdd import DD
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from test_grouping import synthetic_diff
 
 from ddchange.diff.hunks import Diff
 from ddchange.hierarchy.grouping import Hierarchy, levels_for

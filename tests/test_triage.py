@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from test_cli import SampleRepo, culprit_matches, ddchange, git, scenario_args
+from userruns import SampleRepo, culprit_matches, ddchange, git, scenario_args
 
 from ddchange import model, samples
 from ddchange.search import confidence

@@ -13,8 +13,8 @@ f ** r at most, whatever the search did before: the risk below.
 So the check at the end runs the answer again until that risk is at most 1 - confidence, for a
 test that fails at random in up to `FLAKE_RATE` of its runs (1 in 4, a very flaky test). Every
 other run of the answer after the first counts (`--retries`, an earlier attempt's checks), so a
-resumed run owes only what it lacks. A test that is not flaky pays `reruns` tests (4 at the
-default confidence of 0.99); one PASS among them shows the test flaky, and no answer is claimed.
+resumed run owes only what it lacks. A test that is not flaky pays `reruns` tests (3 at the
+default confidence of 0.98); one PASS among them shows the test flaky, and no answer is claimed.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def reruns(confidence: float, flake_rate: float = FLAKE_RATE) -> int:
     if confidence <= 0:
         return 0
     needed = math.log(1 - confidence) / math.log(flake_rate)
-    return max(1, math.ceil(needed - 1e-9))  # 1e-9: 0.9375 at 1/4 is exactly 2, not 3
+    return max(1, math.ceil(needed - 1e-9))  # 1e-9: 0.9 at 1/10 is exactly 1, not 2
 
 
 def risk(reruns: int, flake_rate: float = FLAKE_RATE) -> float:
