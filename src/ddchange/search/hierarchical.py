@@ -174,6 +174,7 @@ class Search:
 
     def minimize(self, start: Config, levels: Sequence[Level]) -> Found:
         """ddmin down `levels` from `start` (seen to fail), then the check by real outcomes."""
+        levels = [Level(level) for level in levels]  # their names will do too
         self.best, self.finest, self._levels = start, levels[-1], tuple(levels)
         failing = start
         for level in levels:
@@ -183,6 +184,7 @@ class Search:
     def isolate(self, start: Config, levels: Sequence[Level]) -> Found:
         """dd down `levels`: each level works on the previous level's difference, on top of its
         passing set; then the check by real outcomes."""
+        levels = [Level(level) for level in levels]  # their names will do too
         self.best, self.finest = start, levels[-1]
         passing, failing = frozenset[str](), start
         for level in levels:
@@ -554,7 +556,7 @@ class Search:
         return [self._units[unit] for unit in self._ordered(config)]
 
     def _atoms(self, config: list[str]) -> list[list[str]]:
-        level = self.level if isinstance(self.level, Level) else self.finest
+        level = self.finest if self.level == Stage.VERIFY else Level(self.level)
         units = [self._units[unit] for unit in config]
         return [list(group.members) for group in self.hierarchy.groups(level, units)]
 
