@@ -318,3 +318,23 @@ def test_the_hint_ahead_names_each_probe_first_and_changes_nothing(
         if ahead is not None:
             assert [told[0] for told in ahead.told] == asked
     assert runs[0] == runs[1]
+
+
+def test_bisect_history_names_the_commits_where_the_history_turns() -> None:
+    """Over commit names: the last passing and first failing commit, GOOD or BAD at the ends,
+    and the commits asked about (each once; an unresolved one is set aside, as git does)."""
+    from ddchange.search.history import Turn, bisect_history
+
+    chain = [f"c{n}" for n in range(1, 9)]  # c8 is BAD
+    asked: list[str] = []
+
+    def test(sha: str) -> Outcome:
+        asked.append(sha)
+        if sha == "c4":
+            return Outcome.UNRESOLVED
+        return Outcome.FAIL if int(sha[1:]) >= 5 else Outcome.PASS
+
+    assert bisect_history("good", chain, test) == Turn(last_good="c3", first_bad="c5", asked=3)
+    assert asked == ["c4", "c3", "c5"]  # the middle, set aside; then each side of it
+    assert bisect_history("good", chain, lambda _sha: Outcome.FAIL).last_good == "good"
+    assert bisect_history("good", chain, lambda _sha: Outcome.PASS).first_bad == "c8"

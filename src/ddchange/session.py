@@ -70,8 +70,9 @@ from ddchange.model import (
 from ddchange.runs import describe, earlier, journal_path, run_key
 from ddchange.search import confidence
 from ddchange.search.cache import OutcomeCache
-from ddchange.search.dd import Probed, bisect
+from ddchange.search.dd import Probed
 from ddchange.search.hierarchical import Found, Search
+from ddchange.search.history import bisect_history
 from ddchange.trial import ahead, cluster, results, runner, worktree
 from ddchange.trial.journal import REPLAYED, Journal
 from ddchange.trial.trials import Trials
@@ -484,22 +485,15 @@ def _bisected(run: _Run) -> tuple[Route, frozenset[str]]:
     search starts."""
     repo, good = run.scratch.repo, run.revisions.good
     chain = git.first_parents(repo, good, run.revisions.bad)
-    asked: list[str] = []  # commits tested (or answered by an earlier attempt)
-
-    def test(position: int) -> Outcome:
-        asked.append(chain[position - 1])
-        return _test_commit(run, chain[position - 1])
-
-    lo, hi = bisect(len(chain), test)
-    last_good = good if lo == 0 else chain[lo - 1]
-    suspects = tuple(git.commits(repo, last_good, chain[hi - 1]))
+    turn = bisect_history(good, chain, lambda sha: _test_commit(run, sha))
+    suspects = tuple(git.commits(repo, turn.last_good, turn.first_bad))
     alone = _alone(run, provenance.commits_of(run.attribution, suspects))
     inside = alone.outcome is Outcome.FAIL
     route = Route(
         strategy=Strategy.AUTO,
-        bisect_tests=len(asked),
-        last_good=last_good,
-        first_bad=chain[hi - 1],
+        bisect_tests=turn.asked,  # commits tested, or answered by an earlier attempt
+        last_good=turn.last_good,
+        first_bad=turn.first_bad,
         suspects=suspects,
         alone=alone.outcome,
         searched="commit" if inside else "range",

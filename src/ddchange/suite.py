@@ -58,8 +58,8 @@ from ddchange.report.words import plural
 from ddchange.runs import describe, journal_path
 from ddchange.search import confidence
 from ddchange.search.cache import OutcomeCache
-from ddchange.search.dd import bisect
 from ddchange.search.hierarchical import Found, Search
+from ddchange.search.history import bisect_history
 from ddchange.session import analysis_aside, read_diff, resolve, slots, trials_for
 from ddchange.trial import results, worktree
 from ddchange.trial.journal import Journal
@@ -273,15 +273,14 @@ def _bisect(
     repo = trials.scratch.repo
     chain = git.first_parents(repo, revisions.good, revisions.bad)
 
-    def test(position: int) -> Outcome:
-        config = frozenset({f"commit:{chain[position - 1]}"})
+    def test(sha: str) -> Outcome:
+        config = frozenset({f"commit:{sha}"})
         if not trials.records(config):
-            trials.commit(revisions.good, chain[position - 1])
+            trials.commit(revisions.good, sha)
         return outcome_of(trials, config, target)
 
-    lo, hi = bisect(len(chain), test)
-    last_good = revisions.good if lo == 0 else chain[lo - 1]
-    suspects = git.commits(repo, last_good, chain[hi - 1])
+    turn = bisect_history(revisions.good, chain, test)
+    suspects = git.commits(repo, turn.last_good, turn.first_bad)
     alone = provenance.commits_of(origins, suspects)
     if alone and not trials.records(alone):
         trials.once(alone, Level.COMMIT)
