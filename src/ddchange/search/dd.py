@@ -104,7 +104,7 @@ Probe = Callable[[list[T]], Probed[T]]
 Ahead = Callable[[Iterator[list[T]]], None]
 
 
-def _nothing_ahead(_upcoming: Iterator[list[T]]) -> None:
+def nothing_ahead(_upcoming: Iterator[list[T]]) -> None:
     """The default: nothing is started early."""
 
 
@@ -128,7 +128,7 @@ def minimize(
     *,
     atoms: Atoms[T] = singletons,
     split: Split[list[T]],
-    ahead: Ahead[T] = _nothing_ahead,
+    ahead: Ahead[T] = nothing_ahead,
     expand: Atoms[T] | None = None,
 ) -> list[T]:
     """ddmin (TSE 2002) over the atoms of `items`, which must fail.
@@ -197,7 +197,7 @@ def _first_failing(
         ahead(itertools.islice(candidates, index, None))
         found = probe(candidate)
         if found.outcome is Outcome.FAIL and found.config < within:
-            return index, _in_order(current, list(found.config))
+            return index, in_order(current, list(found.config))
     return None
 
 
@@ -207,7 +207,7 @@ def isolate(
     *,
     atoms: Atoms[T] = singletons,
     split: Split[list[T]],
-    ahead: Ahead[T] = _nothing_ahead,
+    ahead: Ahead[T] = nothing_ahead,
 ) -> Isolation[T]:
     """dd (TSE 2002): a passing and a failing subset of `items` with a 1-minimal difference.
 
@@ -246,7 +246,7 @@ def _isolation_step(
     Returns the new (passing, failing, n), or None when no rule applies at this granularity.
     """
     restart, shrink = 2, max(n - 1, 2)
-    grown = [_in_order(failing, passing + part) for part in parts]
+    grown = [in_order(failing, passing + part) for part in parts]
     shrunk = [_without(failing, part) for part in parts]
     low, high = frozenset(passing), frozenset(failing)
     rules = (
@@ -261,7 +261,7 @@ def _isolation_step(
         found = probe(config)
         if found.outcome is not wanted:
             continue
-        seen = _in_order(failing, list(found.config))
+        seen = in_order(failing, list(found.config))
         if wanted is Outcome.FAIL and low <= found.config < high:
             return passing, seen, n_next
         if wanted is Outcome.PASS and low < found.config < high:
@@ -295,7 +295,7 @@ def bisect(count: int, test: Callable[[int], Outcome]) -> tuple[int, int]:
             skipped.add(position)
 
 
-def _in_order(order: Sequence[T], members: Sequence[T]) -> list[T]:
+def in_order(order: Sequence[T], members: Sequence[T]) -> list[T]:
     """`members`, sorted by their position in `order`."""
     wanted = set(members)
     return [item for item in order if item in wanted]

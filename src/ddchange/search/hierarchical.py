@@ -324,7 +324,7 @@ class Search:
     def _verify_pair(self, level: Level, passing: Config, failing: Config) -> Found:
         """Try each atom of the difference on both sides, for real: one that passes on top of
         the passing set moves it up, one whose removal still fails moves the failing set
-        down. Passes go on until one whole pass moves nothing (as in `_verify_minimal`)."""
+        down. Passes go on until one whole pass moves nothing (as in `verify_minimal`)."""
         self.enter(Stage.VERIFY)
         while True:
             atoms = self._atoms(self._ordered(failing - passing))

@@ -56,7 +56,7 @@ from dataclasses import dataclass, replace
 from typing import Generic, Protocol, TypeVar
 
 from ddchange.model import Outcome
-from ddchange.search.dd import Ahead, Atoms, Probe, _in_order, _nothing_ahead, singletons
+from ddchange.search.dd import Ahead, Atoms, Probe, in_order, nothing_ahead, singletons
 
 T = TypeVar("T", bound=Hashable)
 
@@ -260,7 +260,7 @@ def minimize(
     *,
     model: Model | None = None,
     atoms: Atoms[T] = singletons,
-    ahead: Ahead[T] = _nothing_ahead,
+    ahead: Ahead[T] = nothing_ahead,
     together: Together[T] = apart,
 ) -> list[T]:
     """Probabilistic delta debugging over the atoms of `items`, which must fail (∅ passes);
@@ -279,7 +279,7 @@ def minimize(
         found = probe(state.without(chosen))
         within = frozenset(current)
         if found.outcome is Outcome.FAIL and found.config < within:
-            current = _in_order(current, list(found.config))
+            current = in_order(current, list(found.config))
             state = state.restrict(found.config)
         else:
             state.refute(chosen, state.learnt(chosen, found.config))

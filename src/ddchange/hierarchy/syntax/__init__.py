@@ -54,11 +54,11 @@ from ddchange.hierarchy.syntax.base import (
     language_of,
     syntax_disabled,
 )
-from ddchange.hierarchy.syntax.binding import _tree_names
-from ddchange.hierarchy.syntax.fallback_rules import _scan_names
-from ddchange.hierarchy.syntax.grammars import _GRAMMARS, _parse, _usable_language
-from ddchange.hierarchy.syntax.python_scan import _py_names
-from ddchange.hierarchy.syntax.scopes import _tree_scopes
+from ddchange.hierarchy.syntax.binding import tree_names
+from ddchange.hierarchy.syntax.fallback_rules import scan_names
+from ddchange.hierarchy.syntax.grammars import GRAMMARS, _parse, usable_language
+from ddchange.hierarchy.syntax.python_scan import py_names
+from ddchange.hierarchy.syntax.scopes import tree_scopes
 
 __all__ = [
     "NO_SYNTAX_ENV",
@@ -76,7 +76,7 @@ __all__ = [
 
 def has_grammar(path: str) -> bool:
     """Whether tree-sitter can parse `path` right now (wheel installed and not switched off)."""
-    return _usable_language(path) is not None
+    return usable_language(path) is not None
 
 
 def scopes(path: str, content: bytes) -> tuple[Scope, ...] | None:
@@ -84,8 +84,8 @@ def scopes(path: str, content: bytes) -> tuple[Scope, ...] | None:
 
     None when no grammar is usable for this file: the caller falls back to git's hunk headers.
     """
-    lang = _usable_language(path)
-    return None if lang is None else _tree_scopes(lang, content)
+    lang = usable_language(path)
+    return None if lang is None else tree_scopes(lang, content)
 
 
 def enclosing(found: Sequence[Scope], first: int, last: int) -> Scope | None:
@@ -124,7 +124,7 @@ def names(path: str, content: bytes, lines: Iterable[int]) -> Names:
 
     With a grammar a definition counts when its name lies on one of the lines; without one, a
     token scan with per-language regular expressions answers (see `_FALLBACKS`). Python is
-    resolved by scope over the whole file in both modes (see `_py_names`); files of no known
+    resolved by scope over the whole file in both modes (see `py_names`); files of no known
     language and Python stubs name nothing.
     """
     rows = frozenset(line - 1 for line in lines if line >= 1)
@@ -134,12 +134,12 @@ def names(path: str, content: bytes, lines: Iterable[int]) -> Names:
     if not rows or language is None or PurePosixPath(path).suffix.lower() == ".pyi":
         return Names(frozenset(), frozenset())
     if language == "python":
-        return _py_names(path, content, rows)
-    lang = _usable_language(path)
+        return py_names(path, content, rows)
+    lang = usable_language(path)
     tree = None if lang is None else _parse(lang, content)
     if lang is not None and tree is not None:
-        return _tree_names(_GRAMMARS[lang], tree, rows)
-    return _scan_names(language, content, rows)
+        return tree_names(GRAMMARS[lang], tree, rows)
+    return scan_names(language, content, rows)
 
 
 def _strictly_inside(inner: Scope, outer: Scope | None) -> bool:

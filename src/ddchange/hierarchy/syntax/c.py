@@ -7,30 +7,30 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ddchange.hierarchy.syntax.binding import (
-    _BIND_NAME,
-    _DEFINE_NAME,
-    _Bind,
-    _Binder,
-    _merge,
-    _pattern_binder,
-    _Role,
+    BIND_NAME,
+    DEFINE_NAME,
+    Bind,
+    Binder,
+    Role,
+    merge,
+    pattern_binder,
 )
-from ddchange.hierarchy.syntax.tree import _field, _has_ancestor, _Node
+from ddchange.hierarchy.syntax.tree import Node, _field, has_ancestor
 
 # C and C++ -------------------------------------------------------------------------------------
 
-_C_IDENTS = frozenset({"identifier", "type_identifier", "field_identifier"})
+C_IDENTS = frozenset({"identifier", "type_identifier", "field_identifier"})
 
 
-_CPP_IDENTS = _C_IDENTS | {"namespace_identifier"}
+CPP_IDENTS = C_IDENTS | {"namespace_identifier"}
 
 
 _C_FUNCTIONS = frozenset({"function_definition", "lambda_expression"})
 
 
-def _c_declared(declarator: _Node | None) -> _Node | None:
+def c_declared(declarator: Node | None) -> Node | None:
     """The identifier a C declarator declares: `*names[10]` -> names, `A::f` -> f."""
-    while declarator is not None and declarator.type not in _C_IDENTS:
+    while declarator is not None and declarator.type not in C_IDENTS:
         if declarator.type in ("qualified_identifier", "template_function", "template_type"):
             declarator = _field(declarator, "name")
         elif declarator.type == "destructor_name":
@@ -48,56 +48,54 @@ _C_NOT_DECLARATORS = frozenset(
 )
 
 
-def _c_declarators(role: _Role | None) -> _Binder:
+def _c_declarators(role: Role | None) -> Binder:
     """Names declared by a declaration; `role` None: global ones define, local ones bind."""
 
-    def bind(node: _Node) -> Iterator[_Bind]:
-        actual = role or (_Role.BIND if _has_ancestor(node, _C_FUNCTIONS) else _Role.DEFINE)
+    def bind(node: Node) -> Iterator[Bind]:
+        actual = role or (Role.BIND if has_ancestor(node, _C_FUNCTIONS) else Role.DEFINE)
         for declarator in node.children_by_field_name("declarator"):
-            leaf = _c_declared(declarator)
+            leaf = c_declared(declarator)
             if leaf is not None:
-                yield _Bind(leaf, actual)
+                yield Bind(leaf, actual)
 
     return bind
 
 
-def _c_record(node: _Node) -> Iterator[_Bind]:
+def _c_record(node: Node) -> Iterator[Bind]:
     """`struct point {...}` defines point; `struct point *p` only uses it."""
     if _field(node, "body") is not None:
-        leaf = _c_declared(_field(node, "name"))
+        leaf = c_declared(_field(node, "name"))
         if leaf is not None:
-            yield _Bind(leaf, _Role.DEFINE)
+            yield Bind(leaf, Role.DEFINE)
 
 
-def _c_function(node: _Node) -> Iterator[_Bind]:
-    leaf = _c_declared(_field(node, "declarator"))
+def _c_function(node: Node) -> Iterator[Bind]:
+    leaf = c_declared(_field(node, "declarator"))
     if leaf is not None:
-        yield _Bind(leaf, _Role.DEFINE)
+        yield Bind(leaf, Role.DEFINE)
 
 
-_C_BINDERS: dict[str, _Binder] = {
+C_BINDERS: dict[str, Binder] = {
     "function_definition": _c_function,
     "declaration": _c_declarators(None),
-    "field_declaration": _c_declarators(_Role.DEFINE),
-    "type_definition": _c_declarators(_Role.DEFINE),
-    "parameter_declaration": _c_declarators(_Role.BIND),
-    "optional_parameter_declaration": _c_declarators(_Role.BIND),
+    "field_declaration": _c_declarators(Role.DEFINE),
+    "type_definition": _c_declarators(Role.DEFINE),
+    "parameter_declaration": _c_declarators(Role.BIND),
+    "optional_parameter_declaration": _c_declarators(Role.BIND),
     "struct_specifier": _c_record,
     "union_specifier": _c_record,
     "enum_specifier": _c_record,
-    "enumerator": _DEFINE_NAME,
-    "preproc_def": _DEFINE_NAME,
-    "preproc_function_def": _merge(
-        _DEFINE_NAME, _pattern_binder("parameters", _Role.BIND, _C_IDENTS)
-    ),
+    "enumerator": DEFINE_NAME,
+    "preproc_def": DEFINE_NAME,
+    "preproc_function_def": merge(DEFINE_NAME, pattern_binder("parameters", Role.BIND, C_IDENTS)),
 }
 
 
-_CPP_BINDERS: dict[str, _Binder] = {
-    **_C_BINDERS,
+CPP_BINDERS: dict[str, Binder] = {
+    **C_BINDERS,
     "class_specifier": _c_record,
-    "namespace_definition": _pattern_binder("name", _Role.DEFINE, _CPP_IDENTS),
-    "alias_declaration": _DEFINE_NAME,
-    "type_parameter_declaration": _pattern_binder(None, _Role.BIND, _CPP_IDENTS),
-    "optional_type_parameter_declaration": _BIND_NAME,
+    "namespace_definition": pattern_binder("name", Role.DEFINE, CPP_IDENTS),
+    "alias_declaration": DEFINE_NAME,
+    "type_parameter_declaration": pattern_binder(None, Role.BIND, CPP_IDENTS),
+    "optional_type_parameter_declaration": BIND_NAME,
 }

@@ -1,5 +1,5 @@
 """The token scan used where no grammar is: a file's text with strings and comments blanked
-(`_scan_text`), and the machinery of per-language rules (`_Fallback`, `_rule`, marks of
+(`scan_text`), and the machinery of per-language rules (`Fallback`, `_rule`, marks of
 definitions, bindings and uses). Only regular expressions: it never raises on broken code.
 """
 
@@ -11,12 +11,12 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ddchange.hierarchy.syntax.binding import _Role
-from ddchange.hierarchy.syntax.words import _C_STATEMENT_WORDS, _IDENT, _NAME, _TS_MODIFIERS
+from ddchange.hierarchy.syntax.binding import Role
+from ddchange.hierarchy.syntax.words import C_STATEMENT_WORDS, IDENT, NAME, TS_MODIFIERS
 
 
 @dataclass(frozen=True)
-class _Text:
+class Text:
     raw: list[str]  # the file's lines
     clean: list[str]  # the same with comments and strings blanked out, columns preserved
 
@@ -41,10 +41,10 @@ class _Text:
 
 
 @functools.lru_cache(maxsize=16)
-def _scan_text(strip: re.Pattern[str], content: bytes) -> _Text:
+def scan_text(strip: re.Pattern[str], content: bytes) -> Text:
     """The lines of `content`, raw and blanked. Cached: grouping asks hunk after hunk."""
     raw = content.decode("utf-8", "replace")
-    return _Text(raw.split("\n"), _blank(strip, raw).split("\n"))
+    return Text(raw.split("\n"), _blank(strip, raw).split("\n"))
 
 
 # A block whose header has one of these keywords (before any parenthesis, which would make it a
@@ -61,7 +61,7 @@ def _block_kind(header: str | None) -> str | None:
     return None if found is None else found.group(1)
 
 
-def _braces_local(text: _Text, row: int) -> bool:
+def _braces_local(text: Text, row: int) -> bool:
     """Whether `row` is inside a function body (a block that holds no declarations)."""
     owner = text.owners[row]
     return owner is not None and _block_kind(owner) is None
@@ -73,28 +73,28 @@ def _in_block(*kinds: str) -> _When:
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Mark:
+class Mark:
     start: int
     end: int
-    role: _Role
+    role: Role
     text: str | None = None  # a defined name that is no identifier on the line (Go imports)
 
 
-_When = Callable[[_Text, int, "re.Match[str]"], bool]
+_When = Callable[[Text, int, "re.Match[str]"], bool]
 
 
-_Rule = Callable[["_Fallback", _Text, int], Iterator[_Mark]]
+_Rule = Callable[["Fallback", Text, int], Iterator[Mark]]
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Fallback:
+class Fallback:
     """How the scan reads one language family."""
 
     strip: re.Pattern[str]  # comments and literals, blanked before scanning
     rules: tuple[_Rule, ...]
     ignored: frozenset[str]  # keywords (contextual ones too) and builtin types
     param: Callable[[Sequence[str]], list[list[re.Match[str]]]] = lambda chunks: []
-    is_local: Callable[[_Text, int], bool] = _braces_local  # is a `target` on this row local?
+    is_local: Callable[[Text, int], bool] = _braces_local  # is a `target` on this row local?
 
 
 def _blank(pattern: re.Pattern[str], text: str) -> str:
@@ -105,7 +105,7 @@ def _blank(pattern: re.Pattern[str], text: str) -> str:
 def _rule(pattern: str, when: _When | None = None) -> _Rule:
     compiled = re.compile(pattern)
 
-    def rule(family: _Fallback, text: _Text, row: int) -> Iterator[_Mark]:
+    def rule(family: Fallback, text: Text, row: int) -> Iterator[Mark]:
         for match in compiled.finditer(text.clean[row]):
             if when is None or when(text, row, match):
                 yield from _group_marks(family, text, row, match)
@@ -113,7 +113,7 @@ def _rule(pattern: str, when: _When | None = None) -> _Rule:
     return rule
 
 
-def _group_marks(family: _Fallback, text: _Text, row: int, match: re.Match[str]) -> Iterator[_Mark]:
+def _group_marks(family: Fallback, text: Text, row: int, match: re.Match[str]) -> Iterator[Mark]:
     for group, value in match.groupdict().items():
         if value is None:
             continue
@@ -121,34 +121,34 @@ def _group_marks(family: _Fallback, text: _Text, row: int, match: re.Match[str])
         if group in _ROLE_GROUPS:
             yield from _ident_marks(value, offset, _ROLE_GROUPS[group])
         elif group == "target":
-            role = _Role.BIND if family.is_local(text, row) else _Role.DEFINE
+            role = Role.BIND if family.is_local(text, row) else Role.DEFINE
             for token in _PATTERN_NAME.finditer(value):
-                yield _Mark(start=offset + token.start(), end=offset + token.end(), role=role)
+                yield Mark(start=offset + token.start(), end=offset + token.end(), role=role)
         elif group == "params":
             yield from _param_marks(family, value, offset)
         elif group in ("imports", "first_imports"):
-            yield from _import_marks(value, offset, first=group == "first_imports")
+            yield from import_marks(value, offset, first=group == "first_imports")
         elif group == "members":
             for chunk, at in _chunks(value, offset):
-                yield from _first_ident_mark(chunk, at, _Role.DEFINE)
+                yield from _first_ident_mark(chunk, at, Role.DEFINE)
 
 
-_ROLE_GROUPS = {"def": _Role.DEFINE, "defuse": _Role.DEFINE_AND_USE, "bind": _Role.BIND}
+_ROLE_GROUPS = {"def": Role.DEFINE, "defuse": Role.DEFINE_AND_USE, "bind": Role.BIND}
 
 
 # The names a destructuring pattern binds: in `{a, b: c}` that is a and c, not the key b.
 _PATTERN_NAME = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*(?![\w$]|\s*:(?!:))")
 
 
-def _ident_marks(value: str, offset: int, role: _Role) -> Iterator[_Mark]:
-    for token in _IDENT.finditer(value):
-        yield _Mark(start=offset + token.start(), end=offset + token.end(), role=role)
+def _ident_marks(value: str, offset: int, role: Role) -> Iterator[Mark]:
+    for token in IDENT.finditer(value):
+        yield Mark(start=offset + token.start(), end=offset + token.end(), role=role)
 
 
-def _first_ident_mark(chunk: str, offset: int, role: _Role) -> Iterator[_Mark]:
-    token = _IDENT.search(chunk)
+def _first_ident_mark(chunk: str, offset: int, role: Role) -> Iterator[Mark]:
+    token = IDENT.search(chunk)
     if token is not None:
-        yield _Mark(start=offset + token.start(), end=offset + token.end(), role=role)
+        yield Mark(start=offset + token.start(), end=offset + token.end(), role=role)
 
 
 def _chunks(value: str, offset: int) -> Iterator[tuple[str, int]]:
@@ -166,22 +166,22 @@ def _chunks(value: str, offset: int) -> Iterator[tuple[str, int]]:
                 return
 
 
-def _param_marks(family: _Fallback, value: str, offset: int) -> Iterator[_Mark]:
+def _param_marks(family: Fallback, value: str, offset: int) -> Iterator[Mark]:
     chunks = list(_chunks(value, offset))
     for (_, at), found in zip(chunks, family.param([c for c, _ in chunks]), strict=True):
         for name in found:
-            yield _Mark(start=at + name.start(), end=at + name.end(), role=_Role.BIND)
+            yield Mark(start=at + name.start(), end=at + name.end(), role=Role.BIND)
 
 
-def _import_marks(value: str, offset: int, first: bool) -> Iterator[_Mark]:
+def import_marks(value: str, offset: int, first: bool) -> Iterator[Mark]:
     for chunk, at in _chunks(value.replace("{", " ").replace("(", " "), offset):
         alias = re.search(r"\bas\s+([A-Za-z_]\w*)", chunk)
-        tokens = list(_IDENT.finditer(chunk))
+        tokens = list(IDENT.finditer(chunk))
         if alias is not None:
-            yield _Mark(start=at + alias.start(1), end=at + alias.end(1), role=_Role.DEFINE)
+            yield Mark(start=at + alias.start(1), end=at + alias.end(1), role=Role.DEFINE)
         elif tokens and not chunk.rstrip().endswith("*"):
             token = tokens[0] if first else tokens[-1]
-            yield _Mark(start=at + token.start(), end=at + token.end(), role=_Role.DEFINE_AND_USE)
+            yield Mark(start=at + token.start(), end=at + token.end(), role=Role.DEFINE_AND_USE)
 
 
 # Parameter names, per parameter (none: a parameter without a name) ---------------------------
@@ -189,11 +189,11 @@ def _import_marks(value: str, offset: int, first: bool) -> Iterator[_Mark]:
 _ParamNames = Callable[[Sequence[str]], list[list[re.Match[str]]]]
 
 
-def _each(pick: Callable[[str], re.Match[str] | None]) -> _ParamNames:
+def each(pick: Callable[[str], re.Match[str] | None]) -> _ParamNames:
     return lambda chunks: [[found] if (found := pick(chunk)) else [] for chunk in chunks]
 
 
-def _first_names(chunks: Sequence[str]) -> list[list[re.Match[str]]]:
+def first_names(chunks: Sequence[str]) -> list[list[re.Match[str]]]:
     """JS and TS: the name comes first (`x: int = 3`, `...rest`, `private r: number`); a
     destructuring parameter `{a, b: c}` binds a and c."""
     found: list[list[re.Match[str]]] = []
@@ -203,38 +203,38 @@ def _first_names(chunks: Sequence[str]) -> list[list[re.Match[str]]]:
             found.append(list(_PATTERN_NAME.finditer(chunk, 0, pattern.end())))
             continue
         head = re.sub(r"\s*=.*", "", chunk)
-        names = (t for t in _IDENT.finditer(head) if t.group() not in _TS_MODIFIERS)
+        names = (t for t in IDENT.finditer(head) if t.group() not in TS_MODIFIERS)
         found.append(list(itertools.islice(names, 1)))
     return found
 
 
-def _last_name(chunk: str) -> re.Match[str] | None:
+def last_name(chunk: str) -> re.Match[str] | None:
     """C-like and Java: the name comes last (`const char *name`), absent in `f(int)`."""
-    tokens = list(_IDENT.finditer(re.sub(r"\s*=.*|\[.*", "", chunk)))
+    tokens = list(IDENT.finditer(re.sub(r"\s*=.*|\[.*", "", chunk)))
     return tokens[-1] if len(tokens) >= 2 else None
 
 
-def _rust_name(chunk: str) -> re.Match[str] | None:
+def rust_name(chunk: str) -> re.Match[str] | None:
     """`mut x: T` -> x (the name is what stands before a single colon)."""
     return re.search(r"(?<![A-Za-z0-9_])[A-Za-z_]\w*(?=\s*:(?!:))", chunk)
 
 
-def _go_names(chunks: Sequence[str]) -> list[list[re.Match[str]]]:
+def go_names(chunks: Sequence[str]) -> list[list[re.Match[str]]]:
     """`(a, b int)` names a and b but `(int, string)` names nothing: parameters are all named or
     all unnamed, so one parameter with two words settles it for the whole list."""
-    named = any(len(_IDENT.findall(chunk)) >= 2 for chunk in chunks)
-    return [list(itertools.islice(_IDENT.finditer(chunk), 1 if named else 0)) for chunk in chunks]
+    named = any(len(IDENT.findall(chunk)) >= 2 for chunk in chunks)
+    return [list(itertools.islice(IDENT.finditer(chunk), 1 if named else 0)) for chunk in chunks]
 
 
 # Context conditions ----------------------------------------------------------------------------
 
 
-def _before(text: _Text, row: int) -> Iterator[str]:
+def _before(text: Text, row: int) -> Iterator[str]:
     """The clean lines before `row`, nearest first (lazily: callers stop early)."""
     return (text.clean[r] for r in range(row - 1, -1, -1))
 
 
-def _after(text: _Text, row: int) -> Iterator[str]:
+def _after(text: Text, row: int) -> Iterator[str]:
     return (text.clean[r] for r in range(row + 1, len(text.clean)))
 
 
@@ -242,33 +242,33 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _opens_body(text: _Text, row: int, match: re.Match[str]) -> bool:
+def _opens_body(text: Text, row: int, match: re.Match[str]) -> bool:
     """The statement from the match on goes on to `{` (a definition) before any `;`."""
     return _statement_end(text, row, match.start("params")) == "{"
 
 
-def _c_definition(text: _Text, row: int, match: re.Match[str]) -> bool:
+def c_definition(text: Text, row: int, match: re.Match[str]) -> bool:
     """`type name(...)` defines a function when its body follows; outside function bodies a
     prototype, a method declaration or a global object (`Widget w(3);`) counts too. No
     statement keyword may head it."""
-    if not _not_keyword_head(text, row, match) or match.group("def") in _C_STATEMENT_WORDS:
+    if not not_keyword_head(text, row, match) or match.group("def") in C_STATEMENT_WORDS:
         return False
     end = _statement_end(text, row, match.start("params"))
     return end == "{" or (end == ";" and not _braces_local(text, row))
 
 
-def _c_gnu_definition(text: _Text, row: int, match: re.Match[str]) -> bool:
+def c_gnu_definition(text: Text, row: int, match: re.Match[str]) -> bool:
     """GNU style: the name at column 0, its return type alone on the line before."""
     before = next((line for line in _before(text, row) if line.strip()), "")
     typeish = re.fullmatch(r"[A-Za-z_][\w\s*&:<>,]*", before.rstrip()) is not None
     qualified = "::" in match.group()  # `Widget::Widget(...)`: a constructor needs no type
-    words = _IDENT.findall(before)
-    return ((typeish and not set(words) & _C_STATEMENT_WORDS) or qualified) and _opens_body(
+    words = IDENT.findall(before)
+    return ((typeish and not set(words) & C_STATEMENT_WORDS) or qualified) and _opens_body(
         text, row, match
     )
 
 
-def _statement_end(text: _Text, row: int, column: int) -> str:
+def _statement_end(text: Text, row: int, column: int) -> str:
     """The first `{` or `;` from (row, column) on, looking at most 30 lines ahead."""
     for line in [text.clean[row][column:], *text.clean[row + 1 : row + 30]]:
         found = re.search(r"[{;]", line)
@@ -277,7 +277,7 @@ def _statement_end(text: _Text, row: int, column: int) -> str:
     return ""
 
 
-def _body_follows(text: _Text, row: int, match: re.Match[str]) -> bool:
+def body_follows(text: Text, row: int, match: re.Match[str]) -> bool:
     """`struct X {` on one line, or `{` opening the next non-blank line (Allman style)."""
     if "{" in text.clean[row][match.end() :] or "{" in match.group():
         return True
@@ -285,18 +285,18 @@ def _body_follows(text: _Text, row: int, match: re.Match[str]) -> bool:
     return following.lstrip().startswith("{")
 
 
-def _not_keyword_head(text: _Text, row: int, match: re.Match[str]) -> bool:
+def not_keyword_head(text: Text, row: int, match: re.Match[str]) -> bool:
     """No statement keyword heads the match (`return f(x);`), and it is no bare `struct X;`."""
-    words = _IDENT.findall(match.group("head") or "")
-    return not set(words) & _C_STATEMENT_WORDS and words not in (["struct"], ["class"], ["union"])
+    words = IDENT.findall(match.group("head") or "")
+    return not set(words) & C_STATEMENT_WORDS and words not in (["struct"], ["class"], ["union"])
 
 
-def _not_keyword(words: frozenset[str]) -> _When:
+def not_keyword(words: frozenset[str]) -> _When:
     """The defined name is no keyword: `if (x) {` looks like a method to a regex."""
     return lambda text, row, match: match.group("def") not in words
 
 
-def _go_block(text: _Text, row: int) -> str:
+def _go_block(text: Text, row: int) -> str:
     """The keyword of the top-level block `row` is in ("const", "var", "type", "import", "func")."""
     for line in _before(text, row):
         if line[:1].isalpha():
@@ -304,13 +304,13 @@ def _go_block(text: _Text, row: int) -> str:
     return ""
 
 
-def _in_go_block(*keywords: str) -> _When:
+def in_go_block(*keywords: str) -> _When:
     return lambda text, row, match: (
         text.clean[row][:1].isspace() and _go_block(text, row) in keywords
     )
 
 
-def _go_imports(family: _Fallback, text: _Text, row: int) -> Iterator[_Mark]:
+def go_imports(family: Fallback, text: Text, row: int) -> Iterator[Mark]:
     """Import specs: the alias, or else the package's last path element. Strings are blanked in
     the clean text, so this reads the raw line."""
     line = text.raw[row]
@@ -319,15 +319,15 @@ def _go_imports(family: _Fallback, text: _Text, row: int) -> Iterator[_Mark]:
     if spec is None or not (in_block or line.startswith("import")):
         return
     if spec.group(1) is not None:
-        yield _Mark(start=spec.start(1), end=spec.end(1), role=_Role.DEFINE)
+        yield Mark(start=spec.start(1), end=spec.end(1), role=Role.DEFINE)
         return
     parts = spec.group(2).split("/")
     if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]):
         parts.pop()
-    yield _Mark(start=0, end=0, role=_Role.DEFINE, text=parts[-1])
+    yield Mark(start=0, end=0, role=Role.DEFINE, text=parts[-1])
 
 
-def _c_typedef(family: _Fallback, text: _Text, row: int) -> Iterator[_Mark]:
+def c_typedef(family: Fallback, text: Text, row: int) -> Iterator[Mark]:
     """`typedef ... name;` defines name; `typedef int (*cb)(int);` defines cb."""
     typedef = re.match(r"\s*typedef\b(.*);", text.clean[row])
     if typedef is None:
@@ -337,11 +337,11 @@ def _c_typedef(family: _Fallback, text: _Text, row: int) -> Iterator[_Mark]:
     while (inner := re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", _spaces, body)) != body:
         body = inner
     pointer = re.search(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)", body)
-    names = list(_IDENT.finditer(body))
+    names = list(IDENT.finditer(body))
     name = pointer.span(1) if pointer is not None else names[-1].span() if names else None
     if name is not None:
-        yield _Mark(
-            start=typedef.start(1) + name[0], end=typedef.start(1) + name[1], role=_Role.DEFINE
+        yield Mark(
+            start=typedef.start(1) + name[0], end=typedef.start(1) + name[1], role=Role.DEFINE
         )
 
 
@@ -349,43 +349,43 @@ def _spaces(match: re.Match[str]) -> str:
     return " " * len(match.group())
 
 
-def _c_define(family: _Fallback, text: _Text, row: int) -> Iterator[_Mark]:
+def c_define(family: Fallback, text: Text, row: int) -> Iterator[Mark]:
     """`#define SQ(a) ((a) * (a))` defines SQ; its parameter a is bound wherever it appears."""
     line = text.clean[row]
-    define = re.match(rf"\s*#\s*define\s+({_NAME})(?:\(([^)]*)\))?", line)
+    define = re.match(rf"\s*#\s*define\s+({NAME})(?:\(([^)]*)\))?", line)
     if define is None:
         return
-    yield _Mark(start=define.start(1), end=define.end(1), role=_Role.DEFINE)
-    params = set(_IDENT.findall(define.group(2) or ""))
-    for token in _IDENT.finditer(line, define.end(1)):
+    yield Mark(start=define.start(1), end=define.end(1), role=Role.DEFINE)
+    params = set(IDENT.findall(define.group(2) or ""))
+    for token in IDENT.finditer(line, define.end(1)):
         if token.group() in params:
-            yield _Mark(start=token.start(), end=token.end(), role=_Role.BIND)
+            yield Mark(start=token.start(), end=token.end(), role=Role.BIND)
 
 
 # Strip patterns: comments and string/char literals --------------------------------------------
 
-_C_STRIP = re.compile(
+C_STRIP = re.compile(
     r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])'"
     r"|^[ \t]*#[ \t]*(?:include|pragma|import)[^\n]*",  # `#include <x.h>` names no identifiers
     re.DOTALL | re.MULTILINE,
 )
 
 
-_JS_STRIP = re.compile(
+JS_STRIP = re.compile(
     r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`", re.DOTALL
 )
 
 
-_GO_STRIP = re.compile(
+GO_STRIP = re.compile(
     r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])+'|`[^`]*`", re.DOTALL
 )
 
 
 # Rust: a char literal is one character in quotes, which keeps lifetimes ('a) out of it.
-_RUST_STRIP = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\\n])'", re.DOTALL)
+RUST_STRIP = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\\n])'", re.DOTALL)
 
 
-_PY_STRIP = re.compile(
+PY_STRIP = re.compile(
     r"#[^\n]*"
     r"|(?<![A-Za-z0-9_])[rRbBuUfF]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''"
     r"|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*')",

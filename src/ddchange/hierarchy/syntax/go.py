@@ -6,54 +6,54 @@ import re
 from collections.abc import Iterator
 
 from ddchange.hierarchy.syntax.binding import (
-    _BIND_NAME,
-    _DEFINE_NAME,
-    _Bind,
-    _Binder,
-    _pattern_binder,
-    _Role,
-    _scoped_binder,
+    BIND_NAME,
+    DEFINE_NAME,
+    Bind,
+    Binder,
+    Role,
+    pattern_binder,
+    scoped_binder,
 )
-from ddchange.hierarchy.syntax.tree import _field, _Node, _text
+from ddchange.hierarchy.syntax.tree import Node, _field, _text
 
 # Go --------------------------------------------------------------------------------------------
 
-_GO_IDENTS = frozenset({"identifier", "type_identifier", "field_identifier", "package_identifier"})
+GO_IDENTS = frozenset({"identifier", "type_identifier", "field_identifier", "package_identifier"})
 
 
 _GO_FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
 
 
-def _go_import(node: _Node) -> Iterator[_Bind]:
+def _go_import(node: Node) -> Iterator[Bind]:
     """`str "strings"` defines str; `"net/http"` defines http (a package's usual name)."""
     alias = _field(node, "name")
     path = _field(node, "path")
     if alias is not None:
         if alias.type == "package_identifier":
-            yield _Bind(alias, _Role.DEFINE)
+            yield Bind(alias, Role.DEFINE)
     elif path is not None:
         parts = _text(path).strip('"`').split("/")
         # Module major versions (".../v2") are no part of the package name.
         if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]):
             parts.pop()
-        yield _Bind(path, _Role.DEFINE, parts[-1])
+        yield Bind(path, Role.DEFINE, parts[-1])
 
 
-_GO_BINDERS: dict[str, _Binder] = {
-    "function_declaration": _DEFINE_NAME,
-    "method_declaration": _DEFINE_NAME,
-    "type_spec": _DEFINE_NAME,
-    "type_alias": _DEFINE_NAME,
-    "field_declaration": _DEFINE_NAME,
-    "method_elem": _DEFINE_NAME,
-    "method_spec": _DEFINE_NAME,
-    "parameter_declaration": _BIND_NAME,
-    "variadic_parameter_declaration": _BIND_NAME,
-    "type_parameter_declaration": _BIND_NAME,
-    "const_spec": _scoped_binder("name", _GO_IDENTS, _GO_FUNCTIONS),
-    "var_spec": _scoped_binder("name", _GO_IDENTS, _GO_FUNCTIONS),
-    "short_var_declaration": _pattern_binder("left", _Role.BIND, _GO_IDENTS),
-    "range_clause": _pattern_binder("left", _Role.BIND, _GO_IDENTS),
+GO_BINDERS: dict[str, Binder] = {
+    "function_declaration": DEFINE_NAME,
+    "method_declaration": DEFINE_NAME,
+    "type_spec": DEFINE_NAME,
+    "type_alias": DEFINE_NAME,
+    "field_declaration": DEFINE_NAME,
+    "method_elem": DEFINE_NAME,
+    "method_spec": DEFINE_NAME,
+    "parameter_declaration": BIND_NAME,
+    "variadic_parameter_declaration": BIND_NAME,
+    "type_parameter_declaration": BIND_NAME,
+    "const_spec": scoped_binder("name", GO_IDENTS, _GO_FUNCTIONS),
+    "var_spec": scoped_binder("name", GO_IDENTS, _GO_FUNCTIONS),
+    "short_var_declaration": pattern_binder("left", Role.BIND, GO_IDENTS),
+    "range_clause": pattern_binder("left", Role.BIND, GO_IDENTS),
     "import_spec": _go_import,
-    "package_clause": _pattern_binder(None, _Role.BIND, frozenset({"package_identifier"})),
+    "package_clause": pattern_binder(None, Role.BIND, frozenset({"package_identifier"})),
 }

@@ -5,31 +5,31 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ddchange.hierarchy.syntax.binding import (
-    _BIND_NAME,
-    _DEFINE_NAME,
-    _Bind,
-    _Binder,
+    BIND_NAME,
+    DEFINE_NAME,
+    Bind,
+    Binder,
+    Role,
     _binder,
-    _leaves,
-    _pattern_binder,
-    _Role,
+    leaves,
+    pattern_binder,
 )
-from ddchange.hierarchy.syntax.tree import _field, _Node
+from ddchange.hierarchy.syntax.tree import Node, _field
 
 # Java ------------------------------------------------------------------------------------------
 
-_JAVA_IDENTS = frozenset({"identifier", "type_identifier"})
+JAVA_IDENTS = frozenset({"identifier", "type_identifier"})
 
 
-def _java_declarators(role: _Role) -> _Binder:
-    def bind(node: _Node) -> Iterator[_Bind]:
+def _java_declarators(role: Role) -> Binder:
+    def bind(node: Node) -> Iterator[Bind]:
         for declarator in node.children_by_field_name("declarator"):
             yield from _binder("name", role)(declarator)
 
     return bind
 
 
-def _java_import(node: _Node) -> Iterator[_Bind]:
+def _java_import(node: Node) -> Iterator[Bind]:
     """`import a.b.C;` defines and uses C; `import a.b.*;` defines nothing."""
     if any(child.type == "asterisk" for child in node.children):
         return
@@ -37,10 +37,10 @@ def _java_import(node: _Node) -> Iterator[_Bind]:
     name = _field(imported, "name") if imported is not None else None
     leaf = name or imported
     if leaf is not None and leaf.type == "identifier":
-        yield _Bind(leaf, _Role.DEFINE_AND_USE)
+        yield Bind(leaf, Role.DEFINE_AND_USE)
 
 
-_JAVA_BINDERS: dict[str, _Binder] = {
+JAVA_BINDERS: dict[str, Binder] = {
     **dict.fromkeys(
         (
             "class_declaration",
@@ -54,24 +54,24 @@ _JAVA_BINDERS: dict[str, _Binder] = {
             "compact_constructor_declaration",
             "enum_constant",
         ),
-        _DEFINE_NAME,
+        DEFINE_NAME,
     ),
-    "field_declaration": _java_declarators(_Role.DEFINE),
-    "constant_declaration": _java_declarators(_Role.DEFINE),
-    "local_variable_declaration": _java_declarators(_Role.BIND),
-    "formal_parameter": _BIND_NAME,
-    "catch_formal_parameter": _BIND_NAME,
-    "spread_parameter": _java_declarators(_Role.BIND),
-    "inferred_parameters": _pattern_binder(None, _Role.BIND, _JAVA_IDENTS),
+    "field_declaration": _java_declarators(Role.DEFINE),
+    "constant_declaration": _java_declarators(Role.DEFINE),
+    "local_variable_declaration": _java_declarators(Role.BIND),
+    "formal_parameter": BIND_NAME,
+    "catch_formal_parameter": BIND_NAME,
+    "spread_parameter": _java_declarators(Role.BIND),
+    "inferred_parameters": pattern_binder(None, Role.BIND, JAVA_IDENTS),
     "lambda_expression": lambda n: (
-        [_Bind(p, _Role.BIND)]
+        [Bind(p, Role.BIND)]
         if (p := _field(n, "parameters")) is not None and p.type == "identifier"
         else []
     ),
-    "type_parameter": _pattern_binder(None, _Role.BIND, frozenset({"type_identifier"})),
+    "type_parameter": pattern_binder(None, Role.BIND, frozenset({"type_identifier"})),
     "import_declaration": _java_import,
     # A package or module clause names the file's own package: no reference to anything.
     "package_declaration": lambda n: (
-        _Bind(leaf, _Role.BIND) for leaf in _leaves(n, _JAVA_IDENTS, frozenset())
+        Bind(leaf, Role.BIND) for leaf in leaves(n, JAVA_IDENTS, frozenset())
     ),
 }

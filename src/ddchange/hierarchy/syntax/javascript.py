@@ -7,20 +7,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ddchange.hierarchy.syntax.binding import (
-    _BIND_NAME,
-    _DEFINE_NAME,
-    _Bind,
-    _Binder,
+    BIND_NAME,
+    DEFINE_NAME,
+    Bind,
+    Binder,
+    Role,
     _binder,
-    _pattern_binder,
-    _Role,
-    _scoped_binder,
+    pattern_binder,
+    scoped_binder,
 )
-from ddchange.hierarchy.syntax.tree import _field, _Node
+from ddchange.hierarchy.syntax.tree import Node, _field
 
 # JavaScript and TypeScript ---------------------------------------------------------------------
 
-_JS_IDENTS = frozenset(
+JS_IDENTS = frozenset(
     {
         "identifier",
         "property_identifier",
@@ -31,7 +31,7 @@ _JS_IDENTS = frozenset(
 )
 
 
-_TS_IDENTS = _JS_IDENTS | {"type_identifier"}
+TS_IDENTS = JS_IDENTS | {"type_identifier"}
 
 
 _JS_FUNCTIONS = frozenset(
@@ -47,18 +47,18 @@ _JS_FUNCTIONS = frozenset(
 )
 
 
-def _js_import_specifier(node: _Node) -> Iterator[_Bind]:
+def _js_import_specifier(node: Node) -> Iterator[Bind]:
     """`{a as b}` defines b and uses a; `{a}` defines and uses a."""
     alias = _field(node, "alias")
     name = _field(node, "name")
     if alias is not None:
-        yield _Bind(alias, _Role.DEFINE)
+        yield Bind(alias, Role.DEFINE)
     elif name is not None:
-        yield _Bind(name, _Role.DEFINE_AND_USE)
+        yield Bind(name, Role.DEFINE_AND_USE)
 
 
-def _js_binders(idents: frozenset[str]) -> dict[str, _Binder]:
-    parameters = _pattern_binder(None, _Role.BIND, idents)
+def js_binders(idents: frozenset[str]) -> dict[str, Binder]:
+    parameters = pattern_binder(None, Role.BIND, idents)
     defines = dict.fromkeys(
         (
             "function_declaration",
@@ -78,21 +78,21 @@ def _js_binders(idents: frozenset[str]) -> dict[str, _Binder]:
             "enum_body",
             "enum_assignment",
         ),
-        _DEFINE_NAME,
+        DEFINE_NAME,
     )
     return {
         **defines,
-        "field_definition": _binder("property", _Role.DEFINE),
-        "function_expression": _BIND_NAME,
-        "class": _BIND_NAME,
-        "variable_declarator": _scoped_binder("name", idents, _JS_FUNCTIONS),
+        "field_definition": _binder("property", Role.DEFINE),
+        "function_expression": BIND_NAME,
+        "class": BIND_NAME,
+        "variable_declarator": scoped_binder("name", idents, _JS_FUNCTIONS),
         "formal_parameters": parameters,
-        "arrow_function": _pattern_binder("parameter", _Role.BIND, idents),
-        "catch_clause": _pattern_binder("parameter", _Role.BIND, idents),
-        "type_parameter": _BIND_NAME,
+        "arrow_function": pattern_binder("parameter", Role.BIND, idents),
+        "catch_clause": pattern_binder("parameter", Role.BIND, idents),
+        "type_parameter": BIND_NAME,
         "import_specifier": _js_import_specifier,
         "import_clause": lambda n: (
-            _Bind(c, _Role.DEFINE) for c in n.named_children if c.type == "identifier"
+            Bind(c, Role.DEFINE) for c in n.named_children if c.type == "identifier"
         ),
-        "namespace_import": _pattern_binder(None, _Role.DEFINE, idents),
+        "namespace_import": pattern_binder(None, Role.DEFINE, idents),
     }

@@ -2,7 +2,7 @@
 what they refer to, so an unscoped match is mostly noise: every `def parse` would match every
 `obj.parse`. So for Python both modes resolve names the way the interpreter does (LEGB): they
 collect the scopes (module, classes, functions, lambdas, comprehensions) with the names each
-binds, and the occurrences of names with their scope; `_py_resolve` turns each occurrence into
+binds, and the occurrences of names with their scope; `py_resolve` turns each occurrence into
 the project-level names it defines or uses. This module holds that model and the resolver;
 python_tree.py and python_scan.py fill it from a tree or from the text.
 """
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
-from ddchange.hierarchy.syntax.tree import _Node
+from ddchange.hierarchy.syntax.tree import Node
 from ddchange.hierarchy.syntax.words import _words
 
 # --- Python: names resolved by scope ----------------------------------------------------------
@@ -29,7 +29,7 @@ from ddchange.hierarchy.syntax.words import _words
 # how they find scopes and occurrences; one resolver decides for both, so the modes agree.
 
 
-class _PyKind(Enum):
+class PyKind(Enum):
     MODULE = "module"
     CLASS = "class"
     FUNCTION = "function"  # def, lambda, comprehension: Python's function scopes
@@ -37,23 +37,23 @@ class _PyKind(Enum):
 
 # eq=False: scopes are compared and hashed by identity (a class's bases may be walked twice).
 @dataclass(eq=False, kw_only=True)
-class _PyScope:
-    kind: _PyKind
-    parent: _PyScope | None
+class PyScope:
+    kind: PyKind
+    parent: PyScope | None
     qualified: str | None = None  # a class reachable from the module: "Outer.Inner"
-    owner: _PyScope | None = None  # a method's class
+    owner: PyScope | None = None  # a method's class
     self_name: str | None = None  # a method's first parameter (self, cls), unless static
     comprehension: bool = False  # `:=` in a comprehension binds in the scope around it
     bound: set[str] = dataclasses.field(default_factory=set)
     declared_global: set[str] = dataclasses.field(default_factory=set)
     declared_nonlocal: set[str] = dataclasses.field(default_factory=set)
-    classes: dict[str, _PyScope] = dataclasses.field(default_factory=dict)
+    classes: dict[str, PyScope] = dataclasses.field(default_factory=dict)
     # Import-bound names -> whether by `from m import name` (then maybe a class, not a module).
     imports: dict[str, bool] = dataclasses.field(default_factory=dict)
     bases: list[str] = dataclasses.field(default_factory=list)  # a class's, last dotted part
 
 
-class _PyOcc(Enum):
+class PyOcc(Enum):
     BIND = "bind"  # a name bound in its scope (def, class, assignment, import)
     REFER = "refer"  # a bare name read
     MEMBER = "member"  # `obj.attr` read, obj a bare name
@@ -63,22 +63,22 @@ class _PyOcc(Enum):
 
 @dataclass(frozen=True, kw_only=True)
 class _PyOccurrence:
-    kind: _PyOcc
+    kind: PyOcc
     row: int  # 0-based
-    scope: _PyScope
+    scope: PyScope
     name: str
     member: str = ""  # the attribute of MEMBER and MEMBER_STORE
 
 
 @dataclass
-class _PyFound:
+class PyFound:
     """What a pass over one file collects: its scopes (through `module`) and occurrences."""
 
-    module: _PyScope
+    module: PyScope
     occurrences: list[_PyOccurrence] = dataclasses.field(default_factory=list)
 
-    def add(self, kind: _PyOcc, row: int, scope: _PyScope, name: str, member: str = "") -> None:
-        if kind is _PyOcc.BIND:
+    def add(self, kind: PyOcc, row: int, scope: PyScope, name: str, member: str = "") -> None:
+        if kind is PyOcc.BIND:
             scope.bound.add(name)
         self.occurrences.append(
             _PyOccurrence(kind=kind, row=row, scope=scope, name=name, member=member)
@@ -100,17 +100,17 @@ _PY_PER_MODULE = _words("__all__")
 # Resolution -------------------------------------------------------------------------------------
 
 
-def _py_lookup(scope: _PyScope, name: str) -> _PyScope | None:
+def _py_lookup(scope: PyScope, name: str) -> PyScope | None:
     """The scope whose binding `name` refers to from `scope` (LEGB), None when the module does
     not bind it (a builtin, or a name from a star import)."""
-    current: _PyScope | None = scope
+    current: PyScope | None = scope
     while current is not None:
-        if current.kind is _PyKind.FUNCTION:
+        if current.kind is PyKind.FUNCTION:
             if name in current.declared_global:
                 return _py_module(current)
             if name in current.bound and name not in current.declared_nonlocal:
                 return current
-        elif current.kind is _PyKind.CLASS:
+        elif current.kind is PyKind.CLASS:
             # A class body's names are visible in the body itself, not in its methods.
             if current is scope and name in current.bound:
                 return current
@@ -120,41 +120,41 @@ def _py_lookup(scope: _PyScope, name: str) -> _PyScope | None:
     return None
 
 
-def _py_module(scope: _PyScope) -> _PyScope:
+def _py_module(scope: PyScope) -> PyScope:
     while scope.parent is not None:
         scope = scope.parent
     return scope
 
 
-def _py_resolve(occurrence: _PyOccurrence) -> tuple[set[str], set[str]]:
+def py_resolve(occurrence: _PyOccurrence) -> tuple[set[str], set[str]]:
     """(defined, used) project-level names of one occurrence."""
     kind, scope, name = occurrence.kind, occurrence.scope, occurrence.name
-    if name in _PY_PER_MODULE and kind in (_PyOcc.BIND, _PyOcc.REFER):
+    if name in _PY_PER_MODULE and kind in (PyOcc.BIND, PyOcc.REFER):
         return set(), set()
-    if kind is _PyOcc.IMPORTED:
+    if kind is PyOcc.IMPORTED:
         return set(), {name}
-    if kind is _PyOcc.BIND:
+    if kind is PyOcc.BIND:
         return _py_definition(scope, name), set()
-    if kind is _PyOcc.REFER:
+    if kind is PyOcc.REFER:
         return set(), _py_reference(scope, name)
     return _py_member(occurrence)
 
 
-def _py_definition(scope: _PyScope, name: str) -> set[str]:
-    if scope.kind is _PyKind.MODULE or name in scope.declared_global:
+def _py_definition(scope: PyScope, name: str) -> set[str]:
+    if scope.kind is PyKind.MODULE or name in scope.declared_global:
         return {name}
-    if scope.kind is _PyKind.CLASS and scope.qualified is not None:
+    if scope.kind is PyKind.CLASS and scope.qualified is not None:
         return {f"{scope.qualified}.{name}"}
     return set()  # a parameter or local; or a member of a class no other module can name
 
 
-def _py_reference(scope: _PyScope, name: str) -> set[str]:
+def _py_reference(scope: PyScope, name: str) -> set[str]:
     found = _py_lookup(scope, name)
     if found is None:
         return set() if name in _PY_BUILTINS else {name}
-    if found.kind is _PyKind.MODULE:
+    if found.kind is PyKind.MODULE:
         return {name}
-    if found.kind is _PyKind.CLASS and found.qualified is not None:
+    if found.kind is PyKind.CLASS and found.qualified is not None:
         return {f"{found.qualified}.{name}"}
     return set()
 
@@ -168,7 +168,7 @@ def _py_member(occurrence: _PyOccurrence) -> tuple[set[str], set[str]]:
         return set(), set()
     owner = found.owner
     if obj == found.self_name and owner is not None and owner.qualified is not None:
-        if occurrence.kind is _PyOcc.MEMBER_STORE:
+        if occurrence.kind is PyOcc.MEMBER_STORE:
             return {f"{owner.qualified}.{attr}"}, set()
         return set(), _py_members(owner, attr)
     if obj in found.classes:
@@ -179,11 +179,11 @@ def _py_member(occurrence: _PyOccurrence) -> tuple[set[str], set[str]]:
     return set(), set()
 
 
-def _py_members(cls: _PyScope, attr: str) -> set[str]:
+def _py_members(cls: PyScope, attr: str) -> set[str]:
     """The names `attr` may be found under through `cls` and its bases (the file's own classes
     are followed to their bases; another module's class contributes "Base.attr")."""
     names: set[str] = set()
-    seen: set[_PyScope] = set()
+    seen: set[PyScope] = set()
     todo = [cls]
     while todo:
         current = todo.pop()
@@ -203,13 +203,13 @@ def _py_members(cls: _PyScope, attr: str) -> set[str]:
 # Occurrences from the tree ----------------------------------------------------------------------
 
 
-class _PyCtx(Enum):
+class PyCtx(Enum):
     LOAD = "load"  # bare names are read
     STORE = "store"  # bare names are bound (assignment and loop targets)
     PATTERN = "pattern"  # a case pattern: bare names capture, dotted names are read
 
 
-_PyTask = tuple[_Node, _PyScope, _PyCtx]
+PyTask = tuple[Node, PyScope, PyCtx]
 
 
-_PyVisit = Callable[[_PyFound, _Node, _PyScope], Iterable[_PyTask]]
+PyVisit = Callable[[PyFound, Node, PyScope], Iterable[PyTask]]

@@ -1,5 +1,5 @@
 """Python's scopes and occurrences read from the text, statement by statement, where no grammar
-is (`_py_scan_found`), and the entry point for Python names in both modes (`_py_names`).
+is (`_py_scan_found`), and the entry point for Python names in both modes (`py_names`).
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ddchange.hierarchy.syntax.base import Names
-from ddchange.hierarchy.syntax.fallback import _PY_STRIP, _chunks, _indent, _scan_text
-from ddchange.hierarchy.syntax.grammars import _parse, _usable_language
-from ddchange.hierarchy.syntax.python import _py_resolve, _PyFound, _PyKind, _PyOcc, _PyScope
-from ddchange.hierarchy.syntax.python_tree import _py_qualified, _py_tree_found
-from ddchange.hierarchy.syntax.words import _IDENT, _NAME, _PY_RESERVED
+from ddchange.hierarchy.syntax.fallback import PY_STRIP, _chunks, _indent, scan_text
+from ddchange.hierarchy.syntax.grammars import _parse, usable_language
+from ddchange.hierarchy.syntax.python import PyFound, PyKind, PyOcc, PyScope, py_resolve
+from ddchange.hierarchy.syntax.python_tree import py_qualified, py_tree_found
+from ddchange.hierarchy.syntax.words import IDENT, NAME, PY_RESERVED
 
 
-def _py_names(path: str, content: bytes, rows: frozenset[int]) -> Names:
-    by_row = _py_facts(content, _usable_language(path) is not None)
+def py_names(path: str, content: bytes, rows: frozenset[int]) -> Names:
+    by_row = _py_facts(content, usable_language(path) is not None)
     found = [by_row[row] for row in rows if row in by_row]
     return Names(
         frozenset().union(*(n.defined for n in found)), frozenset().union(*(n.used for n in found))
@@ -32,11 +32,11 @@ def _py_facts(content: bytes, tree: bool) -> dict[int, Names]:
     """Each row's resolved names. Cached: grouping asks about the same file hunk after hunk, and
     every answer needs the whole file (an assignment further down makes a name local)."""
     root = _parse("python", content) if tree else None
-    found = _py_tree_found(root) if root is not None else _py_scan_found(content)
+    found = py_tree_found(root) if root is not None else _py_scan_found(content)
     defined: dict[int, set[str]] = {}
     used: dict[int, set[str]] = {}
     for occurrence in found.occurrences:
-        names, uses = _py_resolve(occurrence)
+        names, uses = py_resolve(occurrence)
         defined.setdefault(occurrence.row, set()).update(names)
         used.setdefault(occurrence.row, set()).update(uses)
     return {
@@ -77,10 +77,10 @@ class _PyStatement:
         found: set[str] = set()
         for match in re.finditer(r"\blambda\b([^:]*):", self.text):
             for chunk, _ in _chunks(match.group(1), 0):
-                found.update(_IDENT.findall(chunk.split("=")[0])[:1])
+                found.update(IDENT.findall(chunk.split("=")[0])[:1])
         for match in re.finditer(r"\bfor\b(.*?)\bin\b", self.text, re.DOTALL):
             if self.depths[match.start()] > 0:
-                found.update(_IDENT.findall(match.group(1)))
+                found.update(IDENT.findall(match.group(1)))
         return frozenset(found)
 
 
@@ -111,11 +111,11 @@ def _py_statement(clean: list[str], rows: list[int]) -> _PyStatement:
     return _PyStatement(row=rows[0], indent=_indent(lines[0]), text="\n".join(lines), starts=starts)
 
 
-def _py_scan_found(content: bytes) -> _PyFound:
-    found = _PyFound(_PyScope(kind=_PyKind.MODULE, parent=None))
-    blocks: list[tuple[int, _PyScope]] = []  # (header indent, scope) of the open def/class blocks
+def _py_scan_found(content: bytes) -> PyFound:
+    found = PyFound(PyScope(kind=PyKind.MODULE, parent=None))
+    blocks: list[tuple[int, PyScope]] = []  # (header indent, scope) of the open def/class blocks
     static = False  # the def ahead is decorated with @staticmethod
-    for statement in _py_statements(_scan_text(_PY_STRIP, content).clean):
+    for statement in _py_statements(scan_text(PY_STRIP, content).clean):
         while blocks and statement.indent <= blocks[-1][0]:
             blocks.pop()
         scope = blocks[-1][1] if blocks else found.module
@@ -134,7 +134,7 @@ _PY_COMPOUND = re.compile(r"\s*(?:async\s+)?(if|elif|else|while|try|finally|for|
 _PY_SOFT_HEADER = re.compile(r"\s*(match|case)\b(?!\s*[=.,:)\]])")
 
 
-_PY_AS = re.compile(rf"\bas\s+(\([^)]*\)|\[[^\]]*\]|{_NAME}(?:\s*\.\s*{_NAME})*)")
+_PY_AS = re.compile(rf"\bas\s+(\([^)]*\)|\[[^\]]*\]|{NAME}(?:\s*\.\s*{NAME})*)")
 
 
 _PY_AFTER_NAME = re.compile(r"\s*(:=|==|=)")
@@ -150,18 +150,18 @@ _PY_WORD = re.compile(
 class _PyScan:
     """Reads one statement's occurrences into `found`."""
 
-    found: _PyFound
+    found: PyFound
     stm: _PyStatement
 
-    def add(self, kind: _PyOcc, at: int, scope: _PyScope, name: str, member: str = "") -> None:
+    def add(self, kind: PyOcc, at: int, scope: PyScope, name: str, member: str = "") -> None:
         self.found.add(kind, self.stm.row_at(at), scope, name, member)
 
-    def statement(self, scope: _PyScope, at: int, static: bool = False) -> _PyScope | None:
+    def statement(self, scope: PyScope, at: int, static: bool = False) -> PyScope | None:
         """The statement (or an inline body) from `at` on; the scope it opens, if any."""
         text = self.stm.text
-        definition = re.compile(rf"\s*(?:async\s+)?(def|class)\s+({_NAME})").match(text, at)
+        definition = re.compile(rf"\s*(?:async\s+)?(def|class)\s+({NAME})").match(text, at)
         if definition is not None:
-            self.add(_PyOcc.BIND, definition.start(2), scope, definition.group(2))
+            self.add(PyOcc.BIND, definition.start(2), scope, definition.group(2))
             if definition.group(1) == "def":
                 return self.function(scope, definition, static)
             return self.cls(scope, definition)
@@ -179,8 +179,8 @@ class _PyScan:
                 self.pattern(scope, soft.end(), colon)
             else:
                 self.load(scope, soft.end(), colon)
-        elif alias := re.compile(rf"\s*type\s+({_NAME})\s*(?:\[[^\]]*\])?\s*=").match(text, at):
-            self.add(_PyOcc.BIND, alias.start(1), scope, alias.group(1))
+        elif alias := re.compile(rf"\s*type\s+({NAME})\s*(?:\[[^\]]*\])?\s*=").match(text, at):
+            self.add(PyOcc.BIND, alias.start(1), scope, alias.group(1))
             self.load(scope, alias.end(), len(text))
         else:
             self.simple(scope, at)
@@ -193,14 +193,14 @@ class _PyScan:
                 return at + match.start()
         return None
 
-    def inline(self, scope: _PyScope, colon: int | None) -> None:
+    def inline(self, scope: PyScope, colon: int | None) -> None:
         """`if x: y = 1`: the body after the header's colon."""
         if colon is not None and self.stm.text[colon + 1 :].strip():
             self.statement(scope, colon + 1)
 
-    def function(self, scope: _PyScope, header: re.Match[str], static: bool) -> _PyScope:
-        method = scope.kind is _PyKind.CLASS
-        inner = _PyScope(kind=_PyKind.FUNCTION, parent=scope, owner=scope if method else None)
+    def function(self, scope: PyScope, header: re.Match[str], static: bool) -> PyScope:
+        method = scope.kind is PyKind.CLASS
+        inner = PyScope(kind=PyKind.FUNCTION, parent=scope, owner=scope if method else None)
         text = self.stm.text
         opening = text.find("(", header.end())
         if opening < 0:
@@ -221,12 +221,12 @@ class _PyScan:
                 return index + 1
         return len(self.stm.text)
 
-    def parameters(self, outer: _PyScope, inner: _PyScope, at: int) -> list[str]:
+    def parameters(self, outer: PyScope, inner: PyScope, at: int) -> list[str]:
         """Binds a parameter list's names in `inner`; defaults and annotations are read in
         `outer`. The names, in order (none for a leading `*args`)."""
         names: list[str] = []
         for chunk, start in _chunks(self.stm.text[at:], at):
-            name = re.match(rf"\s*(\*{{0,2}})\s*({_NAME})", chunk)
+            name = re.match(rf"\s*(\*{{0,2}})\s*({NAME})", chunk)
             if name is None:
                 continue
             inner.bound.add(name.group(2))
@@ -238,16 +238,16 @@ class _PyScan:
             self.load(outer, start + middle, start + len(chunk))
         return [n for n in names[:1] if n]
 
-    def cls(self, scope: _PyScope, header: re.Match[str]) -> _PyScope:
+    def cls(self, scope: PyScope, header: re.Match[str]) -> PyScope:
         name = header.group(2)
-        inner = _PyScope(kind=_PyKind.CLASS, parent=scope, qualified=_py_qualified(scope, name))
+        inner = PyScope(kind=PyKind.CLASS, parent=scope, qualified=py_qualified(scope, name))
         scope.classes[name] = inner
         text = self.stm.text
         bases = re.compile(r"\s*(?:\[[^\]]*\]\s*)?\(").match(text, header.end())
         end = header.end()
         if bases is not None:
             for chunk, start in _chunks(text[bases.end() :], bases.end()):
-                keyword = re.match(rf"\s*{_NAME}\s*=(?!=)", chunk)
+                keyword = re.match(rf"\s*{NAME}\s*=(?!=)", chunk)
                 skip = 0 if keyword is None else keyword.end()
                 self.load(scope, start + skip, start + len(chunk))
                 dotted = re.match(r"\s*([\w.]+)\s*(?:\[.*)?$", chunk, re.DOTALL)
@@ -257,7 +257,7 @@ class _PyScan:
         self.inline(inner, self.colon(end))
         return inner
 
-    def imports(self, scope: _PyScope, at: int) -> None:
+    def imports(self, scope: PyScope, at: int) -> None:
         text = self.stm.text
         from_import = re.compile(r"\s*from\s+([\w.\s]*?)\s*\bimport\b").match(text, at)
         if from_import is not None:
@@ -268,40 +268,40 @@ class _PyScan:
         else:
             names = re.compile(r"\s*import\b").match(text, at).end()  # type: ignore[union-attr]
         for chunk, start in _chunks(text[names:].replace("(", " ").replace(")", " "), names):
-            alias = re.search(rf"\bas\s+({_NAME})", chunk)
+            alias = re.search(rf"\bas\s+({NAME})", chunk)
             dotted = chunk[: alias.start()] if alias else chunk
-            parts = list(_IDENT.finditer(dotted))
+            parts = list(IDENT.finditer(dotted))
             self.imported(scope, start, dotted)
             bound = alias.start(1) if alias else None
             if alias is None and parts:
                 bound = (parts[-1] if from_import else parts[0]).start()
             if bound is not None:
-                name = _IDENT.match(chunk, bound).group()  # type: ignore[union-attr]
-                self.add(_PyOcc.BIND, start + bound, scope, name)
+                name = IDENT.match(chunk, bound).group()  # type: ignore[union-attr]
+                self.add(PyOcc.BIND, start + bound, scope, name)
                 scope.imports[name] = from_import is not None
 
-    def imported(self, scope: _PyScope, at: int, text: str) -> None:
-        for part in _IDENT.finditer(text):
-            if part.group() not in _PY_RESERVED:
-                self.add(_PyOcc.IMPORTED, at + part.start(), scope, part.group())
+    def imported(self, scope: PyScope, at: int, text: str) -> None:
+        for part in IDENT.finditer(text):
+            if part.group() not in PY_RESERVED:
+                self.add(PyOcc.IMPORTED, at + part.start(), scope, part.group())
 
-    def declaration(self, scope: _PyScope, header: re.Match[str]) -> None:
-        for name in _IDENT.finditer(self.stm.text, header.end()):
+    def declaration(self, scope: PyScope, header: re.Match[str]) -> None:
+        for name in IDENT.finditer(self.stm.text, header.end()):
             if header.group(1) == "global":
                 scope.declared_global.add(name.group())
-                self.add(_PyOcc.REFER, name.start(), scope, name.group())
+                self.add(PyOcc.REFER, name.start(), scope, name.group())
             else:
                 scope.declared_nonlocal.add(name.group())
 
-    def delete(self, scope: _PyScope, at: int) -> None:
+    def delete(self, scope: PyScope, at: int) -> None:
         for chunk, start in _chunks(self.stm.text[at:], at):
-            bare = re.fullmatch(rf"\s*({_NAME})\s*", chunk)
+            bare = re.fullmatch(rf"\s*({NAME})\s*", chunk)
             if bare is not None:
                 scope.bound.add(bare.group(1))
             else:
                 self.load(scope, start, start + len(chunk))
 
-    def compound(self, scope: _PyScope, header: re.Match[str]) -> None:
+    def compound(self, scope: PyScope, header: re.Match[str]) -> None:
         text, keyword = self.stm.text, header.group(1)
         colon = self.colon(header.end())
         end = len(text) if colon is None else colon
@@ -328,7 +328,7 @@ class _PyScan:
             self.load(scope, header.end(), end)
         self.inline(scope, colon)
 
-    def pattern(self, scope: _PyScope, at: int, end: int) -> None:
+    def pattern(self, scope: PyScope, at: int, end: int) -> None:
         """A case pattern: bare names capture; names before `(` or `.` are read (a class, a
         value); `x=` names an attribute; the guard after `if` is read."""
         text = self.stm.text
@@ -336,17 +336,17 @@ class _PyScan:
         stop = end if guard is None else guard.start()
         for word in _PY_WORD.finditer(text, at, stop):
             if word.group("obj") is not None:
-                self.member(scope, word, _PyOcc.MEMBER)
-            elif (name := word.group("name")) is not None and name not in _PY_RESERVED:
+                self.member(scope, word, PyOcc.MEMBER)
+            elif (name := word.group("name")) is not None and name not in PY_RESERVED:
                 following = text[word.end() : stop].lstrip()[:1]
                 if following in ("(", "["):
-                    self.add(_PyOcc.REFER, word.start(), scope, name)
+                    self.add(PyOcc.REFER, word.start(), scope, name)
                 elif following != "=" and name != "_":
-                    self.add(_PyOcc.BIND, word.start(), scope, name)
+                    self.add(PyOcc.BIND, word.start(), scope, name)
         if guard is not None:
             self.load(scope, guard.end(), end)
 
-    def simple(self, scope: _PyScope, at: int) -> None:
+    def simple(self, scope: PyScope, at: int) -> None:
         """An expression statement or an assignment (chained, annotated or augmented)."""
         text, depths = self.stm.text, self.stm.depths
         lam = re.compile(r"\blambda\b").search(text, at)
@@ -359,7 +359,7 @@ class _PyScan:
             if m.start() >= at and depths[m.start()] == 0
         ]
         if operators and operators[0].group() != "=":  # `x += 1`
-            target = re.fullmatch(rf"\s*({_NAME})\s*", text[at : operators[0].start()])
+            target = re.fullmatch(rf"\s*({NAME})\s*", text[at : operators[0].start()])
             if target is not None:
                 scope.bound.add(target.group(1))
             self.load(scope, at, len(text))
@@ -376,45 +376,45 @@ class _PyScan:
             at = end + 1
         self.load(scope, at, len(text))
 
-    def store(self, scope: _PyScope, at: int, end: int) -> None:
+    def store(self, scope: PyScope, at: int, end: int) -> None:
         """Assignment targets: `a`, `a, (b, *c)`, `self.x` bind; `a[i]`, `f().x` are read."""
         text = self.stm.text
         for chunk, start in _chunks(text[at:end], at):
             inner = re.fullmatch(r"\s*\*?\s*[(\[](.*)[)\]]\s*", chunk, re.DOTALL)
-            bare = re.fullmatch(rf"\s*\*?\s*({_NAME})\s*", chunk)
-            member = re.fullmatch(rf"\s*({_NAME})\s*\.\s*({_NAME})\s*", chunk)
+            bare = re.fullmatch(rf"\s*\*?\s*({NAME})\s*", chunk)
+            member = re.fullmatch(rf"\s*({NAME})\s*\.\s*({NAME})\s*", chunk)
             if inner is not None:
                 self.store(scope, start + inner.start(1), start + inner.end(1))
-            elif bare is not None and bare.group(1) not in _PY_RESERVED:
-                self.add(_PyOcc.BIND, start + bare.start(1), scope, bare.group(1))
+            elif bare is not None and bare.group(1) not in PY_RESERVED:
+                self.add(PyOcc.BIND, start + bare.start(1), scope, bare.group(1))
             elif member is not None:
                 word = _PY_WORD.match(text, start + member.start(1))
                 if word is not None:
-                    self.member(scope, word, _PyOcc.MEMBER_STORE)
+                    self.member(scope, word, PyOcc.MEMBER_STORE)
             else:
                 self.load(scope, start, start + len(chunk))
 
-    def member(self, scope: _PyScope, word: re.Match[str], kind: _PyOcc) -> None:
+    def member(self, scope: PyScope, word: re.Match[str], kind: PyOcc) -> None:
         obj, attr = word.group("obj"), word.group("attr")
-        if obj in _PY_RESERVED or obj in self.stm.locals:
+        if obj in PY_RESERVED or obj in self.stm.locals:
             return
-        self.add(_PyOcc.REFER, word.start("obj"), scope, obj)
+        self.add(PyOcc.REFER, word.start("obj"), scope, obj)
         self.add(kind, word.start("attr"), scope, obj, attr)
 
-    def load(self, scope: _PyScope, at: int, end: int) -> None:
+    def load(self, scope: PyScope, at: int, end: int) -> None:
         """Every name read from `at` to `end`."""
         text, depths = self.stm.text, self.stm.depths
         for word in _PY_WORD.finditer(text, at, end):
             if word.group("obj") is not None:
-                self.member(scope, word, _PyOcc.MEMBER)
+                self.member(scope, word, PyOcc.MEMBER)
                 continue
             name = word.group("name")
-            if name is None or name in _PY_RESERVED or name in self.stm.locals:
+            if name is None or name in PY_RESERVED or name in self.stm.locals:
                 continue
             after = _PY_AFTER_NAME.match(text, word.end(), end)
             if after is not None and after.group(1) == ":=":
-                self.add(_PyOcc.BIND, word.start(), scope, name)
+                self.add(PyOcc.BIND, word.start(), scope, name)
             elif after is not None and after.group(1) == "=" and depths[word.start()] > 0:
                 continue  # a keyword argument names the callee's parameter
             else:
-                self.add(_PyOcc.REFER, word.start(), scope, name)
+                self.add(PyOcc.REFER, word.start(), scope, name)

@@ -1,4 +1,4 @@
-"""Python's scopes and occurrences read from the tree-sitter tree (`_py_tree_found`), for the
+"""Python's scopes and occurrences read from the tree-sitter tree (`py_tree_found`), for the
 resolver in python.py.
 """
 
@@ -6,38 +6,38 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ddchange.hierarchy.syntax.binding import _leaves
+from ddchange.hierarchy.syntax.binding import leaves
 from ddchange.hierarchy.syntax.python import (
-    _PyCtx,
-    _PyFound,
-    _PyKind,
-    _PyOcc,
-    _PyScope,
-    _PyTask,
-    _PyVisit,
+    PyCtx,
+    PyFound,
+    PyKind,
+    PyOcc,
+    PyScope,
+    PyTask,
+    PyVisit,
 )
-from ddchange.hierarchy.syntax.tree import _field, _fields, _first_row, _Node, _text
-from ddchange.hierarchy.syntax.words import _PY_IDENTS
+from ddchange.hierarchy.syntax.tree import Node, _field, _text, fields, first_row
+from ddchange.hierarchy.syntax.words import PY_IDENTS
 
 
-def _py_tree_found(root: _Node) -> _PyFound:
-    found = _PyFound(_PyScope(kind=_PyKind.MODULE, parent=None))
+def py_tree_found(root: Node) -> PyFound:
+    found = PyFound(PyScope(kind=PyKind.MODULE, parent=None))
     # A work list, not recursion: long operator chains make deep trees.
-    stack: list[_PyTask] = [(root, found.module, _PyCtx.LOAD)]
+    stack: list[PyTask] = [(root, found.module, PyCtx.LOAD)]
     while stack:
         node, scope, ctx = stack.pop()
         stack.extend(_py_visit(found, node, scope, ctx))
     return found
 
 
-def _py_visit(found: _PyFound, node: _Node, scope: _PyScope, ctx: _PyCtx) -> Iterable[_PyTask]:
+def _py_visit(found: PyFound, node: Node, scope: PyScope, ctx: PyCtx) -> Iterable[PyTask]:
     if node.type == "identifier":
-        kind = _PyOcc.REFER if ctx is _PyCtx.LOAD else _PyOcc.BIND
-        found.add(kind, _first_row(node), scope, _text(node))
+        kind = PyOcc.REFER if ctx is PyCtx.LOAD else PyOcc.BIND
+        found.add(kind, first_row(node), scope, _text(node))
         return ()
-    if ctx is _PyCtx.STORE:
+    if ctx is PyCtx.STORE:
         return _py_store(found, node, scope)
-    if ctx is _PyCtx.PATTERN:
+    if ctx is PyCtx.PATTERN:
         return _py_pattern(found, node, scope)
     visit = _PY_VISITORS.get(node.type)
     if visit is not None:
@@ -45,16 +45,16 @@ def _py_visit(found: _PyFound, node: _Node, scope: _PyScope, ctx: _PyCtx) -> Ite
     return _py_load(scope, node.named_children)
 
 
-def _py_load(scope: _PyScope, nodes: Iterable[_Node | None]) -> list[_PyTask]:
-    return [(n, scope, _PyCtx.LOAD) for n in nodes if n is not None]
+def _py_load(scope: PyScope, nodes: Iterable[Node | None]) -> list[PyTask]:
+    return [(n, scope, PyCtx.LOAD) for n in nodes if n is not None]
 
 
-def _py_store(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_store(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     if node.type == "attribute":
-        return _py_attribute(found, node, scope, _PyOcc.MEMBER_STORE)
+        return _py_attribute(found, node, scope, PyOcc.MEMBER_STORE)
     if node.type in _PY_TARGET_LISTS:
-        return [(child, scope, _PyCtx.STORE) for child in node.named_children]
-    return [(node, scope, _PyCtx.LOAD)]  # `a[i] = ...` reads a and i
+        return [(child, scope, PyCtx.STORE) for child in node.named_children]
+    return [(node, scope, PyCtx.LOAD)]  # `a[i] = ...` reads a and i
 
 
 _PY_TARGET_LISTS = frozenset(
@@ -73,13 +73,13 @@ _PY_TARGET_LISTS = frozenset(
 )
 
 
-def _py_pattern(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_pattern(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     """`case Point(x=0, y=yy) | [q, *rest]`: captures yy, q, rest and reads Point; a dotted
     name (`Color.RED`) is a value to compare with, so it is read."""
     parts = node.named_children
     if node.type == "dotted_name":
         if len(parts) == 1 and _text(parts[0]) != "_":
-            found.add(_PyOcc.BIND, _first_row(parts[0]), scope, _text(parts[0]))
+            found.add(PyOcc.BIND, first_row(parts[0]), scope, _text(parts[0]))
             return ()
         return _py_dotted(found, node, scope)
     if node.type == "class_pattern" and parts and parts[0].type == "dotted_name":
@@ -93,41 +93,41 @@ def _py_pattern(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTa
     return _py_patterns(scope, parts)
 
 
-def _py_patterns(scope: _PyScope, nodes: Iterable[_Node]) -> list[_PyTask]:
-    return [(n, scope, _PyCtx.PATTERN) for n in nodes]
+def _py_patterns(scope: PyScope, nodes: Iterable[Node]) -> list[PyTask]:
+    return [(n, scope, PyCtx.PATTERN) for n in nodes]
 
 
-def _py_dotted(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_dotted(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     """`a.b.c` as a dotted_name: reads a, and b as a member of a."""
     parts = node.named_children
     if parts:
-        found.add(_PyOcc.REFER, _first_row(parts[0]), scope, _text(parts[0]))
+        found.add(PyOcc.REFER, first_row(parts[0]), scope, _text(parts[0]))
     if len(parts) > 1:
-        found.add(_PyOcc.MEMBER, _first_row(parts[1]), scope, _text(parts[0]), _text(parts[1]))
+        found.add(PyOcc.MEMBER, first_row(parts[1]), scope, _text(parts[0]), _text(parts[1]))
     return ()
 
 
 def _py_attribute(
-    found: _PyFound, node: _Node, scope: _PyScope, kind: _PyOcc = _PyOcc.MEMBER
-) -> Iterable[_PyTask]:
+    found: PyFound, node: Node, scope: PyScope, kind: PyOcc = PyOcc.MEMBER
+) -> Iterable[PyTask]:
     obj, attr = _field(node, "object"), _field(node, "attribute")
     if obj is None or attr is None or obj.type != "identifier":
         return _py_load(scope, [obj])  # `f().x`, `a.b.c`: only the object is resolved
-    found.add(_PyOcc.REFER, _first_row(obj), scope, _text(obj))
-    found.add(kind, _first_row(attr), scope, _text(obj), _text(attr))
+    found.add(PyOcc.REFER, first_row(obj), scope, _text(obj))
+    found.add(kind, first_row(attr), scope, _text(obj), _text(attr))
     return ()
 
 
-def _py_function(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_function(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     name = _field(node, "name")
     if name is not None:
-        found.add(_PyOcc.BIND, _first_row(name), scope, _text(name))
-    method = scope.kind is _PyKind.CLASS
-    inner = _PyScope(kind=_PyKind.FUNCTION, parent=scope, owner=scope if method else None)
+        found.add(PyOcc.BIND, first_row(name), scope, _text(name))
+    method = scope.kind is PyKind.CLASS
+    inner = PyScope(kind=PyKind.FUNCTION, parent=scope, owner=scope if method else None)
     tasks = _py_parameters(inner, _field(node, "parameters"))
     if method and not _py_is_static(node):
         inner.self_name = _py_first_parameter(_field(node, "parameters"))
-    for parameter in _leaves(_field(node, "type_parameters"), _PY_IDENTS, frozenset()):
+    for parameter in leaves(_field(node, "type_parameters"), PY_IDENTS, frozenset()):
         inner.bound.add(_text(parameter))
     # Decorators, defaults and annotations are evaluated where the def stands; the body inside.
     return [
@@ -137,12 +137,12 @@ def _py_function(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyT
     ]
 
 
-def _py_parameters(inner: _PyScope, parameters: _Node | None) -> list[_PyTask]:
+def _py_parameters(inner: PyScope, parameters: Node | None) -> list[PyTask]:
     """Binds the parameter names in `inner`; defaults and annotations are read outside it."""
     outer = inner.parent
     if parameters is None or outer is None:
         return []
-    tasks: list[_PyTask] = []
+    tasks: list[PyTask] = []
     for parameter in parameters.named_children:
         name = _py_parameter_name(parameter)
         if name is not None:
@@ -151,7 +151,7 @@ def _py_parameters(inner: _PyScope, parameters: _Node | None) -> list[_PyTask]:
     return tasks
 
 
-def _py_parameter_name(parameter: _Node) -> _Node | None:
+def _py_parameter_name(parameter: Node) -> Node | None:
     if parameter.type == "identifier":
         return parameter
     named = _field(parameter, "name")
@@ -164,7 +164,7 @@ def _py_parameter_name(parameter: _Node) -> _Node | None:
     return None
 
 
-def _py_first_parameter(parameters: _Node | None) -> str | None:
+def _py_first_parameter(parameters: Node | None) -> str | None:
     first = next(iter(parameters.named_children), None) if parameters is not None else None
     if first is None or first.type in ("list_splat_pattern", "dictionary_splat_pattern"):
         return None
@@ -172,7 +172,7 @@ def _py_first_parameter(parameters: _Node | None) -> str | None:
     return None if name is None else _text(name)
 
 
-def _py_is_static(node: _Node) -> bool:
+def _py_is_static(node: Node) -> bool:
     parent = node.parent
     if parent is None or parent.type != "decorated_definition":
         return False
@@ -180,14 +180,14 @@ def _py_is_static(node: _Node) -> bool:
     return any(_text(d).lstrip("@").strip() == "staticmethod" for d in decorators)
 
 
-def _py_class(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_class(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     name = _field(node, "name")
-    inner = _PyScope(kind=_PyKind.CLASS, parent=scope)
+    inner = PyScope(kind=PyKind.CLASS, parent=scope)
     if name is not None:
-        found.add(_PyOcc.BIND, _first_row(name), scope, _text(name))
-        inner.qualified = _py_qualified(scope, _text(name))
+        found.add(PyOcc.BIND, first_row(name), scope, _text(name))
+        inner.qualified = py_qualified(scope, _text(name))
         scope.classes[_text(name)] = inner
-    tasks: list[_PyTask] = []
+    tasks: list[PyTask] = []
     superclasses = _field(node, "superclasses")
     for base in superclasses.named_children if superclasses is not None else ():
         if base.type == "keyword_argument":  # metaclass=M
@@ -200,7 +200,7 @@ def _py_class(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask
     return [*tasks, *_py_load(inner, [_field(node, "body")])]
 
 
-def _py_base_name(base: _Node | None) -> str | None:
+def _py_base_name(base: Node | None) -> str | None:
     """`Base`, `mod.Base` and `Base[T]` all name Base."""
     if base is not None and base.type == "subscript":
         base = _field(base, "value")
@@ -209,25 +209,25 @@ def _py_base_name(base: _Node | None) -> str | None:
     return _text(base) if base is not None and base.type == "identifier" else None
 
 
-def _py_qualified(scope: _PyScope, name: str) -> str | None:
+def py_qualified(scope: PyScope, name: str) -> str | None:
     """A class's project-level name; None inside a function, where no other module sees it."""
-    if scope.kind is _PyKind.MODULE:
+    if scope.kind is PyKind.MODULE:
         return name
-    if scope.kind is _PyKind.CLASS and scope.qualified is not None:
+    if scope.kind is PyKind.CLASS and scope.qualified is not None:
         return f"{scope.qualified}.{name}"
     return None
 
 
-def _py_lambda(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
-    inner = _PyScope(kind=_PyKind.FUNCTION, parent=scope)
+def _py_lambda(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
+    inner = PyScope(kind=PyKind.FUNCTION, parent=scope)
     tasks = _py_parameters(inner, _field(node, "parameters"))
     return [*tasks, *_py_load(inner, [_field(node, "body")])]
 
 
-def _py_comprehension(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_comprehension(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     """Its own scope: the targets are local to it; the first iterable is read outside."""
-    inner = _PyScope(kind=_PyKind.FUNCTION, parent=scope, comprehension=True)
-    tasks: list[_PyTask] = []
+    inner = PyScope(kind=PyKind.FUNCTION, parent=scope, comprehension=True)
+    tasks: list[PyTask] = []
     first = True
     for child in node.named_children:
         if child.type != "for_in_clause":
@@ -235,19 +235,19 @@ def _py_comprehension(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable
             continue
         left, right = _field(child, "left"), _field(child, "right")
         if left is not None:
-            tasks.append((left, inner, _PyCtx.STORE))
+            tasks.append((left, inner, PyCtx.STORE))
         tasks += _py_load(scope if first else inner, [right])
         first = False
     return tasks
 
 
-def _py_assignment(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_assignment(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     left = _field(node, "left")
-    targets = [] if left is None else [(left, scope, _PyCtx.STORE)]
+    targets = [] if left is None else [(left, scope, PyCtx.STORE)]
     return [*targets, *_py_load(scope, [_field(node, "type"), _field(node, "right")])]
 
 
-def _py_augmented(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_augmented(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     """`x += 1` reads x and makes it local, but defines nothing new: it needs x's definition."""
     left = _field(node, "left")
     if left is not None and left.type == "identifier":
@@ -255,48 +255,48 @@ def _py_augmented(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_Py
     return _py_load(scope, [left, _field(node, "right")])
 
 
-def _py_for(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_for(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     left = _field(node, "left")
     rest = _py_other_children(node, "left")
-    return [*([] if left is None else [(left, scope, _PyCtx.STORE)]), *_py_load(scope, rest)]
+    return [*([] if left is None else [(left, scope, PyCtx.STORE)]), *_py_load(scope, rest)]
 
 
-def _py_as(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_as(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     """`with open(p) as f`, `except E as e`: the alias is bound."""
     alias = _field(node, "alias")
     rest = _py_other_children(node, "alias")
-    return [*([] if alias is None else [(alias, scope, _PyCtx.STORE)]), *_py_load(scope, rest)]
+    return [*([] if alias is None else [(alias, scope, PyCtx.STORE)]), *_py_load(scope, rest)]
 
 
-def _py_other_children(node: _Node, excluded: str) -> list[_Node]:
+def _py_other_children(node: Node, excluded: str) -> list[Node]:
     """The named children outside field `excluded` (nodes are compared by field, because the
     binding hands out a new wrapper object at every access)."""
-    return [c for f, c in _fields(node) if c.is_named and f != excluded]
+    return [c for f, c in fields(node) if c.is_named and f != excluded]
 
 
-def _py_walrus(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_walrus(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     target = scope
     while target.comprehension and target.parent is not None:
         target = target.parent
     name = _field(node, "name")
     return [
-        *([] if name is None else [(name, target, _PyCtx.STORE)]),
+        *([] if name is None else [(name, target, PyCtx.STORE)]),
         *_py_load(scope, [_field(node, "value")]),
     ]
 
 
-def _py_declaration(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_declaration(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     """`global X` reads the module's X (and makes X = ... define it); `nonlocal` reads a local."""
     for name in (c for c in node.named_children if c.type == "identifier"):
         if node.type == "global_statement":
             scope.declared_global.add(_text(name))
-            found.add(_PyOcc.REFER, _first_row(name), scope, _text(name))
+            found.add(PyOcc.REFER, first_row(name), scope, _text(name))
         else:
             scope.declared_nonlocal.add(_text(name))
     return ()
 
 
-def _py_delete(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_delete(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     """`del x` makes x local to a function (and defines nothing); `del a.b` reads a."""
     targets = [
         t
@@ -309,33 +309,33 @@ def _py_delete(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTas
     return _py_load(scope, [t for t in targets if t.type != "identifier"])
 
 
-def _py_import(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_import(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     """`import a.b` binds a; `from m import a` binds a; `... as c` binds c. Every name in the
     statement is also used: it refers to a module or a module-level name elsewhere."""
     from_import = node.type == "import_from_statement"
-    for leaf in _leaves(_field(node, "module_name"), _PY_IDENTS, frozenset()):
-        found.add(_PyOcc.IMPORTED, _first_row(leaf), scope, _text(leaf))
+    for leaf in leaves(_field(node, "module_name"), PY_IDENTS, frozenset()):
+        found.add(PyOcc.IMPORTED, first_row(leaf), scope, _text(leaf))
     for name in node.children_by_field_name("name"):
         alias = _field(name, "alias")
         dotted = _field(name, "name") if alias is not None else name
         parts = [] if dotted is None else list(dotted.named_children)
         for part in parts:
-            found.add(_PyOcc.IMPORTED, _first_row(part), scope, _text(part))
+            found.add(PyOcc.IMPORTED, first_row(part), scope, _text(part))
         bound = alias or _py_import_bound(parts, from_import)
         if bound is not None:
-            found.add(_PyOcc.BIND, _first_row(bound), scope, _text(bound))
+            found.add(PyOcc.BIND, first_row(bound), scope, _text(bound))
             scope.imports[_text(bound)] = from_import
     return ()
 
 
-def _py_import_bound(parts: Sequence[_Node], from_import: bool) -> _Node | None:
+def _py_import_bound(parts: Sequence[Node], from_import: bool) -> Node | None:
     """`import a.b` binds a, `from m import a` binds a."""
     if not parts:
         return None
     return parts[-1] if from_import else parts[0]
 
 
-def _py_case(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_case(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     patterns = [c for c in node.named_children if c.type == "case_pattern"]
     return [
         *_py_patterns(scope, patterns),
@@ -343,20 +343,20 @@ def _py_case(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]
     ]
 
 
-def _py_type_alias(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_type_alias(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     """`type Alias[T] = ...` binds Alias."""
-    name = next(_leaves(_field(node, "left"), _PY_IDENTS, frozenset()), None)
+    name = next(leaves(_field(node, "left"), PY_IDENTS, frozenset()), None)
     if name is not None:
-        found.add(_PyOcc.BIND, _first_row(name), scope, _text(name))
+        found.add(PyOcc.BIND, first_row(name), scope, _text(name))
     return _py_load(scope, [_field(node, "right")])
 
 
-def _py_keyword_argument(found: _PyFound, node: _Node, scope: _PyScope) -> Iterable[_PyTask]:
+def _py_keyword_argument(found: PyFound, node: Node, scope: PyScope) -> Iterable[PyTask]:
     """`f(timeout=5)`: timeout names the callee's parameter, no name in scope."""
     return _py_load(scope, [_field(node, "value")])
 
 
-_PY_VISITORS: dict[str, _PyVisit] = {
+_PY_VISITORS: dict[str, PyVisit] = {
     "function_definition": _py_function,
     "class_definition": _py_class,
     "lambda": _py_lambda,

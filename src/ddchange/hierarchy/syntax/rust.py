@@ -5,34 +5,34 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ddchange.hierarchy.syntax.binding import (
-    _BIND_NAME,
-    _DEFINE_NAME,
-    _Bind,
-    _Binder,
-    _pattern_binder,
-    _Role,
+    BIND_NAME,
+    DEFINE_NAME,
+    Bind,
+    Binder,
+    Role,
+    pattern_binder,
 )
-from ddchange.hierarchy.syntax.tree import _field, _Node
+from ddchange.hierarchy.syntax.tree import Node, _field
 
 # Rust ------------------------------------------------------------------------------------------
 
-_RUST_IDENTS = frozenset(
+RUST_IDENTS = frozenset(
     {"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"}
 )
 
 
-def _rust_use(node: _Node | None) -> Iterator[_Bind]:
+def _rust_use(node: Node | None) -> Iterator[Bind]:
     """`use a::b::{c, d as e};` defines c and e, and uses everything it names."""
     if node is None:
         return
     if node.type == "identifier":
-        yield _Bind(node, _Role.DEFINE_AND_USE)
+        yield Bind(node, Role.DEFINE_AND_USE)
     elif node.type == "scoped_identifier":
         yield from _rust_use(_field(node, "name"))
     elif node.type == "use_as_clause":
         alias = _field(node, "alias")
         if alias is not None:
-            yield _Bind(alias, _Role.DEFINE)
+            yield Bind(alias, Role.DEFINE)
     elif node.type == "scoped_use_list":
         yield from _rust_use(_field(node, "list"))
     elif node.type == "use_list":
@@ -40,7 +40,7 @@ def _rust_use(node: _Node | None) -> Iterator[_Bind]:
             yield from _rust_use(child)
 
 
-_RUST_BINDERS: dict[str, _Binder] = {
+RUST_BINDERS: dict[str, Binder] = {
     **dict.fromkeys(
         (
             "function_item",
@@ -57,12 +57,12 @@ _RUST_BINDERS: dict[str, _Binder] = {
             "field_declaration",
             "enum_variant",
         ),
-        _DEFINE_NAME,
+        DEFINE_NAME,
     ),
-    "parameter": _pattern_binder("pattern", _Role.BIND, _RUST_IDENTS),
-    "closure_parameters": _pattern_binder(None, _Role.BIND, _RUST_IDENTS),
-    "let_declaration": _pattern_binder("pattern", _Role.BIND, _RUST_IDENTS),
-    "for_expression": _pattern_binder("pattern", _Role.BIND, _RUST_IDENTS),
-    "type_parameter": _BIND_NAME,
+    "parameter": pattern_binder("pattern", Role.BIND, RUST_IDENTS),
+    "closure_parameters": pattern_binder(None, Role.BIND, RUST_IDENTS),
+    "let_declaration": pattern_binder("pattern", Role.BIND, RUST_IDENTS),
+    "for_expression": pattern_binder("pattern", Role.BIND, RUST_IDENTS),
+    "type_parameter": BIND_NAME,
     "use_declaration": lambda n: _rust_use(_field(n, "argument")),
 }

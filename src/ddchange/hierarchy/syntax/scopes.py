@@ -1,5 +1,5 @@
 """Scopes from the tree: every definition of a file with its kind, qualified name and lines
-(`_tree_scopes`), the language-specific ways a definition names itself (C declarators, Go
+(`tree_scopes`), the language-specific ways a definition names itself (C declarators, Go
 receivers, Rust impl blocks, JavaScript functions bound to names).
 """
 
@@ -10,14 +10,14 @@ import re
 from collections.abc import Callable
 
 from ddchange.hierarchy.syntax.base import Scope
-from ddchange.hierarchy.syntax.binding import _Grammar
-from ddchange.hierarchy.syntax.c import _c_declared
-from ddchange.hierarchy.syntax.grammars import _GRAMMARS, _parse
-from ddchange.hierarchy.syntax.tree import _field, _first_row, _last_row, _Node, _text
+from ddchange.hierarchy.syntax.binding import Grammar
+from ddchange.hierarchy.syntax.c import c_declared
+from ddchange.hierarchy.syntax.grammars import GRAMMARS, _parse
+from ddchange.hierarchy.syntax.tree import Node, _field, _text, first_row, last_row
 
 # --- scopes from the tree ---------------------------------------------------------------------
 
-_ScopeName = Callable[[_Node], "tuple[str, str] | None"]  # node -> (name, kind override or "")
+_ScopeName = Callable[[Node], "tuple[str, str] | None"]  # node -> (name, kind override or "")
 
 
 # A function nested directly in one of these is a method.
@@ -25,15 +25,15 @@ _CLASS_LIKE = frozenset({"class", "struct", "union", "enum", "interface", "trait
 
 
 @functools.lru_cache(maxsize=16)
-def _tree_scopes(lang: str, content: bytes) -> tuple[Scope, ...] | None:
+def tree_scopes(lang: str, content: bytes) -> tuple[Scope, ...] | None:
     """Every definition in `content`, outer first; None when tree-sitter fails on it. Cached:
     grouping asks about the same file hunk after hunk, and the walk visits every node."""
     root = _parse(lang, content)
     if root is None:
         return None
-    grammar = _GRAMMARS[lang]
+    grammar = GRAMMARS[lang]
     found: list[Scope] = []
-    stack: list[tuple[_Node, Scope | None]] = [(root, None)]
+    stack: list[tuple[Node, Scope | None]] = [(root, None)]
     while stack:
         node, outer = stack.pop()
         scope = _scope_of(grammar, node, outer)
@@ -43,7 +43,7 @@ def _tree_scopes(lang: str, content: bytes) -> tuple[Scope, ...] | None:
     return tuple(sorted(found, key=lambda s: (s.start, -s.end)))
 
 
-def _scope_of(grammar: _Grammar, node: _Node, outer: Scope | None) -> Scope | None:
+def _scope_of(grammar: Grammar, node: Node, outer: Scope | None) -> Scope | None:
     kind = grammar.scope_kinds.get(node.type)
     named = None if kind is None else _SCOPE_NAMES.get(node.type, _plain_name)(node)
     if kind is None or named is None or not named[0]:
@@ -55,18 +55,18 @@ def _scope_of(grammar: _Grammar, node: _Node, outer: Scope | None) -> Scope | No
     if outer is not None:
         name = f"{outer.name}{grammar.separator}{name}"
     return Scope(
-        kind=kind, name=name, start=_scope_start(grammar, node) + 1, end=_last_row(node) + 1
+        kind=kind, name=name, start=_scope_start(grammar, node) + 1, end=last_row(node) + 1
     )
 
 
-def _scope_start(grammar: _Grammar, node: _Node) -> int:
+def _scope_start(grammar: Grammar, node: Node) -> int:
     """The first row of a definition, counting its decorators, template head and attributes."""
     while node.parent is not None and node.parent.type in grammar.wrappers:
         node = node.parent
-    start = _first_row(node)
+    start = first_row(node)
     sibling = node.prev_named_sibling
-    while sibling is not None and sibling.type in grammar.leading and _last_row(sibling) < start:
-        start = _first_row(sibling)
+    while sibling is not None and sibling.type in grammar.leading and last_row(sibling) < start:
+        start = first_row(sibling)
         sibling = sibling.prev_named_sibling
     return start
 
@@ -83,12 +83,12 @@ def _bare(text: str) -> str:
         text = shorter
 
 
-def _plain_name(node: _Node) -> tuple[str, str] | None:
+def _plain_name(node: Node) -> tuple[str, str] | None:
     name = _field(node, "name")
     return None if name is None else (_bare(_text(name)), "")
 
 
-def _c_function_name(node: _Node) -> tuple[str, str] | None:
+def _c_function_name(node: Node) -> tuple[str, str] | None:
     """`int *Widget<T>::draw(...)` -> ("Widget::draw", "method"): the declarator, unwrapped."""
     declarator = _field(node, "declarator")
     while declarator is not None and declarator.type not in _C_NAME_NODES:
@@ -112,7 +112,7 @@ _C_NAME_NODES = frozenset(
 )
 
 
-def _c_record_name(node: _Node) -> tuple[str, str] | None:
+def _c_record_name(node: Node) -> tuple[str, str] | None:
     """A struct/union/enum/class with a body; an anonymous one takes its typedef's name."""
     if _field(node, "body") is None:
         return None  # a use such as `struct point *p`, or a forward declaration
@@ -120,17 +120,17 @@ def _c_record_name(node: _Node) -> tuple[str, str] | None:
     parent = node.parent
     if named is None and parent is not None and parent.type == "type_definition":
         alias = _field(parent, "declarator")
-        declared = _c_declared(alias)
+        declared = c_declared(alias)
         return None if declared is None else (_text(declared), "")
     return named
 
 
-def _named_with_body(node: _Node) -> tuple[str, str] | None:
+def _named_with_body(node: Node) -> tuple[str, str] | None:
     """Declarations without a body (`mod foo;`, abstract methods) span no lines worth grouping."""
     return None if _field(node, "body") is None else _plain_name(node)
 
 
-def _go_method_name(node: _Node) -> tuple[str, str] | None:
+def _go_method_name(node: Node) -> tuple[str, str] | None:
     """`func (p *Point) Move()` -> ("Point.Move", "")."""
     name = _field(node, "name")
     receiver = _field(node, "receiver")
@@ -141,7 +141,7 @@ def _go_method_name(node: _Node) -> tuple[str, str] | None:
     return (_text(name) if kind is None else f"{_bare(_text(kind))}.{_text(name)}"), ""
 
 
-def _go_type_name(node: _Node) -> tuple[str, str] | None:
+def _go_type_name(node: Node) -> tuple[str, str] | None:
     name = _field(node, "name")
     body = _field(node, "type")
     kind = {"struct_type": "struct", "interface_type": "interface"}.get(
@@ -150,7 +150,7 @@ def _go_type_name(node: _Node) -> tuple[str, str] | None:
     return None if name is None else (_text(name), kind)
 
 
-def _rust_impl_name(node: _Node) -> tuple[str, str] | None:
+def _rust_impl_name(node: Node) -> tuple[str, str] | None:
     implemented = _field(node, "type")
     return None if implemented is None else (_bare(_text(implemented)), "")
 
@@ -160,7 +160,7 @@ _FUNCTION_VALUES = frozenset(
 )
 
 
-def _js_bound_function(node: _Node) -> tuple[str, str] | None:
+def _js_bound_function(node: Node) -> tuple[str, str] | None:
     """`const f = () => {...}` or a class field `handler = function () {...}`."""
     value = _field(node, "value")
     name = _field(node, "name") or _field(node, "property")

@@ -1,4 +1,4 @@
-"""tree-sitter plumbing: the typed view of a node that the rest of the package uses (`_Node`,
+"""tree-sitter plumbing: the typed view of a node that the rest of the package uses (`Node`,
 `_Point`) and small helpers to read a node's text, rows and fields. Nothing here knows a
 language; grammars.py loads them.
 """
@@ -20,7 +20,7 @@ class _Point(Protocol):
     def column(self) -> int: ...
 
 
-class _Node(Protocol):
+class Node(Protocol):
     @property
     def type(self) -> str: ...
     @property
@@ -32,46 +32,46 @@ class _Node(Protocol):
     @property
     def end_point(self) -> _Point: ...
     @property
-    def children(self) -> Sequence[_Node]: ...
+    def children(self) -> Sequence[Node]: ...
     @property
-    def named_children(self) -> Sequence[_Node]: ...
+    def named_children(self) -> Sequence[Node]: ...
     @property
     def is_named(self) -> bool: ...
     @property
-    def parent(self) -> _Node | None: ...
+    def parent(self) -> Node | None: ...
     @property
-    def prev_named_sibling(self) -> _Node | None: ...
+    def prev_named_sibling(self) -> Node | None: ...
     @property
     def text(self) -> bytes | None: ...
-    def child_by_field_name(self, name: str, /) -> _Node | None: ...
-    def children_by_field_name(self, name: str, /) -> Sequence[_Node]: ...
+    def child_by_field_name(self, name: str, /) -> Node | None: ...
+    def children_by_field_name(self, name: str, /) -> Sequence[Node]: ...
     def field_name_for_child(self, child_index: int, /) -> str | None: ...
 
 
-def _text(node: _Node) -> str:
+def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
 
-def _first_row(node: _Node) -> int:
+def first_row(node: Node) -> int:
     return node.start_point.row
 
 
-def _last_row(node: _Node) -> int:
+def last_row(node: Node) -> int:
     # A node that ends with its line's newline ends at column 0 of the next row.
     end = node.end_point
     return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
 
 
-def _field(node: _Node | None, name: str) -> _Node | None:
+def _field(node: Node | None, name: str) -> Node | None:
     return None if node is None else node.child_by_field_name(name)
 
 
-def _fields(node: _Node) -> Iterator[tuple[str | None, _Node]]:
+def fields(node: Node) -> Iterator[tuple[str | None, Node]]:
     for index, child in enumerate(node.children):
         yield node.field_name_for_child(index), child
 
 
-def _has_ancestor(node: _Node, types: frozenset[str]) -> bool:
+def has_ancestor(node: Node, types: frozenset[str]) -> bool:
     parent = node.parent
     while parent is not None:
         if parent.type in types:

@@ -8,7 +8,7 @@ import re
 
 # Python ----------------------------------------------------------------------------------------
 
-_PY_IDENTS = frozenset({"identifier"})
+PY_IDENTS = frozenset({"identifier"})
 
 
 # --- the fallback scan ------------------------------------------------------------------------
@@ -24,7 +24,7 @@ _PY_IDENTS = frozenset({"identifier"})
 #   members comma-separated enum constants: the first name of each is defined
 # A rule may carry a condition on its context (the lines before, a `{` on the next line).
 
-_IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
+IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 
 
 # Word lists ------------------------------------------------------------------------------------
@@ -37,14 +37,14 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_PY_RESERVED = _words(
+PY_RESERVED = _words(
     "False None True and as assert async await break class continue def del elif else except "
     "finally for from global if import in is lambda nonlocal not or pass raise return try while "
     "with yield"
 )
 
 
-_C_RESERVED = _words(
+C_RESERVED = _words(
     "auto break case char const continue default do double else enum extern float for goto if "
     "inline int long register restrict return short signed sizeof static struct switch typedef "
     "union unsigned void volatile while _Bool _Complex _Atomic _Noreturn _Static_assert "
@@ -52,17 +52,17 @@ _C_RESERVED = _words(
 )
 
 
-_C_BUILTIN_TYPES = _words(
+C_BUILTIN_TYPES = _words(
     "bool size_t ssize_t ptrdiff_t intptr_t uintptr_t max_align_t wchar_t int8_t int16_t int32_t "
     "int64_t uint8_t uint16_t uint32_t uint64_t char8_t char16_t char32_t nullptr_t"
 )
 
 
 # Preprocessor directive words appear as plain tokens to the scan.
-_C_CONTEXTUAL = _words("define undef ifdef ifndef elif endif defined include line error pragma")
+C_CONTEXTUAL = _words("define undef ifdef ifndef elif endif defined include line error pragma")
 
 
-_CPP_RESERVED = _C_RESERVED | _words(
+CPP_RESERVED = C_RESERVED | _words(
     "alignas alignof and and_eq asm bitand bitor catch class compl concept const_cast consteval "
     "constexpr constinit co_await co_return co_yield decltype delete dynamic_cast explicit export "
     "false friend mutable namespace new noexcept not not_eq nullptr operator or or_eq private "
@@ -71,70 +71,68 @@ _CPP_RESERVED = _C_RESERVED | _words(
 )
 
 
-_CPP_CONTEXTUAL = _C_CONTEXTUAL | _words("final override import module")
+CPP_CONTEXTUAL = C_CONTEXTUAL | _words("final override import module")
 
 
 # Words that start a statement rather than a declaration (C, C++ and Java).
-_C_STATEMENT_WORDS = _words(
+C_STATEMENT_WORDS = _words(
     "return else case goto throw delete new sizeof typedef using co_return co_yield if while for "
     "switch do assert yield"
 )
 
 
-_JS_RESERVED = _words(
+JS_RESERVED = _words(
     "break case catch class const continue debugger default delete do else export extends false "
     "finally for function if import in instanceof new null return super switch this throw true "
     "try typeof var void while with yield let await undefined"
 )
 
 
-_JS_CONTEXTUAL = _words("async static get set of from as")
+JS_CONTEXTUAL = _words("async static get set of from as")
 
 
-_TS_MODIFIERS = _words("public private protected readonly override declare abstract")
+TS_MODIFIERS = _words("public private protected readonly override declare abstract")
 
 
-_TS_RESERVED = _JS_RESERVED | _words("enum interface implements")
+TS_RESERVED = JS_RESERVED | _words("enum interface implements")
 
 
-_TS_BUILTIN_TYPES = _words("any unknown never number string boolean symbol bigint object")
+TS_BUILTIN_TYPES = _words("any unknown never number string boolean symbol bigint object")
 
 
-_TS_CONTEXTUAL = (
-    _JS_CONTEXTUAL
-    | _TS_MODIFIERS
-    | _words("type namespace module keyof infer is asserts satisfies")
+TS_CONTEXTUAL = (
+    JS_CONTEXTUAL | TS_MODIFIERS | _words("type namespace module keyof infer is asserts satisfies")
 )
 
 
-_GO_RESERVED = _words(
+GO_RESERVED = _words(
     "break case chan const continue default defer else fallthrough for func go goto if import "
     "interface map package range return select struct switch type var"
 )
 
 
-_GO_BUILTIN_TYPES = _words(
+GO_BUILTIN_TYPES = _words(
     "bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string "
     "uint uint8 uint16 uint32 uint64 uintptr any comparable true false nil iota"
 )
 
 
-_RUST_RESERVED = _words(
+RUST_RESERVED = _words(
     "as async await break const continue crate dyn else enum extern false fn for if impl in let "
     "loop match mod move mut pub ref return self Self static struct super trait true type unsafe "
     "use where while"
 )
 
 
-_RUST_BUILTIN_TYPES = _words(
+RUST_BUILTIN_TYPES = _words(
     "bool char str i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32 f64"
 )
 
 
-_RUST_CONTEXTUAL = _words("union macro_rules")
+RUST_CONTEXTUAL = _words("union macro_rules")
 
 
-_JAVA_RESERVED = _words(
+JAVA_RESERVED = _words(
     "abstract assert boolean break byte case catch char class const continue default do double "
     "else enum extends final finally float for goto if implements import instanceof int "
     "interface long native new package private protected public return short static strictfp "
@@ -142,15 +140,15 @@ _JAVA_RESERVED = _words(
 )
 
 
-_JAVA_CONTEXTUAL = _words("var record yield sealed permits")
+JAVA_CONTEXTUAL = _words("var record yield sealed permits")
 
 
 # The fallback rules ----------------------------------------------------------------------------
 
-_NAME = r"[A-Za-z_$][\w$]*"
+NAME = r"[A-Za-z_$][\w$]*"
 
 
-_NAMES = rf"{_NAME}(?:\s*,\s*{_NAME})*"
+NAMES = rf"{NAME}(?:\s*,\s*{NAME})*"
 
 
-_C_TYPE_WORDS = r"(?:[A-Za-z_][\w:<>,]*[\s*&]+)+"
+C_TYPE_WORDS = r"(?:[A-Za-z_][\w:<>,]*[\s*&]+)+"
