@@ -75,7 +75,7 @@ from ddchange.search.hierarchical import Found, Search
 from ddchange.search.history import bisect_history
 from ddchange.trial import ahead, cluster, results, runner, worktree
 from ddchange.trial.journal import REPLAYED, Journal
-from ddchange.trial.trials import Trials
+from ddchange.trial.trials import Setup, Trials
 from ddchange.trial.worktree import Scratch, scratch_worktree
 
 __all__ = ["PREFLIGHT_RUNS", "Listener", "replay", "run"]
@@ -317,7 +317,7 @@ def trials_for(
     (--results); told of each record and of each test as it starts."""
     subdirectory = git.prefix(request.repo)
     pattern = re.compile(request.fail_pattern) if request.fail_pattern else None
-    return Trials(
+    setup = Setup(
         diff=limited.diff,
         scratch=scratch,
         journal=journal,
@@ -328,7 +328,6 @@ def trials_for(
         where=scratch.path / subdirectory,
         build=request.build,
         timeout=request.timeout,
-        expect=runner.Expectation(exit_code=None, pattern=pattern),
         retries=request.retries,
         clean=request.clean,
         pinned={
@@ -336,6 +335,10 @@ def trials_for(
             **read.tree_states(scratch.repo, revisions.bad, limited.kept),
         },
         results=tuple(results.parse_source(spec) for spec in request.results),
+    )
+    return Trials(
+        setup=setup,
+        expect=runner.Expectation(exit_code=None, pattern=pattern),
         on_record=on_record,
         on_start=on_start,
     )
@@ -651,7 +654,7 @@ def _preflight_failed(
     pinned = run.limited.kept  # on GOOD, the files --keep takes from BAD
     if phase == Stage.BAD:
         sha, other, pinned = other, sha, run.limited.ignored
-    states = run.trials.pinned
+    states = run.trials.setup.pinned
     return errors.PreflightFailed(
         which=phase,
         verdict=last.outcome.value,

@@ -38,9 +38,10 @@ States = Mapping[str, FileState | None]
 Config = frozenset[str]
 
 
-@dataclass(kw_only=True)
-class Trials:
-    """Real runs of configurations of `diff` in one scratch tree, recorded under `key`."""
+@dataclass(frozen=True, kw_only=True)
+class Setup:
+    """How and where the configurations of `diff` are built and tested, and under which key
+    their runs are recorded: fixed for the whole run."""
 
     diff: Diff
     scratch: Scratch
@@ -50,12 +51,26 @@ class Trials:
     where: Path  # the directory the test runs in: the user's subdirectory of the scratch tree
     build: str | None = None
     timeout: float | None = None
-    expect: runner.Expectation = field(default_factory=lambda: runner.Expectation(None, None))
     retries: int = 0
     clean: bool = False  # git clean -fdx before each test: no build output of another one
+    # --keep's files as in BAD and --ignore's as in GOOD, put over every configuration, so the
+    # search never changes them (not even a commit's tree).
+    pinned: Mapping[str, FileState | None] = field(default_factory=dict)
+    # --results: where each run's per-test results are, read into its record
+    results: tuple[Source, ...] = ()
+
+
+@dataclass(kw_only=True)
+class Trials:
+    """Real runs of configurations, as `setup` says, and their records: the settings, who is
+    told of each run, the records (indexed by configuration), and what the run learned as it
+    went (the failure BAD showed, a commit's stray files, the slots that run ahead)."""
+
+    setup: Setup
     on_record: Callable[[TestRecord], None] = lambda _record: None
     # A build and test begins: its configuration, its phase, how many others are going.
     on_start: Callable[[frozenset[str], Phase, int], None] = lambda _config, _phase, _others: None
+    # -- the records ---------------------------------------------------------------------------
     log: list[TestRecord] = field(default_factory=list)
     # The same records by configuration, in the order they were made: what a claim reads
     _by_config: dict[Config, list[TestRecord]] = field(default_factory=dict, init=False)
@@ -66,17 +81,22 @@ class Trials:
     # Each configuration whose runs disagree, with the evidence of all its runs so far
     # (asked again, its latest evidence replaces the earlier one: listed once).
     disagreed: dict[frozenset[str], Disagreement] = field(default_factory=dict)
+    # -- what the run learns as it goes ---------------------------------------------------------
+    expect: runner.Expectation = field(default_factory=lambda: runner.Expectation(None, None))
     # Paths outside the diff that a commit's tree wrote (bisection), with GOOD's state: every
     # later configuration puts them back, so no file of a commit is left behind.
     strays: dict[str, FileState | None] = field(default_factory=dict)
-    # --keep's files as in BAD and --ignore's as in GOOD, put over every configuration, so the
-    # search never changes them (not even a commit's tree).
-    pinned: dict[str, FileState | None] = field(default_factory=dict)
-    # With -j N: the runs ahead, over N scratch trees (the first is `scratch`); None: one
-    # tree, every run made when asked.
+    # With -j N: the runs ahead, over N scratch trees (the first is `setup.scratch`); None:
+    # one tree, every run made when asked.
     ahead: Ahead | None = None
-    # --results: where each run's per-test results are, read into its record
-    results: tuple[Source, ...] = ()
+
+    @property
+    def diff(self) -> Diff:
+        return self.setup.diff
+
+    @property
+    def scratch(self) -> Scratch:
+        return self.setup.scratch
 
     def offer(self, upcoming: Iterable[frozenset[str]]) -> None:
         """Configurations the caller will ask about next, in that order: with -j N, free
@@ -110,14 +130,14 @@ class Trials:
     def resume(self, request: str) -> dict[frozenset[str], Outcome]:
         """Take over the records of earlier attempts of this run; their agreed outcomes. The
         run as the journal knew it before (`before`) says where they came from."""
-        self.before = self.journal.begin(self.key, request)
-        self.log = self.journal.records(self.key)
+        self.before = self.setup.journal.begin(self.setup.key, request)
+        self.log = self.setup.journal.records(self.setup.key)
         self.resumed = len(self.log)
         for record in self.log:
             self._by_config.setdefault(record.config, []).append(record)
         # A suite's tests are read from their results, never from BAD's exit code: a fresh
         # triage adopts none, and so neither does one resumed.
-        for record in self.log if not self.results else ():
+        for record in self.log if not self.setup.results else ():
             if record.phase == Stage.BAD and record.outcome is Outcome.FAIL:
                 self.adopt_failure(record.exit_code)
         return {config: self._agreed(records) for config, records in self._by_config.items()}
@@ -133,7 +153,7 @@ class Trials:
         agreeing with its earlier runs (UNRESOLVED, with the evidence kept, when they
         disagree)."""
         runs = [self.once(config, phase, states).outcome]
-        while runs[-1] is not Outcome.UNRESOLVED and len(runs) <= self.retries:
+        while runs[-1] is not Outcome.UNRESOLVED and len(runs) <= self.setup.retries:
             runs.append(self.once(config, phase, states).outcome)
         return self._agreed(self.records(config))
 
@@ -154,18 +174,18 @@ class Trials:
 
     def recipe(self) -> attempt.Recipe:
         """How a configuration is run now (the expectation and strays change during a run)."""
-        subdirectory = self.where.relative_to(self.scratch.path).as_posix()
+        subdirectory = self.setup.where.relative_to(self.scratch.path).as_posix()
         return attempt.Recipe(
             diff=self.diff,
-            command=self.command,
+            command=self.setup.command,
             subdirectory="" if subdirectory == "." else subdirectory,
-            build=self.build,
-            timeout=self.timeout,
+            build=self.setup.build,
+            timeout=self.setup.timeout,
             expect=self.expect,
-            clean=self.clean,
-            pinned=self.pinned,
+            clean=self.setup.clean,
+            pinned=self.setup.pinned,
             strays=self.strays,
-            results=self.results,
+            results=self.setup.results,
         )
 
     def _try(self, tree: Scratch, config: frozenset[str], states: States | None) -> runner.Verdict:
@@ -262,7 +282,7 @@ class Trials:
             else frozenset(),
             cases=verdict.cases,
         )
-        self.journal.append(self.key, record)
+        self.setup.journal.append(self.setup.key, record)
         self.log.append(record)
         self._by_config.setdefault(config, []).append(record)
         self.tests_run += 1
