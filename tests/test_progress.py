@@ -68,6 +68,8 @@ def _progress(outcome: Outcome, source: Source, tests: int, left: int) -> Progre
 
 def test_the_status_shows_the_test_in_flight_and_how_long_it_has_run() -> None:
     tally = Tally()
+    # Before the first event nothing is known: no "about 0 tests left".
+    assert tally.status(now=0.0) == "reading the changes and setting up the scratch tree"
     tally.add(
         Running(phase="hunk", size=5, number=13, started=100.0, left=Estimate(fixed=4, search=5))
     )
