@@ -249,6 +249,8 @@ def test_a_second_run_takes_every_test_from_the_journal(tmp_path: Path) -> None:
     assert again["tests_run"] == 0
     assert again["resumed"] == len(first["log"])
     assert again["causes"] == first["causes"]
+    assert again["resumed_from"]["replayed"] is False  # an earlier run, not a log
+    assert first["resumed_from"] is None
 
 
 def test_two_jobs_give_the_same_causes_and_records(tmp_path: Path) -> None:
@@ -279,6 +281,13 @@ def test_a_logged_triage_replays_to_the_same_causes(tmp_path: Path) -> None:
     replayed = json.loads(report.read_text())
     assert replayed["tests_run"] == 0
     assert replayed["causes"] == first["causes"]
+    assert replayed["resumed_from"]["replayed"] is True
+    assert "taken from the replayed log" in again.stdout
+    # The same triage run for real afterwards says its records came from the log, too.
+    code, said, err, later = triage(repo, *JUNIT)
+    assert code == 0, err
+    assert later["resumed_from"]["replayed"] is True
+    assert "taken from the replayed log" in said
 
 
 @pytest.mark.parametrize(

@@ -55,7 +55,7 @@ from ddchange.model import (
     TestRecord,
 )
 from ddchange.report.words import plural
-from ddchange.runs import describe, journal_path
+from ddchange.runs import describe, earlier, journal_path
 from ddchange.search import confidence
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.hierarchical import Found, Search
@@ -97,7 +97,8 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
 
         trials = trials_for(request, revisions, limited, scratch, journal, on_record=recorded)
         width = slots(request, repo, scratch, trials, parallel)
-        trials.resume(json.dumps(describe(request, revisions, subdirectory)))
+        described = describe(request, revisions, subdirectory)
+        trials.resume(json.dumps(described))
         everything = frozenset(h.id for h in diff.hunks)
         good, bad = _sides(trials, everything)
         targets, failing, passing = _targets(request, good, bad)
@@ -167,6 +168,7 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         command_time=trials.command_time,
         width=width,
         outcome=outcome,
+        earlier=earlier(trials.before, described, replayed=False) if trials.resumed else None,
     )
 
 

@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ddchange.model import Claim, Level, Outcome, Result, TestRecord, cases_json
+from ddchange.model import Claim, Earlier, Level, Outcome, Result, TestRecord, cases_json
 from ddchange.report.words import without_each
 
 if TYPE_CHECKING:  # types only: `ddchange log` renders records without loading the diff's code
@@ -107,13 +107,7 @@ def render(result: Result) -> str:
         "resumed": result.resumed,
         # where the tests taken over came from: a replayed log, or the same command's earlier
         # run, "when" it last tested, and its search options that differ from this run's
-        "resumed_from": None
-        if result.earlier is None
-        else {
-            "replayed": result.earlier.replayed,
-            "when": result.earlier.when,
-            "options": list(result.earlier.options),
-        },
+        "resumed_from": resumed_from(result.earlier),
         "cache_hits": stats.cache_hits,
         "implied": stats.implied,
         "dependencies": request.dependencies,
@@ -152,3 +146,11 @@ def render(result: Result) -> str:
         "log": [record(r) for r in result.log],
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def resumed_from(earlier: Earlier | None) -> dict[str, object] | None:
+    """Where the tests taken over came from: a replayed log, or the same command's earlier
+    run, "when" it last tested, and its search options that differ from this run's."""
+    if earlier is None:
+        return None
+    return {"replayed": earlier.replayed, "when": earlier.when, "options": list(earlier.options)}

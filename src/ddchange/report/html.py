@@ -255,7 +255,7 @@ def _tests(result: Result) -> str:
     retried, resolved = result.resolutions
     parts = [str(result.tests_run)]
     if result.earlier:
-        parts.append(reused(result))
+        parts.append(reused(result.resumed, result.earlier))
     if retried:
         parts.append(f"{plural(retried, 'failed build')} retried, {resolved} then resolved")
     return "; ".join(parts)

@@ -9,8 +9,8 @@ from typing import Any
 
 from ddchange.diff.hunks import Hunk
 from ddchange.model import Cause, Ending, Level, SuiteResult
-from ddchange.report.as_json import change, commit, record
-from ddchange.report.words import commit_line, location, plural, printable, shown_diff
+from ddchange.report.as_json import change, commit, record, resumed_from
+from ddchange.report.words import commit_line, location, plural, printable, reused, shown_diff
 
 SHOWN_LINES, SHOWN_WIDTH = 40, 200  # of each change's diff, as the single-test report shows
 SHOWN_TESTS = 8  # of each cause's tests, named in the text; --json has them all
@@ -111,7 +111,7 @@ def render(result: SuiteResult) -> str:
     if result.newly_passing:
         lines.append(f"Newly passing at BAD: {_tests(result.newly_passing)}")
     overhead = result.wall_time - result.command_time
-    resumed = f", {plural(result.resumed, 'test')} taken from the journal" if result.resumed else ""
+    resumed = f", {reused(result.resumed, result.earlier)}" if result.earlier else ""
     # With -j N the runs overlap: their time does not add up to a part of the wall.
     times = (
         f"{overhead:.1f}s of it ddchange's own"
@@ -171,6 +171,7 @@ def render_json(result: SuiteResult) -> str:
         ],
         "tests_run": result.tests_run,
         "resumed": result.resumed,
+        "resumed_from": resumed_from(result.earlier),
         "wall_time": result.wall_time,
         "command_time": result.command_time,
         "log": [record(r) for r in result.log],

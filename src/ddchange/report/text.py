@@ -114,7 +114,7 @@ def _culprits(result: Result) -> list[str]:
 
 def _cost(result: Result) -> str:
     stats = result.stats
-    resumed = f"{reused(result)}, " if result.earlier else ""
+    resumed = f"{reused(result.resumed, result.earlier)}, " if result.earlier else ""
     overhead = result.wall_time - result.command_time
     learned, disproved = result.resolutions
     resolution = (

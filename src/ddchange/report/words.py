@@ -10,7 +10,7 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ddchange.model import Confirmation, Ending, Level, Outcome, Result, Strategy
+from ddchange.model import Confirmation, Earlier, Ending, Level, Outcome, Result, Strategy
 
 if TYPE_CHECKING:  # types only: `ddchange log` words records without loading the diff's code
     from ddchange.diff.hunks import Hunk
@@ -49,10 +49,11 @@ def unit(granularity: str) -> str:
     return "line change" if granularity == Level.BLOCK else "change"
 
 
-def reused(result: Result) -> str:
-    """How many tests the run took over instead of running them, and from where: the same
-    command's earlier run (and its search options, where they differ), or a replayed log."""
-    earlier, taken = result.earlier, f"{result.resumed} taken from"
+def reused(resumed: int, earlier: Earlier | None) -> str:
+    """How many tests the run took over instead of running them (`resumed`), and from where
+    (`earlier`): the same command's earlier run (and its search options, where they differ),
+    or a replayed log."""
+    taken = f"{resumed} taken from"
     if earlier is None or earlier.replayed:
         return f"{taken} the replayed log" if earlier is not None else ""
     when = f" on {earlier.when} UTC" if earlier.when else ""
