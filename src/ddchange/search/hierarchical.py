@@ -174,8 +174,8 @@ class Search:
 
     def minimize(self, start: Config, levels: Sequence[Level]) -> Found:
         """ddmin down `levels` from `start` (seen to fail), then the check by real outcomes."""
-        levels = [Level(level) for level in levels]  # their names will do too
-        self.best, self.finest, self._levels = start, levels[-1], tuple(levels)
+        levels = self._begin(start, levels)
+        self._levels = levels
         failing = start
         for level in levels:
             failing = self._ddmin(level, failing)
@@ -184,12 +184,16 @@ class Search:
     def isolate(self, start: Config, levels: Sequence[Level]) -> Found:
         """dd down `levels`: each level works on the previous level's difference, on top of its
         passing set; then the check by real outcomes."""
-        levels = [Level(level) for level in levels]  # their names will do too
-        self.best, self.finest = start, levels[-1]
+        levels = self._begin(start, levels)
         passing, failing = frozenset[str](), start
         for level in levels:
             passing, failing = self._dd(level, passing, failing)
         return self._verify_pair(levels[-1], passing, failing)
+
+    def _begin(self, start: Config, levels: Sequence[Level]) -> tuple[Level, ...]:
+        """A search from `start` (seen to fail) down `levels` (their names will do too)."""
+        self.best, self.finest = start, Level(levels[-1])
+        return tuple(Level(level) for level in levels)
 
     def _ddmin(self, level: Level, failing: Config) -> Config:
         self.enter(level)
