@@ -376,3 +376,31 @@ def changed_paths(repo: Repo, good: str, rev: str) -> list[str]:
     for entry in diff_raw(repo, good, rev):
         paths.update(dict.fromkeys((entry.old_path, entry.new_path)))
     return list(paths)
+
+
+def parents(repo: Repo, sha: str) -> tuple[str, ...]:
+    """The parents of commit `sha`, its first parent first."""
+    out = in_repo(repo, "rev-list", "--parents", "-n", "1", sha, "--")
+    return tuple(out.decode("ascii").split()[1:])
+
+
+def merge_base(repo: Repo, one: str, other: str) -> str | None:
+    """The best common ancestor of two commits; None when they have none."""
+    try:
+        out = in_repo(repo, "merge-base", one, other)
+    except errors.GitFailed as failed:
+        if failed.returncode == 1 and not failed.stderr.strip():  # no common ancestor
+            return None
+        raise
+    return out.decode("ascii").strip() or None
+
+
+def is_ancestor(repo: Repo, older: str, newer: str) -> bool:
+    """Whether commit `older` is an ancestor of `newer` (or the same commit)."""
+    try:
+        in_repo(repo, "merge-base", "--is-ancestor", older, newer)
+    except errors.GitFailed as failed:
+        if failed.returncode == 1 and not failed.stderr.strip():
+            return False
+        raise
+    return True

@@ -343,3 +343,36 @@ def _update_index(
 def _diff_cached(cwd: Path, sha: str, env: Mapping[str, str]) -> bytes:
     # --binary makes binary changes appliable (and implies full object names in index lines).
     return _in_tree(cwd, "diff", "--cached", "--binary", *DIFF_PINS, sha, "--", extra=env)
+
+
+def patched_files(
+    worktree: Path, base_sha: str, patch: bytes, paths: Iterable[str]
+) -> dict[str, tuple[int, bytes] | None] | None:
+    """What each of `paths` holds (its git mode and bytes; None: no such file) once `patch`
+    (as `tree_patch` writes it) is applied on the tree of `base_sha`: None when it does not
+    apply there. As in `tree_patch`, in a throwaway index and object directory: nothing of the
+    repository's is modified."""
+    objects = _objects_dir(worktree)
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="ddchange-index-") as tmp:
+        env = _throwaway_index_env(Path(tmp), objects)
+        _read_tree(worktree, base_sha, env)
+        try:
+            _in_tree(worktree, "apply", "--cached", "--binary", "-", stdin=patch, extra=env)
+        except errors.GitFailed:
+            return None
+        entries: dict[str, tuple[int, str]] = {}
+        for entry in nul_split(_in_tree(worktree, "ls-files", "-s", "-z", extra=env)):
+            meta, _, path = entry.partition("\t")
+            mode, sha, _stage = meta.split()
+            entries[path] = (int(mode, 8), sha)
+        return {
+            path: (
+                entries[path][0],
+                _in_tree(worktree, "cat-file", "blob", entries[path][1], extra=env),
+            )
+            if path in entries
+            else None
+            for path in paths
+        }

@@ -1,12 +1,28 @@
-"""Commit bisection: where the first-parent history between GOOD and BAD turns from passing
-to failing, found like `git bisect` (dd.bisect: skips included), with each commit named by
-its object name. The first step of `--strategy auto`, for a search (session.py) and for each
-test of a triage (suite.py); the test of a commit is injected, as every test of search/ is."""
+"""The history first: where the first-parent history between GOOD and BAD turns from passing
+to failing, found like `git bisect` (dd.bisect: skips included), and so where the search of
+the changes should go on (`locate`): inside the first bad commit against its parent, the
+range between the two where commits in it could not be tested, or, for a merge, inside the
+first bad commit of the merged branch (or the merge against its first parent, where the
+branch cannot tell).
+
+The strategy `--strategy auto` follows, for a search (session.py) and for each test of a
+triage (suite.py). Pure, as every module of search/: the test of a commit and the questions
+about the graph (`Graph`) are injected, and nothing here runs git or a test itself.
+
+Invariants the callers rely on:
+- `good` passes and `bad` fails: neither is asked (the caller's pre-flight ran both).
+- Every commit a `Located` names as passing (its `base`) or failing (its `tip`) was seen to by
+  a real outcome: `good` and `bad` themselves, or a commit the test was asked about here. What
+  bisection implies (that everything after a failing commit fails) chooses the next question
+  and never stands for an answer.
+"""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ddchange.model import Outcome
 from ddchange.search.dd import bisect
@@ -36,3 +52,93 @@ def bisect_history(good: str, chain: Sequence[str], test: Callable[[str], Outcom
     return Turn(
         last_good=good if lo == 0 else chain[lo - 1], first_bad=chain[hi - 1], asked=len(asked)
     )
+
+
+class Graph(Protocol):
+    """What `locate` asks of the commit graph (the session answers from git)."""
+
+    def first_parents(self, good: str, bad: str) -> list[str]:
+        """The first-parent commits after `good` up to `bad`, oldest first."""
+
+    def parents(self, sha: str) -> tuple[str, ...]:
+        """The parents of commit `sha`, the first parent first."""
+
+    def merge_base(self, one: str, other: str) -> str | None:
+        """The best common ancestor of the two commits; None when they have none."""
+
+
+class Where(enum.StrEnum):
+    """Which changes the search goes on with, once the history has been bisected."""
+
+    COMMIT = "commit"  # the first bad commit's own changes, against its parent
+    SKIPPED = "skipped"  # the range from the last good to the first bad commit: untestable between
+    MERGE = "merge"  # a merge's changes against its first parent (its branch could not tell)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Located:
+    """Where the search goes on: GOOD = `base`, seen to pass; BAD = `tip`, seen to fail; and
+    how the bisection got there (`asked`: every commit asked about, in order, with its
+    outcome; `merges`: each merge whose branch was bisected into)."""
+
+    base: str
+    tip: str
+    where: Where
+    asked: tuple[tuple[str, Outcome], ...]
+    merges: tuple[str, ...] = ()
+    # The oldest first-parent commit between GOOD and BAD seen to fail (a merge whose branch
+    # was bisected into, when `merges`)
+    first_bad: str
+
+
+def locate(good: str, bad: str, graph: Graph, test: Callable[[str], Outcome]) -> Located:
+    """Bisect the first-parent history of good..bad, and follow a first bad commit that is a
+    merge into its merged branch (bisected the same way) as long as the branch's own tip fails
+    and the base it forked from passes; where either does not, the merge itself is searched,
+    against its first parent."""
+    asked: list[tuple[str, Outcome]] = []
+
+    def ask(sha: str) -> Outcome:
+        outcome = test(sha)
+        asked.append((sha, outcome))
+        return outcome
+
+    merges: list[str] = []
+    first_bad = ""
+    while True:
+        turn = bisect_history(good, graph.first_parents(good, bad), ask)
+        first_bad = first_bad or turn.first_bad
+        parents = graph.parents(turn.first_bad)
+        where = _where(turn, parents)
+        fork = _fork(parents, graph, ask) if where is Where.MERGE else None
+        if fork is not None:
+            merges.append(turn.first_bad)
+            good, bad = fork, parents[1]
+            continue
+        return Located(
+            base=turn.last_good,
+            tip=turn.first_bad,
+            where=where,
+            asked=tuple(asked),
+            merges=tuple(merges),
+            first_bad=first_bad,
+        )
+
+
+def _where(turn: Turn, parents: tuple[str, ...]) -> Where:
+    """What to search between the turn's two commits, by the parents of the failing one."""
+    if not parents or parents[0] != turn.last_good:
+        return Where.SKIPPED  # untested commits lie between the two
+    return Where.COMMIT if len(parents) == 1 else Where.MERGE
+
+
+def _fork(parents: tuple[str, ...], graph: Graph, ask: Callable[[str], Outcome]) -> str | None:
+    """Where the merged branch of a merge of `parents` (two; an octopus is searched whole)
+    forked from, when the branch is to be bisected: its tip fails on its own and the fork
+    passes, each seen by a run (the tip first: where it passes, only the merge fails)."""
+    fork = graph.merge_base(parents[0], parents[1]) if len(parents) == 2 else None
+    if fork is None or fork == parents[1]:
+        return None
+    if ask(parents[1]) is not Outcome.FAIL or ask(fork) is not Outcome.PASS:
+        return None
+    return fork
