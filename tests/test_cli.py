@@ -17,7 +17,15 @@ from pathlib import Path
 
 import pytest
 from gitsandbox import checkout_state
-from userruns import SampleRepo, culprit_matches, ddchange, git, make_user_mess, scenario_args
+from userruns import (
+    SampleRepo,
+    culprit_matches,
+    ddchange,
+    git,
+    inside,
+    make_user_mess,
+    scenario_args,
+)
 
 from ddchange import model, samples
 from ddchange.cli import messages
@@ -44,7 +52,7 @@ def test_every_sample_repo_gives_its_expected_answer(
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     result = json.loads(report.read_text())
-    assert culprit_matches(scenario, result["culprits"]), result["culprits"]
+    assert culprit_matches(scenario, result["culprits"], inside=inside(result)), result["culprits"]
     assert result["outcome"] == "found"
     assert result["good"] == git(repo, "rev-parse", scenario.good).strip()
     assert result["bad"] == git(repo, "rev-parse", scenario.bad).strip()
@@ -52,7 +60,7 @@ def test_every_sample_repo_gives_its_expected_answer(
     assert result["tests_run"] == len(result["log"])
     for key in ("path", "header", "old_start", "old_lines", "new_start", "new_lines", "diff"):
         assert all(key in culprit for culprit in result["culprits"])
-    assert_patch_reproduces_failure(repo, scenario, patch, tmp_path / "check")
+    assert_patch_reproduces_failure(repo, scenario, patch, tmp_path / "check", result["base"])
 
 
 @pytest.mark.parametrize("name", ["c-make", "py-rename", "rename-hunk"])
@@ -66,13 +74,15 @@ def test_without_tree_sitter_the_answers_are_the_same(
     args = [*scenario_args(scenario), "--json", str(report), "--", *scenario.test]
     done = ddchange(*args, cwd=repo, env=env)
     assert done.returncode == 0, done.stderr
-    assert culprit_matches(scenario, json.loads(report.read_text())["culprits"])
+    result = json.loads(report.read_text())
+    assert culprit_matches(scenario, result["culprits"], inside=inside(result))
 
 
 def assert_patch_reproduces_failure(
-    repo: Path, scenario: samples.Scenario, patch: Path, where: Path
+    repo: Path, scenario: samples.Scenario, patch: Path, where: Path, base: str
 ) -> None:
-    """GOOD + the patch fails the test with BAD's exit code: the answer is the real culprit."""
+    """The patch on its base (GOOD, or the first bad commit's parent) fails the test with
+    BAD's exit code: the answer is the real culprit."""
     subprocess.run(["git", "clone", "-q", str(repo), str(where)], check=True)
 
     def build_and_test() -> int:
@@ -80,7 +90,7 @@ def assert_patch_reproduces_failure(
         done = subprocess.run(command, shell=True, cwd=where, capture_output=True, timeout=120)
         return done.returncode
 
-    git(where, "checkout", "-q", scenario.good)
+    git(where, "checkout", "-q", base)
     git(where, "apply", str(patch))
     with_patch = build_and_test()
     git(where, "checkout", "-q", "-f", scenario.bad)
@@ -265,7 +275,8 @@ def test_odd_files_are_searched_and_the_binary_culprit_is_found(
     git(repo, "commit", "-q", "-m", "mode and symlink")
     git(repo, "tag", "good", "HEAD~2")
     report = tmp_path / "report.json"
-    done = ddchange("good..HEAD", "--json", str(report), "--", "sh", "test.sh", cwd=repo)
+    whole = ("--strategy", "diff")  # every odd change in one search, the mode and the link too
+    done = ddchange("good..HEAD", *whole, "--json", str(report), "--", "sh", "test.sh", cwd=repo)
     assert done.returncode == 0, done.stderr
     result = json.loads(report.read_text())
     assert [(c["path"], c["kind"]) for c in result["culprits"]] == [

@@ -203,6 +203,11 @@ def cluster(local_cluster: tuple[Any, Path]) -> tuple[str, Path]:
     return local.scheduler_address, temporary
 
 
+# With --scheduler the whole range is searched (the workers get GOOD, not the commits after
+# it): a local run to compare with searches it too.
+_WHOLE = ("--strategy", "diff")
+
+
 def _on(address: str, repo: Path, scenario: samples.Scenario, *options: str) -> Run:
     return ddchange(
         repo, f"{scenario.good}..{scenario.bad}", *options, "--scheduler", address, "--",
@@ -221,7 +226,7 @@ def test_a_dask_cluster_gives_the_same_answer_and_records_as_local_runs(
             run = _on(address, repo, scenario)
         else:
             run = ddchange(
-                repo, f"{scenario.good}..{scenario.bad}", "-j", "2", "--", *scenario.test
+                repo, f"{scenario.good}..{scenario.bad}", "-j", "2", *_WHOLE, "--", *scenario.test
             )
         assert run.returncode == 0, run.stderr
         log = ddchange(repo, command=["log"]).stdout
@@ -283,7 +288,7 @@ def test_a_worker_lost_in_a_test_is_no_outcome(
     assert flag.exists(), "a worker was killed"
     local, _ = sample_repo("wrong-line")
     assert found(run) == found(
-        ddchange(local, f"{scenario.good}..{scenario.bad}", "--", *scenario.test)
+        ddchange(local, f"{scenario.good}..{scenario.bad}", *_WHOLE, "--", *scenario.test)
     )
     # no record of the lost run: the same tests and outcomes as a local run's
     assert _outcomes(_records(repo)) == _outcomes(_records(local))
@@ -313,7 +318,7 @@ def test_the_workers_started_in_place_of_lost_ones_get_the_run(
     assert sorted(int(mark.name) for mark in marks.iterdir()) == first, "both were killed"
     local, _ = sample_repo("wrong-line")
     assert found(run) == found(
-        ddchange(local, f"{scenario.good}..{scenario.bad}", "--", *scenario.test)
+        ddchange(local, f"{scenario.good}..{scenario.bad}", *_WHOLE, "--", *scenario.test)
     )
     assert _outcomes(_records(repo)) == _outcomes(_records(local))
     assert _kept(temporary) == []

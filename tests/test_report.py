@@ -60,7 +60,9 @@ def found(tmp_path_factory: pytest.TempPathFactory) -> model.Result:
         hermetic(monkeypatch)
         scenario = samples.load("wrong-line")
         repo = samples.build_repo(scenario, tmp_path_factory.mktemp("found") / "repo")
-        return session.run(samples.request(scenario, repo))
+        # the whole range's search, whose plot steps down from all changes
+        whole = dataclasses.replace(samples.request(scenario, repo), strategy=model.Strategy.DIFF)
+        return session.run(whole)
 
 
 class Elements(HTMLParser):
@@ -292,24 +294,26 @@ def test_the_line_steps_down_to_the_answer(found: model.Result) -> None:
 def test_bisection_tests_are_diamonds_at_the_top(sample_repo: SampleRepo) -> None:
     result = search(sample_repo, "wrong-line", strategy="auto")
     page = report.render(result)
-    bisected = [n for n, r in enumerate(result.log) if r.phase == "bisect"]
+    # a commit's own tree: the bisection's tests, and BAD's in the pre-flight before them
+    trees = [n for n, r in enumerate(result.log) if next(iter(r.config), "").startswith("commit:")]
+    bisected = [n for n in trees if result.log[n].phase == "bisect"]
     assert bisected
     elements = Elements(page)
     diamonds = elements.with_class("mark", "commit")
-    assert len(diamonds) == len(bisected)
+    assert len(diamonds) == len(trees) > len(bisected)
     assert len(elements.with_class("mark")) == len(result.log)
     assert all(d["d"].startswith("M") for d in diamonds)
     assert escape(words.route(result)) in page
     plot = plot_of(page)
     # whole commits move no line: it stays at all changes until the first set of changes
-    assert all(plot.steps[n][1] == plot.start for n in bisected)
+    assert all(plot.steps[n][1] == plot.start for n in trees)
     first = result.log[bisected[0]]
     sha = next(iter(first.config)).removeprefix("commit:")
     assert f"test {first.number} (bisect): commit {sha[:12]} → " in page  # its tooltip
 
 
 def test_isolation_lists_the_passing_set_collapsed(sample_repo: SampleRepo) -> None:
-    result = search(sample_repo, "two-files", isolate=True)
+    result = search(sample_repo, "two-files", isolate=True, strategy=model.Strategy.DIFF)
     assert result.passing
     page = report.render(result)
     details = page[page.index("<details>") : page.index("</details>")]

@@ -69,56 +69,59 @@ def test_auto_bisects_then_searches_inside_the_culprit_commit(
 ) -> None:
     repo, scenario = sample_repo("wrong-line")
     result = search(repo, scenario, tmp_path, "--strategy", "auto")
-    assert culprit_matches(scenario, result["culprits"])
+    assert culprit_matches(scenario, result["culprits"], inside=True)
     route = result["route"]
     culprit = scenario.expected[0]
     wanted = introduced_by(repo, scenario.good, scenario.bad, culprit.path, culprit.line)
     assert route["strategy"] == "auto"
     assert route["searched"] == "commit"
-    assert route["first_bad"] == wanted
-    assert route["suspects"] == [wanted]
-    assert route["alone"] == "fail"
+    assert result["first_bad"] == route["first_bad"] == result["tip"] == wanted
+    assert result["base"] == git(repo, "rev-parse", f"{wanted}^").strip()
     commits = len(
         git(repo, "rev-list", "--first-parent", f"{scenario.good}..{scenario.bad}").split()
     )
     assert 1 <= route["bisect_tests"] <= (commits - 1).bit_length(), "log2, like git bisect"
     phases = [r["phase"] for r in result["log"]]
-    assert phases.count("bisect") == route["bisect_tests"]
-    assert phases.count("commit") == 1, "one test of the commit's changes alone, no commit level"
-    assert "Route: bisecting the first-parent history took" in result["stdout"]
+    assert phases.count("bisect") == sum(step["runs"] for step in route["bisection"])
+    assert phases.count("commit") == 0, "no commit level: the search is inside one commit"
+    assert route["tip_runs"]["runs"] == 1 + confidence.reruns(model.CONFIDENCE)
+    assert "Bisection: GOOD passed and BAD failed" in result["stdout"]
 
 
-def fell_back_at_bad(repo: Path, scenario: samples.Scenario, tmp_path: Path) -> dict[str, Any]:
-    """--strategy auto where BAD is the first failing commit, but its changes pass alone on
-    GOOD: the expected answer, found by searching the whole range. The JSON report."""
-    result = search(repo, scenario, tmp_path, "--strategy", "auto")
-    assert culprit_matches(scenario, result["culprits"])
-    route = result["route"]
-    assert route["first_bad"] == git(repo, "rev-parse", scenario.bad).strip() == result["bad"]
-    assert route["alone"] == "pass"
-    assert route["searched"] == "range"
-    return result
-
-
-def test_auto_falls_back_to_the_range_when_two_commits_only_fail_together(
+def test_two_commits_that_only_fail_together_answer_on_the_parent_and_say_so(
     sample_repo: SampleRepo, tmp_path: Path
 ) -> None:
     """two-files: one commit sets latin-1, the next reads input with it. Bisection names the
-    second; its changes alone pass on GOOD, so the whole range is searched, and the answer
-    holds a line of each commit, each attributed to its own commit."""
+    second; inside it, on its parent (which has latin-1), the reader.py line is the answer;
+    on GOOD that line alone passes, and the report says the answer needs the commits before
+    it, and how to get the whole cause relative to GOOD."""
     repo, scenario = sample_repo("two-files")
-    result = fell_back_at_bad(repo, scenario, tmp_path)
-    assert "commit" in [r["phase"] for r in result["log"]], "the range search goes by commits"
+    result = search(repo, scenario, tmp_path)
+    assert culprit_matches(scenario, result["culprits"], inside=True)
+    assert result["first_bad"] == git(repo, "rev-parse", scenario.bad).strip()
+    assert result["route"]["on_good"] == "pass"
+    assert "needs what the commits before it brought" in result["stdout"]
+    assert "--strategy diff" in result["stdout"]
+
+
+def test_the_whole_range_names_both_halves_each_with_its_commit(
+    sample_repo: SampleRepo, tmp_path: Path
+) -> None:
+    """--strategy diff on two-files: the answer holds a line of each commit, each attributed
+    to its own commit."""
+    repo, scenario = sample_repo("two-files")
+    result = search(repo, scenario, tmp_path, "--strategy", "diff")
+    assert culprit_matches(scenario, result["culprits"])
+    assert result["base"] == result["good"]
     named = assert_attributed(repo, scenario, result["culprits"])
     authors = {git(repo, "log", "-1", "--format=%an", sha).strip() for sha in named}
     assert len(authors) == 2, "the two halves come from two authors"
-    assert "they need changes of other commits" in result["stdout"]
 
 
 def test_attribution_in_the_default_strategy(sample_repo: SampleRepo, tmp_path: Path) -> None:
     repo, scenario = sample_repo("c-make")
     result = search(repo, scenario, tmp_path)
-    assert result["route"]["strategy"] == "diff"
+    assert result["route"]["strategy"] == "auto"
     for culprit in result["culprits"]:
         assert culprit["commits"], culprit
         for commit in culprit["commits"]:
@@ -143,7 +146,8 @@ def test_isolate_reports_a_passing_and_a_failing_set_with_a_minimal_difference(
 ) -> None:
     repo, scenario = sample_repo("two-files")
     patch = tmp_path / "failing.patch"
-    result = search(repo, scenario, tmp_path, "--isolate", "--patch", str(patch))
+    options = ("--isolate", "--strategy", "diff", "--patch", str(patch))
+    result = search(repo, scenario, tmp_path, *options)
     assert result["mode"] == "isolate"
     difference = result["culprits"]
     passing = {unit["id"] for unit in result["passing"]}
@@ -183,17 +187,14 @@ def test_an_auto_run_replays_with_its_strategy_and_its_bisection(
     assert again["tests_run"] == 0, "every run, the checks at the end included, is replayed"
 
 
-def test_auto_on_a_failing_merge_of_two_passing_branches_names_both_sides(
+def test_the_whole_range_of_a_failing_merge_of_two_passing_branches_names_both_sides(
     sample_repo: SampleRepo, tmp_path: Path
 ) -> None:
-    """`git bisect` can only name the merge; ddchange names a line from each branch, each
-    attributed to the branch commit that wrote it, not to the merge."""
+    """`git bisect` can only name the merge; --strategy diff names a line from each branch,
+    each attributed to the branch commit that wrote it, not to the merge."""
     repo, scenario = sample_repo("merge")
-    result = fell_back_at_bad(repo, scenario, tmp_path)
-    route, bad = result["route"], result["bad"]
-    assert len(git(repo, "rev-list", "--parents", "-1", bad).split()) == 3, "BAD is a merge"
-    assert bad in route["suspects"]
-    assert len(route["suspects"]) > 1, "the merge and the commits of the merged branch"
+    result = search(repo, scenario, tmp_path, "--strategy", "diff")
+    assert culprit_matches(scenario, result["culprits"])
     named = assert_attributed(repo, scenario, result["culprits"])
     branches = {
         sha: git(repo, "branch", "--contains", sha, "--format=%(refname:short)").split()
@@ -204,11 +205,28 @@ def test_auto_on_a_failing_merge_of_two_passing_branches_names_both_sides(
     assert len(only_main) == 1, "one culprit commit is on main only, the other on the branch"
 
 
+def test_auto_on_a_merge_whose_branch_passes_searches_it_against_its_first_parent(
+    sample_repo: SampleRepo, tmp_path: Path
+) -> None:
+    """The merge is the first bad commit and its branch passes alone: the answer is the
+    merge's change on its first parent (the branch's separator line, with its commit), and
+    on GOOD it passes: the report says so."""
+    repo, scenario = sample_repo("merge")
+    result = search(repo, scenario, tmp_path)
+    merge, route = result["first_bad"], result["route"]
+    assert len(git(repo, "rev-list", "--parents", "-1", merge).split()) == 3, "a merge"
+    assert route["searched"] == "merge"
+    assert result["base"] == git(repo, "rev-parse", f"{merge}^1").strip()
+    assert culprit_matches(scenario, result["culprits"], inside=True)
+    assert assert_attributed(repo, scenario, result["culprits"]), "the branch's own commit"
+    assert route["on_good"] == "pass"
+
+
 def test_isolate_on_the_merge(sample_repo: SampleRepo, tmp_path: Path) -> None:
-    """dd on the merge: a single line turns GOOD + the passing set into the failure, and
+    """dd on the whole merge range: a single line turns GOOD + the passing set into the failure, and
     the other culprit line is in the passing set."""
     repo, scenario = sample_repo("merge")
-    result = search(repo, scenario, tmp_path, "--isolate", "--strategy", "auto")
+    result = search(repo, scenario, tmp_path, "--isolate", "--strategy", "diff")
     assert len(result["culprits"]) == 1
     lines = {
         (u["path"], line)

@@ -61,6 +61,15 @@ def make_user_mess(repo: Path) -> None:
     (repo / "untracked notes.txt").write_text("mine\n")
 
 
-def culprit_matches(scenario: samples.Scenario, culprits: list[dict[str, str]]) -> bool:
+def culprit_matches(
+    scenario: samples.Scenario, culprits: list[dict[str, str]], *, inside: bool = False
+) -> bool:
+    """Whether a report's culprits are the scenario's expected answer: inside the first bad
+    commit when the report's search went `inside` it, else over the whole range."""
     units = [(c["path"], c["diff"], c["block"]) for c in culprits]
-    return samples.matches(scenario, samples.changes(units))
+    return samples.matches(scenario, samples.changes(units), inside=inside)
+
+
+def inside(report: dict[str, object]) -> bool:
+    """Whether a JSON report's search went inside the history (its base is not GOOD)."""
+    return report["base"] != report["good"] or report["tip"] != report["bad"]

@@ -27,7 +27,7 @@ Listener = Callable[[Progress | Running], None]
 
 _LEAST_RATE = 1.5  # tests per halving of the changes when one change is the cause
 # The phases whose runs the search does not make (and so does not tell of itself).
-_OUTSIDE_THE_SEARCH = (Stage.GOOD, Stage.BAD, Stage.BISECT, Stage.CONFIRM)
+_OUTSIDE_THE_SEARCH = (Stage.GOOD, Stage.BAD, Stage.BISECT, Stage.CONFIRM, Stage.ON_GOOD)
 
 
 class Events:
@@ -43,6 +43,11 @@ class Events:
         self.tests_run = 0  # real runs made by this process
         self.remaining = units  # the changes in the smallest failing set (minus the passing)
         self.reason = ""  # why the latest real run gave its outcome
+
+    def searching(self, units: int) -> None:
+        """From now on the run is over `units` change units (or, while the history is
+        bisected, commits): a search inside the first bad commit, once it is found."""
+        self.units = self.remaining = units
 
     def taken_over(self, records: Sequence[TestRecord]) -> None:
         """The records of earlier attempts, taken over before the first run."""
@@ -119,5 +124,7 @@ def estimate(
 
 
 def _commit(phase: Phase, config: frozenset[str]) -> str:
-    """The commit a "bisect" configuration stands for ("" in every other phase)."""
-    return next(iter(config)).removeprefix("commit:") if phase == Stage.BISECT else ""
+    """The commit a commit's own tree stands for (the bisection's, and BAD's before it); ""
+    for every other configuration."""
+    only = next(iter(config)) if len(config) == 1 else ""
+    return only.removeprefix("commit:") if only.startswith("commit:") else ""

@@ -133,7 +133,8 @@ class Stage(enum.StrEnum):
 
     GOOD = "good"  # pre-flight: GOOD must pass
     BAD = "bad"  # pre-flight: BAD must fail
-    BISECT = "bisect"  # --strategy auto: a first-parent commit's own tree
+    BISECT = "bisect"  # --strategy auto: a commit's own tree, as the bisection asks
+    ON_GOOD = "on-good"  # auto: the answer found inside a commit, applied on GOOD
     VERIFY = "verify"  # the check by real outcomes that the answer is 1-minimal
     CONFIRM = "confirm"  # the answer and GOOD run again at the end
 
@@ -155,7 +156,9 @@ class Strategy(enum.StrEnum):
 
     DIFF = "diff"  # one search over the range's changes
     HISTORY = "history"  # the commits' changes first, in history order
-    AUTO = "auto"  # bisect the first-parent history, then search inside the culprit commit
+    # bisect the first-parent history, then search inside the first bad commit against its
+    # parent (search/history.py): the default
+    AUTO = "auto"
 
 
 class Ending(enum.StrEnum):
@@ -193,7 +196,7 @@ class Request:
     monotony: bool = True
     granularity: Level = Level.BLOCK
     dependencies: bool = True
-    strategy: Strategy = Strategy.DIFF
+    strategy: Strategy = Strategy.AUTO
     isolate: bool = False  # dd (a passing and a failing set, 1-minimal difference), not ddmin
     retries: int = 0
     confirm: bool = True
@@ -221,6 +224,9 @@ class Request:
     results: tuple[str, ...] = ()
     # Globs over test ids: only the matching ones are searched (with `results`).
     tests: tuple[str, ...] = ()
+    # --strategy auto: the user's GOOD and BAD (full names) when this is the search inside
+    # their history (GOOD and BAD here are then the commits the bisection ended at)
+    within: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -327,15 +333,47 @@ class Confirmation:
 
 @dataclass(frozen=True, kw_only=True)
 class Route:
-    """How the search went about it: which strategy, and for "auto" what bisection found."""
+    """How the search went about it: which strategy, and for "auto" (the default) what the
+    bisection of the history found and tested, or why it searched the whole range instead.
+
+    Every commit named here as passing or failing has records behind it (`bisected`): the
+    bisection's runs of the commits' own trees."""
 
     strategy: Strategy
-    bisect_tests: int = 0  # commits of the first-parent history tested
-    last_good: str | None = None  # the newest first-parent commit seen to pass (or GOOD)
-    first_bad: str | None = None  # the oldest first-parent commit seen to fail (or BAD)
-    suspects: tuple[str, ...] = ()  # commits in last_good..first_bad: the culprit commit(s)
-    alone: Outcome | None = None  # GOOD + the suspects' changes; FAIL: searched inside them
-    searched: str = "range"  # "commit": only the suspects' changes; "range": all of GOOD..BAD
+    # The user's GOOD and BAD (full names); the search's own ends are `Result.revisions`,
+    # which are these unless the search went inside the first bad commit (then its parent and
+    # the commit, or the range between them where commits could not be tested).
+    good: str | None = None
+    bad: str | None = None
+    # Each commit the bisection asked about, in order, with the claim its runs make (the
+    # pre-flight's GOOD and BAD are not among them)
+    bisected: tuple[tuple[str, Claim], ...] = ()
+    first_bad: str | None = None  # the oldest first-parent commit seen to fail
+    located_in: int = 0  # the runs that found it: the pre-flight, the bisection, its reruns
+    # "commit": inside the first bad commit; "skipped": the range from the last good commit to
+    # the first bad one, the commits between untestable; "merge": a merge against its first
+    # parent; "range": all of GOOD..BAD (the bisection could not run: `fallback` says why)
+    searched: str = "range"
+    merges: tuple[str, ...] = ()  # merges whose merged branch was bisected into
+    tip: Claim | None = None  # the searched failing commit's runs (its verdict, rerun)
+    # The answer applied on the user's GOOD, tested once: its claim; None: not asked (the
+    # search was on GOOD already, or found nothing), or it did not apply there (`on_good_note`)
+    on_good: Claim | None = None
+    on_good_note: str = ""
+    fallback: str = ""  # why auto searched the whole range ("" : it did not fall back)
+    # Who made the commits the route names, and when (first bad commit, base, merges)
+    commits: Mapping[str, CommitInfo] = field(default_factory=dict)
+
+    @property
+    def bisect_tests(self) -> int:
+        """The commits the bisection asked about."""
+        return len(self.bisected)
+
+    @property
+    def inside(self) -> bool:
+        """Whether the search went on from a commit other than GOOD, or ended at one other
+        than BAD: its answer applies on `Result.revisions.good`, not on the user's GOOD."""
+        return bool(self.bisected) and self.searched != "range"
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from ddchange.model import (
     Level,
     Request,
     Revisions,
+    Stage,
     Strategy,
     TestRecord,
 )
@@ -45,6 +46,37 @@ class Logged:
 
     description: dict[str, object]
     records: list[TestRecord]
+
+
+def latest(repo_path: Path) -> list[Logged]:
+    """The latest run, as `ddchange log` shows it: with --strategy auto, the run over the
+    history (its pre-flight and bisection), then the search inside it (its own records: the
+    ones it took over from the bisection are the bisection's). Empty when there is none."""
+    recorded = history(repo_path)
+    if not recorded:
+        return []
+    last = recorded[0]
+
+    def inside(inner: Logged, outer: Logged) -> bool:
+        ends = [outer.description.get("good"), outer.description.get("bad")]
+        return inner.description.get("within") == ends and all(
+            inner.description.get(k) == outer.description.get(k)
+            for k in ("test", "subdirectory", "build")
+        )
+
+    if last.description.get("within") is not None:
+        outer = next((run for run in recorded[1:] if inside(last, run)), None)
+        pair = [last] if outer is None else [outer, last]
+    else:
+        inner = next((run for run in recorded[1:] if inside(run, last)), None)
+        pair = [last] if inner is None else [last, inner]
+    return [pair[0], *(_own(run) for run in pair[1:])]
+
+
+def _own(logged: Logged) -> Logged:
+    """A search inside the history without the records it took over from the bisection."""
+    records = [record for record in logged.records if record.phase != Stage.BISECT]
+    return Logged(logged.description, records)
 
 
 def history(repo_path: Path) -> list[Logged]:
@@ -105,6 +137,8 @@ def describe(request: Request, revisions: Revisions, subdirectory: str) -> dict[
         **({"env_key": list(request.env_key)} if request.env_key else {}),
         **({"results": list(request.results)} if request.results else {}),
         **({"tests": list(request.tests)} if request.tests else {}),
+        # --strategy auto: the search inside the history of the user's GOOD..BAD
+        **({"within": list(request.within)} if request.within else {}),
     }
 
 
@@ -174,10 +208,11 @@ def _option(name: str, value: object) -> str:
 LOG_LIMIT = 256 * 2**20
 
 
-def read_log(path: Path, repo: Path) -> tuple[Request, list[TestRecord]]:
-    """The run (to be run from `repo`, see `request_from`) and the records of a `ddchange
-    log` FILE, read up to LOG_LIMIT bytes; errors.BadLogFile when it is none, or too long, or
-    cannot be read."""
+def read_log(path: Path, repo: Path) -> list[tuple[Request, list[TestRecord]]]:
+    """The runs (each to be run from `repo`, see `request_from`) and their records of a
+    `ddchange log` FILE, read up to LOG_LIMIT bytes: the run to replay first, then the runs
+    inside it (--strategy auto's search inside the history); errors.BadLogFile when it is
+    none, or too long, or cannot be read."""
     from ddchange.report import testlog
 
     try:
@@ -188,8 +223,8 @@ def read_log(path: Path, repo: Path) -> tuple[Request, list[TestRecord]]:
             data += file.read(max(LOG_LIMIT + 1 - len(data), 0))
         if len(data) > LOG_LIMIT:
             raise ValueError(0, f"longer than {LOG_LIMIT >> 20} MiB")
-        description, records = testlog.parse(data.decode(errors="replace"))
-        return request_from(description, repo), records
+        logged = testlog.parse(data.decode(errors="replace"))
+        return [(request_from(description, repo), records) for description, records in logged]
     except OSError as error:
         raise errors.BadLogFile(path, 0, error.strerror or str(error)) from None
     except ValueError as error:
@@ -254,7 +289,18 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
         env_key=_strings(description, "env_key"),
         results=_strings(description, "results"),
         tests=_strings(description, "tests"),
+        within=_within(description),
     )
+
+
+def _within(description: dict[str, object]) -> tuple[str, str] | None:
+    """The GOOD and BAD of the run whose search inside the history this is; None if none."""
+    value = description.get("within")
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, str) for v in value):
+        raise ValueError("'within' must be a list of two commit names")
+    return value[0], value[1]
 
 
 def _strings(description: dict[str, object], name: str) -> tuple[str, ...]:

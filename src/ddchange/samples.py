@@ -105,6 +105,10 @@ class Scenario:
     commits: tuple[Commit, ...]
     results: tuple[str, ...] = ()
     causes: tuple[Cause, ...] = ()
+    # The answer of the default search where it goes inside the first bad commit and that
+    # answer differs from `expected`, the whole range's (--strategy diff): `[[inside]]`,
+    # shaped like `[[expected]]`; empty where the two are the same.
+    inside: tuple[Expected, ...] = ()
 
 
 def scenario_root() -> Path:
@@ -217,13 +221,15 @@ def causes_match(scenario: Scenario, result: SuiteResult) -> bool:
     )
 
 
-def matches(scenario: Scenario, found: Sequence[tuple[str, str]]) -> bool:
-    """Whether an answer, as (path, diff text) per unit, is exactly the expected answer.
+def matches(scenario: Scenario, found: Sequence[tuple[str, str]], *, inside: bool) -> bool:
+    """Whether an answer, as (path, diff text) per unit, is exactly the expected answer: the
+    answer inside the first bad commit where the search went `inside` it (`Scenario.inside`,
+    where the scenario has one), else the whole range's.
 
     Each expected unit must be found once (its path, and its line among the unit's diff lines),
     and the answer may hold nothing else.
     """
-    return expected_in(scenario.expected, found)
+    return expected_in(scenario.inside if inside and scenario.inside else scenario.expected, found)
 
 
 def expected_in(wanted: Sequence[Expected], found: Sequence[tuple[str, str]]) -> bool:
@@ -326,6 +332,7 @@ def _parse(name: str, source: Path, data: Mapping[str, Any]) -> Scenario:
         commits=commits,
         results=_parse_results(where, data),
         causes=causes,
+        inside=_parse_expected(where, _list(where, data, "inside")),
     )
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import hashlib
 import json
 import os
 import pickle
@@ -44,7 +45,7 @@ import shlex
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from ddchange import errors, git
@@ -68,14 +69,12 @@ from ddchange.model import (
     TestRecord,
 )
 from ddchange.runs import describe, earlier, journal_path, run_key
-from ddchange.search import confidence
+from ddchange.search import confidence, history
 from ddchange.search.cache import OutcomeCache
-from ddchange.search.dd import Probed
 from ddchange.search.hierarchical import Found, Search
-from ddchange.search.history import bisect_history
 from ddchange.trial import ahead, cluster, results, runner, worktree
 from ddchange.trial.journal import REPLAYED, Journal
-from ddchange.trial.trials import Setup, Trials
+from ddchange.trial.trials import Setup, States, Trials
 from ddchange.trial.worktree import Scratch, scratch_worktree
 
 __all__ = ["PREFLIGHT_RUNS", "Listener", "replay", "run"]
@@ -92,45 +91,266 @@ def run(request: Request, listener: Listener | None = None, *, replayed: bool = 
     """Resolve, pre-flight and search; raise an `errors.DDChangeError` when it cannot. The
     records it takes over came from a replayed log when `replayed`, else from earlier runs.
 
-    The phases pass values along: the pre-flight says whether the search may start; the
-    search ends with a `Found`, or a `Stopped` that carries the best answer so far (Ctrl-C, a
-    stop signal: the Result is then "interrupted"; during the pre-flight the stop propagates);
-    the check at the end gives a `Confirmation`; the Result is read from the records.
+    With --strategy auto (the default) the history comes first (`_history_first`) wherever
+    it can be bisected; else, and with --strategy diff or history, the whole range is
+    searched (`_search`).
     """
-    started = time.monotonic()
     repo = git.open_repo(request.repo)
     worktree.remove_stale(repo)
     revisions = resolve(repo, request.good, request.bad)
-    limited = read_diff(repo, request, revisions)
-    diff = limited.diff
     reruns = confidence.reruns(request.confidence) if request.confirm else 0
-    events = Events(
-        listener or (lambda _: None), units=len(diff.hunks), preflight=PREFLIGHT_RUNS, ends=reruns
+    events = Events(listener or (lambda _: None), units=0, preflight=PREFLIGHT_RUNS, ends=reruns)
+    with Journal(journal_path(repo)) as journal:
+        whole = Route(strategy=request.strategy, good=revisions.good, bad=revisions.bad)
+        if request.strategy != Strategy.AUTO:
+            return _search(request, repo, revisions, journal, events, whole, replayed=replayed)
+        fallback = _unbisectable(repo, revisions, request)
+        if fallback:
+            route = dataclasses.replace(whole, fallback=fallback)
+            return _search(request, repo, revisions, journal, events, route, replayed=replayed)
+        return _history_first(request, repo, revisions, journal, events, replayed=replayed)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Frame:
+    """What a search inside the history takes from the bisection: the paths --keep and
+    --ignore took out of GOOD..BAD, with the states every tree of the run pins them to (the
+    bisection's commits' trees had them too), and the bisection's records of the two trees
+    it searches between, taken over as its pre-flight (`Trials.adopt`)."""
+
+    kept: frozenset[str]
+    ignored: frozenset[str]
+    pinned: dict[str, hunks.FileState | None]
+    base: list[TestRecord]  # runs of the tree the search goes on from (its GOOD)
+    tip: list[TestRecord]  # runs of the tree it ends at (its BAD)
+
+
+def _unbisectable(repo: git.Repo, revisions: Revisions, request: Request) -> str:
+    """Why the history of GOOD..BAD cannot be bisected ("" when it can): GOOD is not an
+    ancestor of BAD, the first-parent chain between them is a single commit, or the tests run
+    on a cluster's workers, which are sent GOOD and not the commits after it."""
+    if request.scheduler:
+        return (
+            "with --scheduler the tests run on the cluster's workers, which get GOOD and the "
+            "changes, not the commits between GOOD and BAD"
+        )
+    if not git.is_ancestor(repo, revisions.good, revisions.bad):
+        return "GOOD is not an ancestor of BAD, so there is no history between them to bisect"
+    if len(git.first_parents(repo, revisions.good, revisions.bad)) < 2:
+        return "BAD is the only commit after GOOD on the first-parent history"
+    return ""
+
+
+def _history_first(
+    request: Request,
+    repo: git.Repo,
+    revisions: Revisions,
+    journal: Journal,
+    events: Events,
+    *,
+    replayed: bool,
+) -> Result:
+    """--strategy auto: the pre-flight on GOOD's and BAD's own trees, the bisection of the
+    history (search/history.py), the first bad commit's verdict run again as the answer's is,
+    then a whole search (`_search`) between the two commits the bisection ended at, from the
+    bisection's runs of their trees; and, when that was not GOOD, the answer applied on GOOD,
+    tested once. Where the pre-flight's or the commit's runs disagree, the search over the
+    range they bound takes their records over and ends flaky, with the evidence."""
+    started = time.monotonic()
+    good, bad = revisions.good, revisions.bad
+    read.check_history(repo, good, bad)
+    kept, ignored = read.limit_paths(repo, good, bad, request.keep, request.ignore, request.repo)
+    events.searching(len(git.first_parents(repo, good, bad)))
+    with scratch_worktree(repo, good) as scratch:
+        pinned = pinned_states(scratch.repo, revisions, kept, ignored)
+        trials = trials_for(
+            request, revisions, _NO_CHANGES, pinned, scratch, journal, events.recorded,
+            events.started,
+        )  # fmt: skip
+        trials.resume(json.dumps(describe(request, revisions, git.prefix(request.repo))))
+        events.taken_over(trials.log)
+
+        def tree(sha: str) -> frozenset[str]:
+            return frozenset() if sha == good else frozenset({f"commit:{sha}"})
+
+        def states(sha: str, runs: int) -> States | None:
+            """What writes the tree of `sha`, where it is to run (None: GOOD's, or enough
+            records of it are known)."""
+            enough = len(trials.records(tree(sha))) >= runs
+            return None if sha == good or enough else trials.commit(good, sha)[1]
+
+        def test(sha: str, runs: int = 1) -> Outcome:
+            return trials.repeat(tree(sha), runs, Stage.BISECT, states(sha, runs))[0]
+
+        flaky = not _sides_hold(
+            trials,
+            (
+                (Stage.GOOD, frozenset(), None),
+                (Stage.BAD, tree(bad), functools.partial(states, bad)),
+            ),
+            reruns=events.ends,
+            failed=lambda phase, last, runs: _preflight_failed(
+                request,
+                revisions,
+                trials,
+                (kept, ignored),
+                (phase, last, runs),
+                named=git.changed_paths(repo, good, bad),
+            ),
+        )
+        located = None if flaky else history.locate(good, bad, _Graph(scratch.repo), test)
+        base, tip = (good, bad) if located is None else (located.base, located.tip)
+        if located is not None and events.ends:  # its FAIL is a claim: run again as the answer's
+            test(tip, 1 + events.ends)
+        frame = _Frame(
+            kept=kept,
+            ignored=ignored,
+            pinned=pinned,
+            base=trials.records(tree(base)),
+            tip=trials.records(tree(tip)),
+        )
+        inner = dataclasses.replace(
+            request, good=base, bad=tip, strategy=Strategy.DIFF, within=(good, bad)
+        )
+        route = Route(
+            strategy=Strategy.AUTO,
+            good=good,
+            bad=bad,
+            bisected=tuple(
+                (sha, claim)
+                for sha, _ in (() if located is None else located.asked)
+                if (claim := trials.claim(tree(sha))) is not None
+            ),
+            first_bad=None if located is None else located.first_bad,
+            located_in=sum(r.phase != Stage.ON_GOOD for r in trials.log),
+            searched=_searched_where(located, good, bad),
+            merges=() if located is None else located.merges,
+            tip=trials.claim(tree(tip)),
+            fallback=_fell_back(flaky, located, good, bad),
+            commits=git.commit_infos(repo, {base, tip, *(located.merges if located else ())}),
+        )
+        found = _search(
+            inner, repo, Revisions(base, tip), journal, events, route, replayed=replayed,
+            frame=frame,
+        )  # fmt: skip
+        if base != good and found.outcome == Ending.FOUND:
+            route = _on_good(trials, found, route)
+    own = [record for record in found.log if record.phase != Stage.BISECT]  # not the adopted
+    # the bisection's, then the search's, then the one on GOOD
+    log = [
+        *(r for r in trials.log if r.phase != Stage.ON_GOOD),
+        *own,
+        *(r for r in trials.log if r.phase == Stage.ON_GOOD),
+    ]
+    return dataclasses.replace(
+        found,
+        request=request,
+        route=route,
+        log=[dataclasses.replace(record, number=n) for n, record in enumerate(log, 1)],
+        tests_run=found.tests_run + trials.tests_run,
+        command_time=found.command_time + trials.command_time,
+        # the search's own records taken over: those it took from the bisection are not
+        resumed=trials.resumed + sum(r.phase != Stage.BISECT for r in found.log[: found.resumed]),
+        wall_time=time.monotonic() - started,
     )
+
+
+_NO_CHANGES = hunks.Diff((), (), ())
+
+
+@dataclass(frozen=True)
+class _Graph:
+    """The commit graph of `repo`, as search/history.py asks about it."""
+
+    repo: git.Repo
+
+    def first_parents(self, good: str, bad: str) -> list[str]:
+        return git.first_parents(self.repo, good, bad)
+
+    def parents(self, sha: str) -> tuple[str, ...]:
+        return git.parents(self.repo, sha)
+
+    def merge_base(self, one: str, other: str) -> str | None:
+        return git.merge_base(self.repo, one, other)
+
+
+def _searched_where(located: history.Located | None, good: str, bad: str) -> str:
+    """What the search after the bisection goes over (`Route.searched`)."""
+    if located is None or (located.base, located.tip) == (good, bad):
+        return "range"
+    return located.where.value
+
+
+def _fell_back(flaky: bool, located: history.Located | None, good: str, bad: str) -> str:
+    """Why the search after the bisection goes over all of GOOD..BAD ("" where it does not)."""
+    if flaky:
+        return "the pre-flight's runs of GOOD or BAD disagreed"
+    if located is not None and (located.base, located.tip) == (good, bad):
+        return "no commit between GOOD and BAD could be tested"
+    return ""
+
+
+def _on_good(trials: Trials, found: Result, route: Route) -> Route:
+    """The answer found inside the history, as a patch applied on GOOD (in the bisection's
+    scratch tree, at GOOD), tested once: whether it fails there too, or needs what the commits
+    before it brought. Recorded as its own configuration, under the phase "on-good"."""
+    good = route.good or ""
+    changed = [found.diff.files[index] for index in {h.file for h in found.culprits}]
+    files = sorted({p for f in changed for p in (f.origin, f.path)} | set(found.kept))
+    applied = git.patched_files(trials.scratch.path, good, found.patch, files)
+    if applied is None:
+        return dataclasses.replace(route, on_good_note="does not apply on GOOD")
+    config = frozenset({f"on-good:{hashlib.sha256(found.patch).hexdigest()[:16]}"})
+    states = {
+        path: None if state is None else hunks.FileState(state[1], state[0])
+        for path, state in applied.items()
+    }
+    trials.repeat(config, 1, Stage.ON_GOOD, states)
+    return dataclasses.replace(route, on_good=trials.claim(config))
+
+
+def _search(
+    request: Request,
+    repo: git.Repo,
+    revisions: Revisions,
+    journal: Journal,
+    events: Events,
+    route: Route,
+    *,
+    replayed: bool,
+    frame: _Frame | None = None,
+) -> Result:
+    """The search of the changes between `revisions`: the whole range (GOOD..BAD), or, in a
+    `frame`, the range the bisection of the history ended at."""
+    started = time.monotonic()
+    limited = read_diff(repo, request, revisions, frame)
+    diff = limited.diff
+    events.searching(len(diff.hunks))
     with (
         analysis_aside(diff, wanted=request.dependencies) as analysis,
-        Journal(journal_path(repo)) as journal,
         scratch_worktree(repo, revisions.good) as scratch,
         contextlib.ExitStack() as parallel,
     ):
+        pinned = (
+            frame.pinned
+            if frame is not None
+            else pinned_states(scratch.repo, revisions, limited.kept, limited.ignored)
+        )
         trials = trials_for(
-            request,
-            revisions,
-            limited,
-            scratch,
-            journal,
-            on_record=events.recorded,
-            on_start=events.started,
+            request, revisions, diff, pinned, scratch, journal, events.recorded, events.started
         )
         described = describe(request, revisions, git.prefix(request.repo))
         cache = OutcomeCache[str](monotony=request.monotony)
         for config, outcome in trials.resume(json.dumps(described)).items():
             cache.store(config, outcome)
+        if frame is not None:  # the bisection's runs of the two trees: the pre-flight's
+            trials.adopt(frozenset(), frame.base)
+            trials.adopt(frozenset(h.id for h in diff.hunks), frame.tip)
         events.taken_over(trials.log)
-        # Every unit's commits: the commit level orders by them, and "auto" picks by them.
+        # Every unit's commits: the commit level orders by them.
         attribution = (
             provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff)
-            if request.strategy != Strategy.DIFF
+            if request.strategy == Strategy.HISTORY
             else {}
         )
         hierarchy = Hierarchy(
@@ -161,7 +381,8 @@ def run(request: Request, listener: Listener | None = None, *, replayed: bool = 
             cache=cache,
             search=search,
             attribution=attribution,
-            reruns=reruns,
+            reruns=events.ends,
+            route=route,
         )
         ended = _searched(fixed) if _preflight(fixed) else _flaky(fixed)
         trials.stop_ahead()  # the scratch tree is the patch's alone now
@@ -263,16 +484,23 @@ def resolve(repo: git.Repo, good: str, bad: str) -> Revisions:
     return revisions
 
 
-def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Limited:
+def read_diff(
+    repo: git.Repo, request: Request, revisions: Revisions, frame: _Frame | None = None
+) -> Limited:
     """The change units between the revisions to search, less what --keep and --ignore take
-    out; there must be at least one."""
+    out (in a `frame`, the paths they took out of the user's GOOD..BAD); there must be at
+    least one."""
     diff = read.read_diff(repo, revisions.good, revisions.bad)
-    if request.strategy == Strategy.AUTO:  # the commits between are tested too (`_test_commit`)
+    if request.strategy != Strategy.DIFF:  # the commits' trees are tested too
         read.check_history(repo, revisions.good, revisions.bad)
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
     good, bad = revisions.good, revisions.bad
-    limited = read.limited(repo, good, bad, diff, request.keep, request.ignore, request.repo)
+    limited = (
+        read.limited(repo, good, bad, diff, request.keep, request.ignore, request.repo)
+        if frame is None
+        else limits.limit(diff, frame.kept, frame.ignored)
+    )
     if not limited.diff.hunks:
         raise errors.NothingLeft(len(limited.kept), len(limited.ignored))
     if request.granularity in (Level.BLOCK, Level.LINE):  # a block is a run of line changes
@@ -280,10 +508,14 @@ def read_diff(repo: git.Repo, request: Request, revisions: Revisions) -> Limited
     return limited
 
 
-def replay(request: Request, records: list[TestRecord], listener: Listener | None = None) -> Result:
-    """Put `records` in place of the run's journal (like `git bisect replay`), then resume."""
-    put_records(request, records)
-    return run(request, listener, replayed=True)
+def replay(
+    logged: list[tuple[Request, list[TestRecord]]], listener: Listener | None = None
+) -> Result:
+    """Put the records of each logged run in place of its journal (like `git bisect replay`),
+    then resume the first (the runs after it are its search inside the history)."""
+    for request, records in logged:
+        put_records(request, records)
+    return run(logged[0][0], listener, replayed=True)
 
 
 def put_records(request: Request, records: list[TestRecord]) -> None:
@@ -303,22 +535,35 @@ def put_records(request: Request, records: list[TestRecord]) -> None:
             journal.append(key, record)
 
 
+def pinned_states(
+    repo: git.Repo, revisions: Revisions, kept: Iterable[str], ignored: Iterable[str]
+) -> dict[str, hunks.FileState | None]:
+    """What every tree of a run holds at the paths --keep and --ignore took out of the
+    search: the kept ones as in BAD, the ignored ones as in GOOD."""
+    return {
+        **read.tree_states(repo, revisions.good, ignored),
+        **read.tree_states(repo, revisions.bad, kept),
+    }
+
+
 def trials_for(
     request: Request,
     revisions: Revisions,
-    limited: Limited,
+    diff: hunks.Diff,
+    pinned: Mapping[str, hunks.FileState | None],
     scratch: Scratch,
     journal: Journal,
     on_record: Callable[[TestRecord], None],
     on_start: Callable[[frozenset[str], Phase, int], None] = lambda _c, _p, _o: None,
 ) -> Trials:
-    """The trial layer of the run `request` asks for: its key in the journal, how and where
-    its tests run, the files --keep and --ignore pin, where each run's results are
-    (--results); told of each record and of each test as it starts."""
+    """The trial layer of the run `request` asks for, over the configurations of `diff`: its
+    key in the journal, how and where its tests run, the files --keep and --ignore pin (to
+    the states `pinned`), where each run's results are (--results); told of each record and
+    of each test as it starts."""
     subdirectory = git.prefix(request.repo)
     pattern = re.compile(request.fail_pattern) if request.fail_pattern else None
     setup = Setup(
-        diff=limited.diff,
+        diff=diff,
         scratch=scratch,
         journal=journal,
         key=run_key(request, revisions, subdirectory),
@@ -330,10 +575,7 @@ def trials_for(
         timeout=request.timeout,
         retries=request.retries,
         clean=request.clean,
-        pinned={
-            **read.tree_states(scratch.repo, revisions.good, limited.ignored),
-            **read.tree_states(scratch.repo, revisions.bad, limited.kept),
-        },
+        pinned=pinned,
         results=tuple(results.parse_source(spec) for spec in request.results),
     )
     return Trials(
@@ -379,6 +621,7 @@ class _Run:
     # unit id -> the commits that brought it (for --strategy history and auto; else empty)
     attribution: dict[str, tuple[str, ...]]
     reruns: int  # of the answer, at the end
+    route: Route  # how the run came to search these changes
 
     @property
     def diff(self) -> hunks.Diff:
@@ -405,29 +648,60 @@ class _Ended:
 
 
 def _preflight(run: _Run) -> bool:
-    """Whether GOOD passes and BAD fails, each in PREFLIGHT_RUNS runs (earlier attempts'
-    included); False if runs of one side disagree (a flaky test: no search). A side that
-    is wrong in every run runs again before we say so (PreflightFailed), since that ends
-    the run and a flaky test must not pass for it: GOOD that fails as often as the answer's
-    failure is rerun (a FAIL may come at random), otherwise once. BAD's exit code becomes
-    *the* failure."""
+    """Whether GOOD passes and BAD fails (`_sides_hold`), after the check that every change
+    applied to GOOD gives BAD's tree; False if runs of one side disagree (a flaky test: no
+    search)."""
     _self_check(run)
-    trials = run.trials
-    sides = (
-        (Stage.GOOD, frozenset[str](), Outcome.PASS),
-        (Stage.BAD, run.everything, Outcome.FAIL),
+    sides = ((Stage.GOOD, frozenset[str](), None), (Stage.BAD, run.everything, None))
+    held = _sides_hold(
+        run.trials,
+        sides,
+        reruns=run.reruns,
+        failed=lambda phase, last, runs: _preflight_failed(
+            run.request,
+            run.revisions,
+            run.trials,
+            (run.limited.kept, run.limited.ignored),
+            (phase, last, runs),
+            named=[file.new_path for file in run.diff.files if file.new_path],
+            unsearched=run.diff.skipped,
+        ),
     )
-    trials.offer(c for _, config, _ in sides for c in trials.owed(config, PREFLIGHT_RUNS))
-    for phase, config, wanted in sides:
-        agreed, runs = trials.repeat(config, PREFLIGHT_RUNS, phase)
+    if held:
+        run.cache.store(frozenset(), Outcome.PASS)
+        run.cache.store(run.everything, Outcome.FAIL)
+    return held
+
+
+# A side of the pre-flight: its phase, its configuration, and what writes its tree when it is
+# to run that many times (None: the configuration itself, from the diff)
+_Side = tuple[Stage, frozenset[str], Callable[[int], States | None] | None]
+
+
+def _sides_hold(
+    trials: Trials,
+    sides: tuple[_Side, _Side],
+    *,
+    reruns: int,
+    failed: Callable[[Stage, TestRecord, int], errors.PreflightFailed],
+) -> bool:
+    """Whether GOOD passes and BAD fails, each in PREFLIGHT_RUNS runs (earlier attempts'
+    included); False if runs of one side disagree (a flaky test). A side that is wrong in
+    every run runs again before we say so (`failed`), since that ends the run and a flaky test
+    must not pass for it: GOOD that fails as often as the answer's failure is rerun (a FAIL
+    may come at random), otherwise once. BAD's exit code becomes *the* failure."""
+    trials.offer(c for _, config, write in sides if write is None for c in trials.owed(config, 1))
+    for phase, config, write in sides:
+        wanted = Outcome.PASS if phase == Stage.GOOD else Outcome.FAIL
+        runs_wanted = PREFLIGHT_RUNS
+        agreed, runs = trials.repeat(config, runs_wanted, phase, write and write(runs_wanted))
         if agreed is not wanted and {r.outcome for r in runs} == {agreed}:
-            more = max(run.reruns, 1) if agreed is Outcome.FAIL else 1
-            agreed, runs = trials.repeat(config, PREFLIGHT_RUNS + more, phase)
+            runs_wanted += max(reruns, 1) if agreed is Outcome.FAIL else 1
+            agreed, runs = trials.repeat(config, runs_wanted, phase, write and write(runs_wanted))
         if len({r.outcome for r in runs}) > 1:
             return False
         if agreed is not wanted:
-            raise _preflight_failed(run, phase, runs[-1], len(runs))
-        run.cache.store(config, wanted)
+            raise failed(phase, runs[-1], len(runs))
         if phase == Stage.BAD:
             trials.adopt_failure(runs[-1].exit_code)
     return True
@@ -435,22 +709,16 @@ def _preflight(run: _Run) -> bool:
 
 def _flaky(run: _Run) -> _Ended:
     """The end of a run whose pre-flight runs disagreed: no search, BAD is what was seen."""
-    return _Ended(
-        ending=Ending.FLAKY, answer=run.everything, route=Route(strategy=run.request.strategy)
-    )
+    return _Ended(ending=Ending.FLAKY, answer=run.everything, route=run.route)
 
 
 def _searched(run: _Run) -> _Ended:
     """Search by the requested strategy, check and confirm; how it ended (a stop included)."""
-    search, request = run.search, run.request
-    route = Route(strategy=request.strategy)
+    search, request, route = run.search, run.request, run.route
     found = None
     try:
-        start, history = run.everything, request.strategy == Strategy.HISTORY
-        if request.strategy == Strategy.AUTO:
-            route, start = _bisected(run)
-            history = route.searched == "range"
-        found = _by_origin(run, _descend(run, start, history=history))
+        history = request.strategy == Strategy.HISTORY
+        found = _by_origin(run, _descend(run, run.everything, history=history))
         confirmation = _confirm(run, found) if request.confirm else None
     except KeyboardInterrupt:
         run.trials.stop_ahead()
@@ -478,49 +746,6 @@ def _descend(run: _Run, start: frozenset[str], *, history: bool) -> Found:
     levels = grouping.levels_for(run.request.granularity, run.diff, history=history)
     search = run.search.isolate if run.request.isolate else run.search.minimize
     return search(start, levels)
-
-
-def _bisected(run: _Run) -> tuple[Route, frozenset[str]]:
-    """--strategy auto: bisect the first-parent history like `git bisect`, then GOOD plus the
-    changes of the culprit commit(s); the search goes inside them if that fails, else (two
-    commits that only fail together, a merge of two passing branches) over the whole range
-    in history order, with every outcome seen so far in the cache. The route, and where the
-    search starts."""
-    repo, good = run.scratch.repo, run.revisions.good
-    chain = git.first_parents(repo, good, run.revisions.bad)
-    turn = bisect_history(good, chain, lambda sha: _test_commit(run, sha))
-    suspects = tuple(git.commits(repo, turn.last_good, turn.first_bad))
-    alone = _alone(run, provenance.commits_of(run.attribution, suspects))
-    inside = alone.outcome is Outcome.FAIL
-    route = Route(
-        strategy=Strategy.AUTO,
-        bisect_tests=turn.asked,  # commits tested, or answered by an earlier attempt
-        last_good=turn.last_good,
-        first_bad=turn.first_bad,
-        suspects=suspects,
-        alone=alone.outcome,
-        searched="commit" if inside else "range",
-    )
-    return route, alone.config if inside else run.everything
-
-
-def _test_commit(run: _Run, sha: str) -> Outcome:
-    """Commit `sha`'s own tree, known or tested (see `Trials.commit`)."""
-    config = frozenset({f"commit:{sha}"})
-    known = run.cache.exact(config)
-    if known is None:
-        known = run.trials.commit(run.revisions.good, sha)
-        run.cache.store(config, known)
-    return known
-
-
-def _alone(run: _Run, units: frozenset[str]) -> Probed[str]:
-    """GOOD + `units` (the culprit commits' changes), known or tested, as the search would
-    probe it: `config` is what really ran (its interior, when that failed)."""
-    if not units:
-        return Probed(Outcome.PASS, units)
-    run.search.enter(Level.COMMIT)
-    return run.search.probe(units)
 
 
 def _by_origin(run: _Run, found: Found) -> Found:
@@ -648,35 +873,49 @@ def _self_check(run: _Run) -> None:
 
 
 def _preflight_failed(
-    run: _Run, phase: Stage, last: TestRecord, runs: int
+    request: Request,
+    revisions: Revisions,
+    trials: Trials,
+    limited: tuple[Collection[str], Collection[str]],
+    seen: tuple[Stage, TestRecord, int],
+    *,
+    named: Collection[str],
+    unsearched: tuple[str, ...] = (),
 ) -> errors.PreflightFailed:
-    sha, other = run.revisions.good, run.revisions.bad
-    pinned = run.limited.kept  # on GOOD, the files --keep takes from BAD
+    """The end of a run whose side `seen` names (its phase, its last record, how many runs)
+    was wrong: with what --keep and --ignore (`limited`: their paths) pinned there, the
+    changes left out of the search, and the files BAD adds or changes (`named`: their
+    paths) that the command names (`--keep` is what GOOD needs of those)."""
+    phase, last, runs = seen
+    sha, other = revisions.good, revisions.bad
+    kept, ignored = limited
+    pinned = kept  # on GOOD, the files --keep takes from BAD
     if phase == Stage.BAD:
-        sha, other, pinned = other, sha, run.limited.ignored
-    states = run.trials.setup.pinned
+        sha, other, pinned = other, sha, ignored
+    states = trials.setup.pinned
     return errors.PreflightFailed(
         which=phase,
         verdict=last.outcome.value,
         reason=last.reason,
         tail=last.tail,
-        repo=git.common_dir(run.scratch.repo),
-        subdirectory=git.prefix(run.request.repo),
+        repo=git.common_dir(trials.scratch.repo),
+        subdirectory=git.prefix(request.repo),
         sha=sha,
-        pinned=(other, tuple(p for p in pinned if states[p] is not None)),
-        absent=tuple(p for p in pinned if states[p] is None),
-        build=run.request.build,
-        test=run.request.test,
-        unsearched=run.diff.skipped if phase == Stage.BAD else (),
+        pinned=(other, tuple(p for p in sorted(pinned) if states[p] is not None)),
+        absent=tuple(p for p in sorted(pinned) if states[p] is None),
+        build=request.build,
+        test=request.test,
+        unsearched=unsearched if phase == Stage.BAD else (),
         runs=runs,
-        keep=tuple(_named_by_the_command(run)) if phase == Stage.GOOD else (),
+        keep=tuple(_named_by_the_command(request, named)) if phase == Stage.GOOD else (),
     )
 
 
-def _named_by_the_command(run: _Run) -> list[str]:
-    """The files BAD adds or changes that the test or build command names, as `--keep`
-    takes them: relative to the directory the command runs in, as git reads pathspecs."""
-    words = [*run.request.test, *shlex.split(run.request.build or "")]
-    subdirectory = git.prefix(run.request.repo)
-    named = limits.named_by(run.diff, words, subdirectory)
+def _named_by_the_command(request: Request, paths: Collection[str]) -> list[str]:
+    """Those of `paths` (that BAD adds or changes) that the test or build command names, as
+    `--keep` takes them: relative to the directory the command runs in, as git reads
+    pathspecs."""
+    words = [*request.test, *shlex.split(request.build or "")]
+    subdirectory = git.prefix(request.repo)
+    named = limits.named_by(paths, words, subdirectory)
     return [posixpath.relpath(path, subdirectory or ".") for path in named]

@@ -60,7 +60,14 @@ from ddchange.search import confidence
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.hierarchical import Found, Search
 from ddchange.search.history import bisect_history
-from ddchange.session import analysis_aside, read_diff, resolve, slots, trials_for
+from ddchange.session import (
+    analysis_aside,
+    pinned_states,
+    read_diff,
+    resolve,
+    slots,
+    trials_for,
+)
 from ddchange.trial import results, worktree
 from ddchange.trial.journal import Journal
 from ddchange.trial.trials import Trials
@@ -95,7 +102,8 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         def recorded(record: TestRecord) -> None:
             tell(record, searching[0], far[0])
 
-        trials = trials_for(request, revisions, limited, scratch, journal, on_record=recorded)
+        pinned = pinned_states(scratch.repo, revisions, limited.kept, limited.ignored)
+        trials = trials_for(request, revisions, diff, pinned, scratch, journal, on_record=recorded)
         width = slots(request, repo, scratch, trials, parallel)
         described = describe(request, revisions, subdirectory)
         trials.resume(json.dumps(described))
@@ -278,7 +286,8 @@ def _bisect(
     def test(sha: str) -> Outcome:
         config = frozenset({f"commit:{sha}"})
         if not trials.records(config):
-            trials.commit(revisions.good, sha)
+            _, states = trials.commit(revisions.good, sha)
+            trials.run(config, Stage.BISECT, states)
         return outcome_of(trials, config, target)
 
     turn = bisect_history(revisions.good, chain, test)

@@ -247,10 +247,10 @@ def help_(ctx: click.Context, command: str | None) -> None:
 @click.option(
     "--strategy",
     type=click.Choice([strategy.value for strategy in model.STRATEGIES]),
-    default="diff",
-    show_default=True,
-    help="history: prefixes of GOOD..BAD's commits first; auto: bisect the first-parent "
-    "history, then search inside the culprit commit (or the whole range, if it needs others).",
+    default=None,
+    help="auto (the default): bisect the first-parent history like git bisect, then search "
+    "inside the first bad commit against its parent; diff: search all of GOOD..BAD (the "
+    "default with --results); history: prefixes of GOOD..BAD's commits first.",
 )
 @click.option(
     "--isolate/--minimize",
@@ -334,7 +334,7 @@ def run(
     timeout: float | None,
     fail_pattern: str | None,
     granularity: str,
-    strategy: str,
+    strategy: str | None,
     isolate: bool,
     no_dependencies: bool,
     no_monotony: bool,
@@ -374,7 +374,7 @@ def run(
         monotony=not no_monotony,
         granularity=model.Level(granularity),
         dependencies=not no_dependencies,
-        strategy=model.Strategy(strategy),
+        strategy=model.Strategy(strategy or ("diff" if results else "auto")),
         isolate=isolate,
         retries=retries,
         confirm=not no_confirm,
@@ -427,8 +427,9 @@ def replay(
 
     from ddchange import runs, session
 
-    logged, records = runs.read_log(Path(log_file), repo)
-    request = dataclasses.replace(logged, jobs=jobs, scheduler=scheduler, worker_clone=worker_clone)
+    logged = runs.read_log(Path(log_file), repo)
+    (first, records), inside = logged[0], logged[1:]
+    request = dataclasses.replace(first, jobs=jobs, scheduler=scheduler, worker_clone=worker_clone)
     files = outputs.Outputs(patch_file, json_file, html_file)
     if request.results:  # a whole suite's log: its records, then the triage goes on
         triaged = outputs.triage(
@@ -437,7 +438,7 @@ def replay(
         sys.exit(outputs.exit_code(triaged.outcome))
     outputs.validate(request, files)
     result = outputs.search(
-        lambda show: session.replay(request, records, show),
+        lambda show: session.replay([(request, records), *inside], show),
         quiet,
         verbose,
         granularity=request.granularity,
@@ -454,11 +455,11 @@ def log(repo: Path, show_all: bool) -> None:
     from ddchange import runs
     from ddchange.report import testlog
 
-    recorded = runs.history(repo)
+    recorded = runs.history(repo) if show_all else runs.latest(repo)
     if not recorded:
         click.echo("ddchange: no runs recorded in this repository yet.", err=True)
         return
-    for logged in recorded if show_all else recorded[:1]:
+    for logged in recorded:
         click.echo(testlog.render(logged.description, logged.records), nl=False)
 
 
@@ -559,7 +560,11 @@ def _demo_search(
         lambda show: session.run(request, show), quiet, verbose, granularity=request.granularity
     )
     outputs.finish(result, files, resumable=False)  # exits unless the answer was found
-    verdict = "matches" if samples.matches(scenario, samples.answer(result)) else "DIFFERS FROM"
+    verdict = (
+        "matches"
+        if samples.matches(scenario, samples.answer(result), inside=result.route.inside)
+        else "DIFFERS FROM"
+    )
     click.echo(f"The answer {verdict} the scenario's expected answer.")
     if verdict != "matches":
         raise SystemExit(Exit.BUG)

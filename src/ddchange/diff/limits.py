@@ -39,12 +39,12 @@ def both(diff: Diff, keep: Collection[str], ignore: Collection[str]) -> list[str
     return [file.path for file in diff.files if _matches(file, keep) and _matches(file, ignore)]
 
 
-def named_by(diff: Diff, words: Iterable[str], where: str) -> list[str]:
-    """The files that BAD adds or changes and that one of `words` (a test command's arguments,
-    taken relative to `where`, the directory it runs in) names: a new test file that GOOD
-    lacks makes GOOD fail, and `--keep` is what that needs."""
+def named_by(paths: Iterable[str], words: Iterable[str], where: str) -> list[str]:
+    """Those of `paths` (files BAD adds or changes) that one of `words` (a test command's
+    arguments, taken relative to `where`, the directory it runs in) names: a new test file
+    that GOOD lacks makes GOOD fail, and `--keep` is what that needs."""
     named = {posixpath.normpath(posixpath.join(where, word)) for word in words if word}
-    return [file.new_path for file in diff.files if file.new_path in named]
+    return [path for path in paths if path in named]
 
 
 def _matches(file: FileDiff, paths: Collection[str]) -> bool:

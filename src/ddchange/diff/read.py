@@ -99,9 +99,22 @@ def limited(
     ignore: Sequence[str],
     within: Path,
 ) -> limits.Limited:
-    """`diff` less the files that the `keep` and `ignore` pathspecs match, as git matches them
-    in the directory `within` (where the user runs ddchange). Each pathspec must be one git
-    accepts and match a changed path, and no path may be both kept and ignored."""
+    """`diff` less the files that the `keep` and `ignore` pathspecs match (`limit_paths`);
+    no file may be both kept and ignored."""
+    kept, ignored = limit_paths(repo, good, bad, keep, ignore, within)
+    clash = limits.both(diff, kept, ignored)
+    if clash:
+        raise errors.KeptAndIgnored(tuple(clash))
+    return limits.limit(diff, kept, ignored)
+
+
+def limit_paths(
+    repo: Repo, good: str, bad: str, keep: Sequence[str], ignore: Sequence[str], within: Path
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The paths changed in good..bad that the `keep` and the `ignore` pathspecs match, as
+    git matches them in the directory `within` (where the user runs ddchange). Each pathspec
+    must be one git accepts and match a changed path, and no path may be both kept and
+    ignored."""
     matched: dict[str, set[str]] = {"--keep": set(), "--ignore": set()}
     for option, specs in (("--keep", keep), ("--ignore", ignore)):
         for spec in specs:
@@ -115,7 +128,7 @@ def limited(
             if not paths:
                 raise errors.PathspecMatchesNothing(option, spec)
             matched[option] |= paths
-    clash = limits.both(diff, matched["--keep"], matched["--ignore"])
+    clash = matched["--keep"] & matched["--ignore"]
     if clash:
-        raise errors.KeptAndIgnored(tuple(clash))
-    return limits.limit(diff, matched["--keep"], matched["--ignore"])
+        raise errors.KeptAndIgnored(tuple(sorted(clash)))
+    return frozenset(matched["--keep"]), frozenset(matched["--ignore"])

@@ -36,12 +36,26 @@ def _route(result: Result) -> dict[str, Any]:
     found = result.route
     return {
         "strategy": found.strategy,
-        "bisect_tests": found.bisect_tests,
-        "last_good": found.last_good,
-        "first_bad": found.first_bad,
-        "suspects": list(found.suspects),
-        "alone": None if found.alone is None else found.alone.value,
         "searched": found.searched,
+        "fallback": found.fallback or None,
+        "first_bad": found.first_bad,
+        "located_in": found.located_in,
+        "bisect_tests": found.bisect_tests,
+        # each commit the bisection tested, in order, with what its runs say
+        "bisection": [
+            {
+                "commit": sha,
+                "outcome": claim.outcome.value,
+                "runs": claim.runs,
+                "fails": claim.fails,
+            }
+            for sha, claim in found.bisected
+        ],
+        "merges": list(found.merges),
+        "tip_runs": _claim(found.tip),
+        # the answer applied on the user's GOOD, tested once (None: not asked)
+        "on_good": None if found.on_good is None else found.on_good.outcome.value,
+        "on_good_note": found.on_good_note or None,
     }
 
 
@@ -90,9 +104,17 @@ def render(result: Result) -> str:
     """The machine-readable report."""
     request, stats = result.request, result.stats
     confirmation, without = result.confirmation, without_each(result)
+    route = result.route
     document = {
-        "good": result.revisions.good,
-        "bad": result.revisions.bad,
+        # the user's GOOD and BAD, resolved
+        "good": route.good or result.revisions.good,
+        "bad": route.bad or result.revisions.bad,
+        # the full commit name that --patch applies on: GOOD's where the whole range was
+        # searched, else the parent of the first bad commit (the search's GOOD)
+        "base": result.revisions.good,
+        # the commit the searched changes end at: BAD, or the first bad commit
+        "tip": result.revisions.bad,
+        "first_bad": route.first_bad,
         "good_rev": request.good,
         "bad_rev": request.bad,
         "command": list(request.test),

@@ -23,9 +23,10 @@ import jinja2
 from markupsafe import Markup
 
 from ddchange.diff.hunks import Hunk
-from ddchange.model import Ending, Outcome, Result, Stage, SuiteResult, TestRecord
+from ddchange.model import Ending, Outcome, Result, SuiteResult, TestRecord
 from ddchange.report import suite
 from ddchange.report.words import (
+    base_name,
     commit_line,
     confirmation,
     escaped,
@@ -137,7 +138,8 @@ def _page(result: Result) -> _Page:
     notes = [route(result)] if route(result) else []
     notes += limits(result)
     if result.outcome == Ending.FOUND:  # a flaky run's reruns prove nothing
-        notes.append(" ".join(confirmation(result.confirmation, isolate=request.isolate)))
+        checked = confirmation(result.confirmation, isolate=request.isolate, base=base_name(result))
+        notes.append(" ".join(checked))
     passing = [
         _change(f"[P{n}]", [hunk], result.scopes, result.attribution)
         for n, hunk in enumerate(result.passing, 1)
@@ -352,10 +354,10 @@ def _y_ticks(y: _Scale) -> list[int]:
 
 
 def _tested_commit(record: TestRecord) -> str | None:
-    """The commit a bisection test built as a whole ({"commit:<sha>"}); None for a change set."""
-    if record.phase != Stage.BISECT:
-        return None
-    return next(iter(record.config), "").removeprefix("commit:")
+    """The commit a test built as a whole ({"commit:<sha>"}: the bisection's, BAD's before it);
+    None for a change set."""
+    only = next(iter(record.config), "") if record.size == 1 else ""
+    return only.removeprefix("commit:") if only.startswith("commit:") else None
 
 
 def _remaining(result: Result) -> list[tuple[int, int]]:

@@ -35,10 +35,11 @@ def render(description: dict[str, object], records: list[TestRecord]) -> str:
     return printable("\n".join(lines) + "\n")
 
 
-def parse(text: str) -> tuple[dict[str, object], list[TestRecord]]:
-    """The run description and the records of a `log_text`; ValueError(line, problem) if not."""
-    description: dict[str, object] | None = None
-    records: list[TestRecord] = []
+def parse(text: str) -> list[tuple[dict[str, object], list[TestRecord]]]:
+    """The runs of a log (`ddchange log` prints two for --strategy auto: the bisection's, then
+    the search's inside the history), each a description and its records, in the order they
+    come; ValueError(line, problem) if it is none."""
+    runs: list[tuple[dict[str, object], list[TestRecord]]] = []
     for number, line in enumerate(text.splitlines(), 1):
         kind, _, payload = line.strip().partition(" ")
         if kind in ("", "#") or kind.startswith("#"):
@@ -46,16 +47,19 @@ def parse(text: str) -> tuple[dict[str, object], list[TestRecord]]:
         try:
             data = json.loads(payload)
             if kind == "run" and isinstance(data, dict):
-                description = data
-            elif kind == "test" and isinstance(data, dict):
+                runs.append((data, []))
+            elif kind == "test" and isinstance(data, dict) and runs:
+                records = runs[-1][1]
                 records.append(_parse_record(len(records) + 1, data))
+            elif kind == "test" and isinstance(data, dict):
+                raise ValueError("a 'test {...}' line before the 'run {...}' line")
             else:
                 raise ValueError(f"expected 'run {{...}}' or 'test {{...}}', got {kind!r}")
         except (ValueError, KeyError, TypeError) as error:
             raise ValueError(number, str(error)) from None
-    if description is None:
+    if not runs:
         raise ValueError(0, "no 'run {...}' line")
-    return description, records
+    return runs
 
 
 def _parse_record(number: int, data: dict[str, Any]) -> TestRecord:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ddchange.model import Ending, Outcome, Result
 from ddchange.report.words import (
+    base_name,
     blocks,
     commit_line,
     confirmation,
@@ -76,7 +77,9 @@ def render(result: Result) -> str:
     if result.passing:
         lines += [*_context(result), ""]
     if result.outcome == Ending.FOUND:  # a flaky run's reruns prove nothing: no "confirmed" there
-        lines += confirmation(result.confirmation, isolate=result.request.isolate)
+        lines += confirmation(
+            result.confirmation, isolate=result.request.isolate, base=base_name(result)
+        )
     lines.append(_cost(result))
     lines.extend(f"not searched (kept as in GOOD): {path}" for path in result.diff.skipped)
     lines += limits(result)

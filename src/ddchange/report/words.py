@@ -10,7 +10,16 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ddchange.model import Confirmation, Earlier, Ending, Level, Outcome, Result, Strategy
+from ddchange.model import (
+    Claim,
+    Confirmation,
+    Earlier,
+    Ending,
+    Level,
+    Outcome,
+    Result,
+    Strategy,
+)
 
 if TYPE_CHECKING:  # types only: `ddchange log` words records without loading the diff's code
     from ddchange.diff.hunks import Hunk
@@ -109,10 +118,7 @@ def location(hunk: Hunk, scope: str) -> str:
 def headline(result: Result) -> str:
     """The answer in one sentence; every fact in it is read from a `Claim` (a recorded run)."""
     request, count = result.request, len(result.culprits)
-    between = (
-        f"between {request.good} ({result.revisions.good[:12]}) and {request.bad} "
-        f"({result.revisions.bad[:12]})"
-    )
+    between = _between(result)
     changes = f"{plural(count, 'change')} of {len(result.diff.hunks)}"
     if request.granularity == Level.BLOCK:
         count = len(blocks(result, result.culprits))
@@ -136,7 +142,50 @@ def headline(result: Result) -> str:
             f"{_minimality(result)}"
         )
     verb = "makes" if count == 1 else "make"
-    return f"ddchange: {changes} {between} {verb} {command} fail. {_minimality(result)}"
+    said = f"{changes} {between} {verb} {command} fail. {_minimality(result)}"
+    first = first_bad(result)
+    return f"ddchange: {first}; inside it, {said}" if first else f"ddchange: {said}"
+
+
+def _between(result: Result) -> str:
+    """Which changes the answer is of, and what it applies on: GOOD..BAD's, or, when the
+    search went on inside the history, the searched commit's against its parent."""
+    request, found = result.request, result.route
+    base, tip = result.revisions.good, result.revisions.bad
+    if not found.inside:
+        return f"between {request.good} ({base[:12]}) and {request.bad} ({tip[:12]})"
+    if found.searched == "commit":
+        return f"of commit {tip[:12]}, on its parent {base[:12]}"
+    if found.searched == "merge":
+        return f"of merge {tip[:12]}, on its first parent {base[:12]}"
+    return f"between commits {base[:12]} and {tip[:12]}, on {base[:12]}"
+
+
+def base_name(result: Result) -> str:
+    """What the answer applies on, as the report's sentences name it: GOOD, or the commit the
+    search inside the history went on from."""
+    found = result.route
+    if not found.inside:
+        return "GOOD"
+    which = "first parent" if found.searched == "merge" else "parent"
+    if found.searched == "skipped":
+        return f"commit {result.revisions.good[:12]} (the last good commit)"
+    return f"commit {result.revisions.good[:12]} (its {which})"
+
+
+def first_bad(result: Result) -> str:
+    """'First bad commit F (subject, author, date), found in k tests' for an answer found
+    inside the history; "" elsewhere."""
+    found = result.route
+    if not found.inside or found.first_bad is None:
+        return ""
+    tip = result.revisions.bad
+    named = found.first_bad if not found.merges else tip
+    info = found.commits.get(named)
+    about = f" ({info.subject}, {info.author}, {info.date[:10]})" if info else ""
+    merged = f", on the branch that merge {found.merges[0][:12]} brought" if found.merges else ""
+    what = "First bad commit" if found.searched != "skipped" else "First commit seen to fail"
+    return f"{what} {named[:12]}{about}{merged}, found in {plural(found.located_in, 'test')}"
 
 
 def blocks(result: Result, units: list[Hunk]) -> list[list[Hunk]]:
@@ -212,41 +261,85 @@ def commit_line(info: CommitInfo) -> str:
 
 
 def route(result: Result) -> str:
-    """How the search went about it, in one paragraph (for --strategy auto)."""
+    """How the run came to the changes it searched (--strategy auto): each commit the
+    bisection tested and its outcome, the first bad commit's runs, and what the answer does
+    on GOOD; or why it searched the whole range."""
     found = result.route
-    if found.strategy != Strategy.AUTO or found.first_bad is None:
+    if found.strategy != Strategy.AUTO:
         return ""
-    tests = plural(found.bisect_tests, "test")
-    what = (
-        f"commit {found.first_bad[:12]} is the first failing commit"
-        if len(found.suspects) == 1
-        else f"the first failing commit is one of {len(found.suspects)} commits "
-        f"{(found.last_good or '')[:12]}..{found.first_bad[:12]}"
-    )
-    if found.searched == "commit":
-        how = "its changes fail on GOOD alone, so the search went inside them."
-    else:
-        how = (
-            f"its changes alone gave {(found.alone or Outcome.PASS).value.upper()} on GOOD: "
-            "they need changes of other commits (commits that only fail together, or a merge of "
-            "branches that pass), so the search covered all of GOOD..BAD, oldest commits first."
+    if found.fallback and not found.bisected:
+        return f"Route: the whole of GOOD..BAD was searched: {found.fallback}."
+    tested = ", ".join(f"{sha[:12]} {_verdict(claim)}" for sha, claim in found.bisected)
+    lines = [
+        f"Bisection: GOOD passed and BAD failed; of the commits between them, "
+        f"{plural(found.bisect_tests, 'commit')} were tested, each its own tree"
+        + (f": {tested}." if tested else ".")
+    ]
+    if found.fallback:
+        lines.append(f"The whole of GOOD..BAD was searched: {found.fallback}.")
+        return " ".join(lines)
+    if found.tip is not None and all(sha != result.revisions.bad for sha, _ in found.bisected):
+        lines.append(
+            f"Commit {result.revisions.bad[:12]} failed in {found.tip.fails} of "
+            f"{plural(found.tip.runs, 'run')}."
         )
-    return f"Route: bisecting the first-parent history took {tests}: {what}; {how}"
+    if found.searched == "skipped":
+        lines.append(
+            f"The commits between {result.revisions.good[:12]} and "
+            f"{result.revisions.bad[:12]} could not be tested: the search went over their "
+            "changes together."
+        )
+    if found.searched == "merge":
+        lines.append(
+            "Its merged branch could not tell (its own tip did not fail, or the commit it "
+            "forked from did not pass): the search went over the merge's changes against its "
+            "first parent."
+        )
+    lines.append(on_good(result))
+    return " ".join(line for line in lines if line)
 
 
-def confirmation(confirmation: Confirmation | None, *, isolate: bool) -> list[str]:
-    """How the answer was checked at the end, and how sure that makes it, in words."""
+def _verdict(claim: Claim) -> str:
+    """A commit's outcome as its runs say, with how many there were past one."""
+    word = "could not be tested" if claim.outcome is Outcome.UNRESOLVED else claim.outcome.value
+    return word if claim.runs == 1 else f"{word} ({claim.fails} of {claim.runs} runs failed)"
+
+
+def on_good(result: Result) -> str:
+    """What the answer found inside the history does on GOOD: the one run that asked."""
+    found = result.route
+    again = "for an answer that applies on GOOD, search the whole range with `--strategy diff`"
+    if found.on_good_note:
+        return f"On GOOD: these changes {found.on_good_note}; {again}."
+    if found.on_good is None:
+        return ""
+    claim = found.on_good
+    if claim.outcome is Outcome.FAIL:
+        return "On GOOD, these changes make the test fail too (1 run)."
+    if claim.outcome is Outcome.PASS:
+        return (
+            "On GOOD, these changes pass (1 run): the answer needs what the commits before it "
+            f"brought; {again}."
+        )
+    return f"On GOOD, these changes could not be tested (1 run); {again}."
+
+
+def confirmation(
+    confirmation: Confirmation | None, *, isolate: bool, base: str = "GOOD"
+) -> list[str]:
+    """How the answer was checked at the end, and how sure that makes it, in words: `base`
+    is what the answer applies on (`base_name`)."""
     if confirmation is None:
         return ["Not confirmed (--no-confirm): the answer was seen to fail once."]
     what = "the failing set" if isolate else "these changes"
     if confirmation.answer is not Outcome.FAIL:
         return [
-            f"NOT confirmed: GOOD plus {what} gave {confirmation.answer.value.upper()} when run "
+            f"NOT confirmed: {base} plus {what} gave {confirmation.answer.value.upper()} when run "
             f"again ({confirmation.runs} runs in all)."
         ]
     one_in = round(1 / confirmation.flake_rate)
     lines = [
-        f"Confirmed: GOOD plus {what} failed again in {confirmation.reruns} of "
+        f"Confirmed: {base} plus {what} failed again in {confirmation.reruns} of "
         f"{confirmation.reruns} reruns ({confirmation.runs} runs in all). Confidence "
         f"{_percent(1 - confirmation.risk)}: if the test fails at random in up to 1 run of "
         f"{one_in}, a wrong answer would have come through this {_percent(confirmation.risk)} of "
@@ -254,7 +347,8 @@ def confirmation(confirmation: Confirmation | None, *, isolate: bool) -> list[st
     ]
     if confirmation.good is not None:
         lines.append(
-            f"GOOD passed again at the end ({plural(confirmation.good.runs, 'run')} in all): "
+            f"{base[0].upper()}{base[1:]} passed again at the end "
+            f"({plural(confirmation.good.runs, 'run')} in all): "
             "nothing the search's runs left in the scratch tree makes it fail."
         )
     if isolate:

@@ -18,6 +18,7 @@ disagreement is kept as evidence for the report.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -197,15 +198,16 @@ class Trials:
         return self._try(tree, config, None)
 
     def repeat(
-        self, config: frozenset[str], runs: int, phase: Phase
+        self, config: frozenset[str], runs: int, phase: Phase, states: States | None = None
     ) -> tuple[Outcome, list[TestRecord]]:
-        """`config` run (under `phase`) until it holds `runs` records in all (an earlier
-        attempt's, the search's and retries' included), or until they disagree: a test that
-        fails at random shows here. The outcome its records agree on (UNRESOLVED, with the
-        evidence kept, when they disagree), and those records."""
+        """`config` (or `states`, under the name `config`) run under `phase` until it holds
+        `runs` records in all (an earlier attempt's, the search's and retries' included), or
+        until they disagree: a test that fails at random shows here. The outcome its records
+        agree on (UNRESOLVED, with the evidence kept, when they disagree), and those records."""
         while len(mine := self.records(config)) < runs and len(_outcomes(mine)) < 2:
-            self.offer(self.owed(config, runs))
-            self.once(config, phase)
+            if states is None:
+                self.offer(self.owed(config, runs))
+            self.once(config, phase, states)
         records = self.records(config)
         return self._agreed(records), records
 
@@ -213,17 +215,34 @@ class Trials:
         """`config` as many times as it lacks records to have `runs` of them."""
         return [config] * max(runs - len(self.records(config)), 0)
 
-    def commit(self, good: str, sha: str) -> Outcome:
-        """The tree of commit `sha`, exactly as git has it, built and tested; recorded as the
-        configuration {"commit:<sha>"} so that a resumed run knows it. Every path any
-        configuration may have written is set to the commit's content (or removed), so nothing
-        of an earlier configuration is left behind."""
+    def commit(self, good: str, sha: str) -> tuple[frozenset[str], States]:
+        """The tree of commit `sha`, exactly as git has it, as the configuration
+        {"commit:<sha>"} (so that a resumed run knows its records) and the states that write
+        it: every path any configuration may have written is set to the commit's content (or
+        removed), so nothing of an earlier configuration is left behind. Run it with `run` or
+        `repeat`."""
         repo = self.scratch.repo
         touched = set(content.touched_paths(self.diff))
         strays = set(git.changed_paths(repo, good, sha)) - touched
         self.strays.update(read.tree_states(repo, good, strays))
         states = read.tree_states(repo, sha, touched | set(self.strays))
-        return self.run(frozenset({f"commit:{sha}"}), Stage.BISECT, states)
+        return frozenset({f"commit:{sha}"}), states
+
+    def adopt(self, config: frozenset[str], records: list[TestRecord]) -> None:
+        """Take `records` of another run of this journal over as records of `config`, unless
+        it took them over before (in an earlier attempt): runs of the very tree that `config`
+        writes here (the bisection's runs of the commits the search goes on between). Kept
+        under the phase "bisect", which this run's own tests never have, and in the journal (a
+        resumed run has them); counted in neither `tests_run` nor `resumed`."""
+        if any(record.phase == Stage.BISECT for record in self.records(config)):
+            return
+        for record in records:
+            adopted = dataclasses.replace(
+                record, number=len(self.log) + 1, config=config, phase=Stage.BISECT
+            )
+            self.setup.journal.append(self.setup.key, adopted)
+            self.log.append(adopted)
+            self._by_config.setdefault(config, []).append(adopted)
 
     def claim(self, config: frozenset[str]) -> Claim | None:
         """What this run's records say about exactly `config`; None if it never ran."""

@@ -1,0 +1,318 @@
+"""The history first (--strategy auto, the default): the bisection of the commits, then the
+search inside the first bad commit against its parent, the fallbacks, and what the answer
+says of where it stands. The pure `locate` is tested over graphs made here; every run of the
+command over repositories made with the real git."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from endtoend import Exe, Run, ddchange, put
+from gitsandbox import Sandbox, init
+
+from ddchange.model import Outcome
+from ddchange.search.history import Where, locate
+
+# -- locate, over graphs made here ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A commit graph: each commit's parents, first parent first."""
+
+    parents_of: dict[str, tuple[str, ...]]
+
+    def parents(self, sha: str) -> tuple[str, ...]:
+        return self.parents_of[sha]
+
+    def ancestors(self, sha: str) -> set[str]:
+        seen, todo = set(), [sha]
+        while todo:
+            commit = todo.pop()
+            if commit not in seen:
+                seen.add(commit)
+                todo.extend(self.parents_of[commit])
+        return seen
+
+    def first_parents(self, good: str, bad: str) -> list[str]:
+        chain, commit, excluded = [], bad, self.ancestors(good)
+        while commit not in excluded:
+            chain.append(commit)
+            commit = self.parents_of[commit][0]
+        return chain[::-1]
+
+    def merge_base(self, one: str, other: str) -> str | None:
+        common = self.ancestors(one) & self.ancestors(other)
+        best = [c for c in common if not any(c in self.ancestors(o) - {o} for o in common)]
+        return best[0] if best else None
+
+
+def linear(count: int) -> Graph:
+    """c0 <- c1 <- ... <- c{count}."""
+    return Graph({"c0": (), **{f"c{n}": (f"c{n - 1}",) for n in range(1, count + 1)}})
+
+
+def outcomes(table: dict[str, Outcome]) -> tuple[Callable[[str], Outcome], list[str]]:
+    """A test that answers from `table` and notes every commit asked."""
+    asked: list[str] = []
+
+    def test(sha: str) -> Outcome:
+        asked.append(sha)
+        return table[sha]
+
+    return test, asked
+
+
+P, F, U = Outcome.PASS, Outcome.FAIL, Outcome.UNRESOLVED
+
+
+def test_a_linear_history_ends_inside_the_first_bad_commit_against_its_parent() -> None:
+    test, asked = outcomes({f"c{n}": P if n < 5 else F for n in range(9)})
+    located = locate("c0", "c8", linear(8), test)
+    assert (located.base, located.tip, located.where) == ("c4", "c5", Where.COMMIT)
+    assert located.first_bad == "c5"
+    assert "c0" not in asked
+    assert "c8" not in asked
+    assert len(asked) == 3  # log2 of the 8 commits
+    assert [sha for sha, _ in located.asked] == asked
+
+
+def test_untestable_commits_before_the_first_bad_one_leave_a_range() -> None:
+    table = {f"c{n}": P if n < 3 else F for n in range(9)} | {"c3": U, "c4": U}
+    test, _ = outcomes(table)
+    located = locate("c0", "c8", linear(8), test)
+    assert (located.base, located.tip, located.where) == ("c2", "c5", Where.SKIPPED)
+
+
+def merged(branch_tip: Outcome, fork: Outcome = P) -> tuple[Graph, dict[str, Outcome]]:
+    """main: m0 <- m1 <- M (merging b2) <- m3; branch: m0 <- b1 <- b2, b2 the culprit."""
+    graph = Graph(
+        {
+            "m0": (),
+            "m1": ("m0",),
+            "b1": ("m0",),
+            "b2": ("b1",),
+            "M": ("m1", "b2"),
+            "m3": ("M",),
+        }
+    )
+    return graph, {"m0": fork, "m1": P, "b1": P, "b2": branch_tip, "M": F, "m3": F}
+
+
+def test_a_merge_whose_branch_fails_alone_is_bisected_into_its_branch() -> None:
+    graph, table = merged(branch_tip=F)
+    test, asked = outcomes(table)
+    located = locate("m0", "m3", graph, test)
+    assert (located.base, located.tip, located.where) == ("b1", "b2", Where.COMMIT)
+    assert located.merges == ("M",)
+    assert located.first_bad == "M"
+    assert "m0" in asked  # the fork is seen to pass before the branch is bisected from it
+
+
+def test_a_merge_whose_branch_passes_alone_is_searched_against_its_first_parent() -> None:
+    graph, table = merged(branch_tip=P)
+    test, _ = outcomes(table)
+    located = locate("m0", "m3", graph, test)
+    assert (located.base, located.tip, located.where) == ("m1", "M", Where.MERGE)
+    assert located.merges == ()
+
+
+def test_a_merge_whose_fork_does_not_pass_is_searched_against_its_first_parent() -> None:
+    graph, table = merged(branch_tip=F, fork=U)
+    graph.parents_of["m0"] = ("root",)
+    graph.parents_of["root"] = ()
+    test, _ = outcomes({**table, "root": P})
+    located = locate("root", "m3", graph, test)
+    assert (located.base, located.tip, located.where) == ("m1", "M", Where.MERGE)
+
+
+# -- the command, over repositories made with the real git -----------------------------------
+
+# The test: the total of the numbers in data.txt, scaled by the number in scale.txt, must be
+# 60; the files `a` and `b` must not both be there; 125 (cannot tell) where the file `skip` is.
+CHECK = Exe(
+    "#!/bin/sh\n"
+    "if [ -f skip ]; then exit 125; fi\n"
+    "if [ -f a ] && [ -f b ]; then exit 1; fi\n"
+    'total=$(python3 -c \'import sys; print(sum(int(x) for x in open("data.txt")) * '
+    'int(open("scale.txt").read()))\')\n'
+    '[ "$total" = 60 ]\n'
+)
+
+
+def history(path: Path, steps: list[dict[str, str | Exe | None]]) -> tuple[Sandbox, list[str]]:
+    """A repository whose first commit (tag good) has check.sh, data.txt (10, 20, 30) and
+    scale.txt (1), then one commit per step (the last tagged bad); the commits, oldest first."""
+    repo = init(path)
+    put(repo, {"check.sh": CHECK, "data.txt": "10\n20\n30\n", "scale.txt": "1\n", "notes.txt": ""})
+    commits = [repo.commit("good")]
+    repo.git("tag", "good")
+    for number, step in enumerate(steps, 1):
+        put(repo, {"notes.txt": f"step {number}\n", **step})
+        commits.append(repo.commit(f"step {number}"))
+    repo.git("tag", "bad")
+    return repo, commits
+
+
+def search(repo: Sandbox, *options: str) -> Run:
+    return ddchange(repo.path, "good..bad", *options, "--", "./check.sh")
+
+
+def reproduces(repo: Sandbox, tmp: Path, run: Run, patch: Path) -> bool:
+    """Whether the patch, applied on the JSON report's base in a clone, makes the check fail."""
+    clone = tmp / "judge"
+    subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", run.report["base"]], check=True)
+    subprocess.run(["git", "-C", str(clone), "apply", str(patch)], check=True)
+    return subprocess.run(["./check.sh"], cwd=clone).returncode == 1
+
+
+def test_the_default_bisects_then_answers_inside_the_first_bad_commit(tmp_path: Path) -> None:
+    steps: list[dict[str, str | Exe | None]] = [{} for _ in range(8)]
+    steps[4] = {"data.txt": "10\n20\n31\n", "scale.txt": "1\n"}  # the culprit: 30 -> 31
+    repo, commits = history(tmp_path / "repo", steps)
+    patch = tmp_path / "answer.patch"
+    run = search(repo, "--patch", str(patch))
+    assert run.returncode == 0, run.stderr
+    report = run.report
+    assert report["first_bad"] == commits[5]
+    assert report["base"] == commits[4]
+    assert (report["good"], report["bad"]) == (commits[0], commits[-1])
+    route = report["route"]
+    assert route["searched"] == "commit"
+    assert route["fallback"] is None
+    assert [step["commit"] for step in route["bisection"]]  # each commit tested, with its verdict
+    assert all(step["outcome"] in ("pass", "fail") for step in route["bisection"])
+    assert route["tip_runs"]["runs"] == route["tip_runs"]["fails"] == 4  # rerun as the answer's
+    assert route["on_good"] == "fail"  # the answer fails on GOOD too
+    assert [c["path"] for c in report["culprits"]] == ["data.txt"]
+    assert report["tests_run"] == len(report["log"])
+    assert "First bad commit " + commits[5][:12] in run.stdout
+    assert reproduces(repo, tmp_path, run, patch)
+
+
+def test_an_answer_that_needs_earlier_commits_says_so(tmp_path: Path) -> None:
+    steps: list[dict[str, str | Exe | None]] = [{} for _ in range(6)]
+    steps[1] = {"scale.txt": "2\n", "data.txt": "5\n10\n15\n"}  # 30 * 2: still 60
+    steps[4] = {"data.txt": "5\n10\n16\n"}  # the culprit, on top of step 2
+    repo, commits = history(tmp_path / "repo", steps)
+    run = search(repo)
+    assert run.returncode == 0, run.stderr
+    assert run.report["first_bad"] == commits[5]
+    assert run.report["base"] == commits[4]
+    # On GOOD the patch does not apply (GOOD has 30, not 15): the report says so and how to
+    # get an answer relative to GOOD.
+    assert run.report["route"]["on_good"] is None
+    assert run.report["route"]["on_good_note"] == "does not apply on GOOD"
+    assert "--strategy diff" in run.stdout
+
+
+def test_an_answer_that_passes_on_good_is_said_to_need_the_commits_before(
+    tmp_path: Path,
+) -> None:
+    steps: list[dict[str, str | Exe | None]] = [{} for _ in range(6)]
+    steps[1] = {"a": "harmless alone\n"}
+    steps[4] = {"b": "harmless alone too\n"}  # fails only with `a`, which GOOD lacks
+    repo, commits = history(tmp_path / "repo", steps)
+    run = search(repo)
+    assert run.returncode == 0, run.stderr
+    assert run.report["first_bad"] == commits[5]
+    assert [c["path"] for c in run.report["culprits"]] == ["b"]
+    assert run.report["route"]["on_good"] == "pass"
+    assert "needs what the commits before it brought" in run.stdout
+    assert "--strategy diff" in run.stdout
+
+
+def test_strategy_diff_searches_the_whole_range_on_good(tmp_path: Path) -> None:
+    steps: list[dict[str, str | Exe | None]] = [{} for _ in range(5)]
+    steps[2] = {"data.txt": "10\n20\n31\n"}
+    repo, commits = history(tmp_path / "repo", steps)
+    run = search(repo, "--strategy", "diff")
+    assert run.returncode == 0, run.stderr
+    assert run.report["base"] == commits[0]
+    assert run.report["first_bad"] is None
+    assert run.report["route"]["bisection"] == []
+
+
+def test_a_single_commit_falls_back_to_the_whole_range_and_says_why(tmp_path: Path) -> None:
+    repo, commits = history(tmp_path / "repo", [{"data.txt": "10\n20\n31\n"}])
+    run = search(repo)
+    assert run.returncode == 0, run.stderr
+    assert run.report["base"] == commits[0]
+    assert "only commit" in run.report["route"]["fallback"]
+    assert "only commit" in run.stdout
+
+
+def test_good_that_is_no_ancestor_of_bad_falls_back_and_says_why(tmp_path: Path) -> None:
+    repo, _ = history(tmp_path / "repo", [{}, {"data.txt": "10\n20\n31\n"}])
+    repo.git("checkout", "-q", "-b", "side", "good")
+    put(repo, {"notes.txt": "a side branch\n"})
+    repo.commit("side")
+    repo.git("checkout", "-q", "main")
+    run = ddchange(repo.path, "side..bad", "--", "./check.sh")
+    assert run.returncode == 0, run.stderr
+    assert "not an ancestor" in run.report["route"]["fallback"]
+
+
+def test_untestable_commits_next_to_the_culprit_search_the_range_between(tmp_path: Path) -> None:
+    steps: list[dict[str, str | Exe | None]] = [{} for _ in range(8)]
+    steps[3] = {"skip": "broken build\n"}
+    steps[4] = {"skip": None, "data.txt": "10\n20\n31\n"}
+    repo, commits = history(tmp_path / "repo", steps)
+    patch = tmp_path / "answer.patch"
+    run = search(repo, "--patch", str(patch))
+    assert run.returncode == 0, run.stderr
+    assert run.report["route"]["searched"] == "skipped"
+    assert (run.report["base"], run.report["tip"]) == (commits[3], commits[5])
+    assert [c["path"] for c in run.report["culprits"]] == ["data.txt"]
+    assert reproduces(repo, tmp_path, run, patch)
+
+
+def test_a_merge_is_followed_into_its_branch(tmp_path: Path) -> None:
+    repo, commits = history(tmp_path / "repo", [{}, {}])
+    repo.git("checkout", "-q", "-b", "feature", commits[1])
+    put(repo, {"feature.txt": "one\n"})
+    repo.commit("feature 1")
+    put(repo, {"data.txt": "10\n20\n31\n"})
+    culprit = repo.commit("feature 2")
+    put(repo, {"feature.txt": "three\n"})
+    repo.commit("feature 3")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-ff", "-m", "merge feature", "feature")
+    merge = repo.rev("HEAD")
+    put(repo, {"notes.txt": "after\n"})
+    repo.commit("after")
+    repo.git("tag", "-f", "bad")
+    run = search(repo)
+    assert run.returncode == 0, run.stderr
+    assert run.report["route"]["merges"] == [merge]
+    assert run.report["tip"] == culprit
+    assert run.report["first_bad"] == merge
+    assert [c["path"] for c in run.report["culprits"]] == ["data.txt"]
+
+
+def test_a_first_bad_commit_whose_failure_does_not_hold_is_flaky_not_blamed(
+    tmp_path: Path,
+) -> None:
+    """The commit fails on its first run only: its reruns disagree, and the run ends flaky
+    (exit 4) with the evidence, never a confident commit."""
+    counts = tmp_path / "counts"
+    counts.mkdir()
+    flaky = Exe(
+        "#!/bin/sh\n"
+        f'seen="{counts}/$(cat bug 2>/dev/null || echo none)"\n'
+        "[ -f bug ] || exit 0\n"
+        'if [ -e "$seen" ]; then exit 0; fi\n'
+        ': > "$seen"; exit 1\n'
+    )
+    steps: list[dict[str, str | Exe | None]] = [{"check.sh": flaky}] + [
+        {"bug": f"v{n}\n"} if n >= 3 else {} for n in range(1, 7)
+    ]
+    repo, _ = history(tmp_path / "repo", steps)
+    run = search(repo)
+    assert run.returncode == 4, run.stdout + run.stderr
+    assert run.report["outcome"] == "flaky"
+    assert run.report["route"]["tip_runs"]["fails"] < run.report["route"]["tip_runs"]["runs"]
