@@ -2,6 +2,11 @@
 
     .venv/bin/python benchmarks/real.py                        # every case in benchmarks/real/
     .venv/bin/python benchmarks/real.py --cases sqlparse-in --modes default,ddmin-lines
+    .venv/bin/python benchmarks/real.py --ddchange ../other-checkout   # measure its ddchange
+
+The section is stamped with the commit of the ddchange measured (`--ddchange`: a checkout, whose
+own .venv/bin/ddchange runs, or a ddchange command, whose checkout its Python tells), "with
+uncommitted changes under src/" when it has any.
 
 Owns the cases' runs and their section of benchmarks/RESULTS.md. Each case is a directory
 `benchmarks/real/<case>/` with a `case.toml` (the package, its GOOD and BAD versions with the
@@ -247,10 +252,10 @@ def section(rows: list[Row], ran: list[str], seconds: float) -> str:
     return intro + "\n\n" + table(rows) + "\n" + "\n".join(summary(rows)) + "\n"
 
 
-def write(path: Path, body: str, part: str | None) -> None:
+def write(path: Path, body: str, part: str | None, stamped: str) -> None:
     """Put the section into `path` (RESULTS.md by default), keeping every other section; a
     `part` (cases run apart, such as the slow C build) has a section of its own."""
-    results.write_section(f"{HEADING}: {part}" if part else HEADING, body, path)
+    results.write_section(f"{HEADING}: {part}" if part else HEADING, body, path, stamped)
 
 
 # -- main ---------------------------------------------------------------------------------------
@@ -265,7 +270,12 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per build or check")
     parser.add_argument("--case-dir", type=Path, default=CASES, help="where the cases are")
     parser.add_argument("--results", type=Path, default=results.RESULTS, help="file to write")
-    parser.add_argument("--ddchange", type=Path, default=DDCHANGE, help="the command to measure")
+    parser.add_argument(
+        "--ddchange",
+        type=Path,
+        default=DDCHANGE,
+        help="the ddchange to measure: a checkout (its .venv/bin/ddchange runs) or the command",
+    )
     parser.add_argument("--part", help="write a section of its own, named PART")
     args = parser.parse_args(argv)
     args.modes = [m for m in args.modes.split(",") if m]
@@ -273,7 +283,24 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if unknown:
         parser.error(f"unknown mode(s): {', '.join(sorted(unknown))}")
     args.work = args.work.resolve()
+    args.ddchange, args.measured = measured(parser, args.ddchange)
     return args
+
+
+def measured(parser: argparse.ArgumentParser, given: Path) -> tuple[Path, Path | None]:
+    """The command to run and the checkout it comes from (the section is stamped with its
+    commit): `given` a checkout, its own `.venv/bin/ddchange`; else the command itself."""
+    if given.is_dir():
+        command = given / ".venv" / "bin" / "ddchange"
+        if not command.is_file():
+            parser.error(
+                f"--ddchange {given}: no .venv/bin/ddchange there (in it: python3 -m venv .venv "
+                "&& .venv/bin/pip install -e .)"
+            )
+        return command.absolute(), results.checkout_of(given)
+    if not given.is_file():
+        parser.error(f"--ddchange {given}: no such checkout or command")
+    return given.absolute(), results.command_checkout(given)
 
 
 def select(case_dir: Path, names: str | None) -> list[Path]:
@@ -297,6 +324,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     directories = select(args.case_dir, args.cases)
     if not directories:
         raise SystemExit(f"real.py: no cases in {args.case_dir}")
+    stamped = results.stamp(args.measured)  # when the run starts: the code it began with
     started = time.monotonic()
     rows: list[Row] = []
     ran = []
@@ -314,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         # After every case, so that a long run that is stopped keeps what it measured (the
         # section names the cases that ran).
         body = section(rows, ran, time.monotonic() - started)
-        write(args.results, body, args.part)
+        write(args.results, body, args.part, stamped)
     print(body, end="")
 
 

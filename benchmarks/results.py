@@ -1,15 +1,23 @@
 """benchmarks/RESULTS.md is shared by several benchmarks: each one rewrites only its section.
 
 Owns the file's layout (a title, then one `## ` section per benchmark), the stamp at the top of
-every section (the commit of this checkout the run started on, whether src/ or benchmarks/ had
-uncommitted changes, and the UTC date), and the split of ddchange's test log into its parts
-(pre-flight, search, checks at the end), so that every benchmark counts them alike and no
-prose needs to know how many runs the checks take.
+every section, and the split of ddchange's test log into its parts (pre-flight, search, checks
+at the end), so that every benchmark counts them alike and no prose needs to know how many runs
+the checks take.
+
+The stamp names the ddchange that was measured, not the benchmarks: the commit of the checkout
+whose ddchange ran (a script's `--ddchange`, else the checkout the imported `ddchange` package
+comes from, found from `ddchange.__file__`), "with uncommitted changes" when git status shows
+any under that checkout's src/, and no commit at all when that package is not in a git
+checkout. The benchmark scripts' own commit follows (with their uncommitted changes, if any
+under benchmarks/), then the UTC date.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,8 +31,10 @@ TITLE = "# Benchmark results\n"
 # checks at the end. Names, not numbers: how many runs each takes is read from the log.
 PREFLIGHT = ("good", "bad")
 CHECKS = ("confirm",)
-# What a run's code is: these paths decide it (RESULTS.md itself is what the runs write).
-CODE = ("src", "benchmarks", ":(exclude)benchmarks/RESULTS.md")
+# What decides the code of a run: ddchange's src/, and the benchmarks (RESULTS.md itself is
+# what the runs write).
+SOURCE = ("src",)
+SCRIPTS = ("benchmarks", ":(exclude)benchmarks/RESULTS.md")
 
 
 # -- the stamp ----------------------------------------------------------------------------------
@@ -36,19 +46,76 @@ def _git(root: Path, *args: str) -> str:
     ).stdout
 
 
-def stamp(root: Path = CHECKOUT, now: datetime | None = None) -> str:
-    """The line that opens a section: the commit checked out at `root`, "with uncommitted
-    changes" when git status shows any under src/ or benchmarks/, and the UTC date."""
-    commit = _git(root, "rev-parse", "--short", "HEAD").strip()
-    dirty = _git(root, "status", "--porcelain", "--", *CODE).strip()
+def checkout_of(path: Path) -> Path | None:
+    """The top of the git checkout (or worktree) that holds `path`; None when it is in none."""
+    done = subprocess.run(
+        ["git", "-C", str(path), "rev-parse", "--show-toplevel"], capture_output=True, text=True
+    )
+    top = done.stdout.strip()
+    return Path(top) if done.returncode == 0 and top else None
+
+
+def imported_checkout() -> Path | None:
+    """The checkout the `ddchange` package this process imports comes from (an editable
+    install's src/); None for a package installed from a wheel."""
+    import ddchange
+
+    return checkout_of(Path(ddchange.__file__).resolve().parent)
+
+
+def command_checkout(command: Path) -> Path | None:
+    """The checkout whose ddchange the console script `command` runs: the one its own Python
+    (the script's `#!` line) imports; None when that cannot be told."""
+    try:
+        with command.open("rb") as script:
+            first = script.readline().decode(errors="replace")
+    except OSError:
+        return None
+    if not first.startswith("#!"):
+        return None
+    where = "import ddchange, os; print(os.path.dirname(os.path.realpath(ddchange.__file__)))"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "GIT_"))}
+    try:
+        done = subprocess.run(
+            [*shlex.split(first[2:]), "-c", where], capture_output=True, text=True, env=env
+        )
+    except OSError:
+        return None
+    path = done.stdout.strip()
+    return checkout_of(Path(path)) if done.returncode == 0 and path else None
+
+
+def commit(root: Path, paths: tuple[str, ...]) -> str:
+    """The commit checked out at `root`, "with uncommitted changes under DIR/" when git status
+    shows any under `paths` (the first names DIR): never a clean name for a tree that is not
+    its commit."""
+    head = _git(root, "rev-parse", "--short", "HEAD").strip()
+    dirty = _git(root, "status", "--porcelain", "--", *paths).strip()
+    return f"`{head}` with uncommitted changes under {paths[0]}/" if dirty else f"`{head}`"
+
+
+def stamp(measured: Path | None, now: datetime | None = None) -> str:
+    """The line that opens a section: the commit of `measured`, the checkout whose ddchange
+    ran (with its uncommitted changes under src/, if any; None: from no git checkout), the
+    benchmark scripts' commit, and the UTC date."""
+    if measured is None:
+        what = "a ddchange from no git checkout (installed, not editable)"
+    else:
+        what = f"ddchange at commit {commit(measured, SOURCE)}"
+    if measured is not None and measured.resolve() == CHECKOUT:
+        scripts = "the benchmarks from the same checkout"
+        if _git(CHECKOUT, "status", "--porcelain", "--", *SCRIPTS).strip():
+            scripts += ", with uncommitted changes under benchmarks/"
+    else:
+        scripts = f"the benchmarks at commit {commit(CHECKOUT, SCRIPTS)}"
     date = (now or datetime.now(UTC)).strftime("%Y-%m-%d")
-    changes = " with uncommitted changes under src/ or benchmarks/" if dirty else ""
-    return f"Ran on commit `{commit}`{changes}, {date} (UTC)."
+    return f"Measured {what}; {scripts}; {date} (UTC)."
 
 
 # Taken when a benchmark starts (it imports this module first), not when it writes: a long run
-# names the code it began with.
-STAMP = stamp()
+# names the code it began with. A script that measures another ddchange (`--ddchange`) passes
+# its own stamp to `write_section`.
+STAMP = stamp(imported_checkout())
 
 
 # -- the file -----------------------------------------------------------------------------------
@@ -62,11 +129,13 @@ def with_section(document: str, heading: str, section: str) -> str:
     return document.rstrip("\n") + "\n\n" + section
 
 
-def write_section(heading: str, body: str, path: Path = RESULTS) -> None:
-    """Put `heading` and `body`, stamped, into `path` (RESULTS.md), keeping every other
-    benchmark's section."""
+def write_section(
+    heading: str, body: str, path: Path = RESULTS, stamped: str | None = None
+) -> None:
+    """Put `heading` and `body`, stamped (`stamped`, else STAMP: the imported ddchange's),
+    into `path` (RESULTS.md), keeping every other benchmark's section."""
     existing = path.read_text() if path.exists() else TITLE
-    section = f"{heading}\n\n{STAMP}\n\n{body.rstrip()}\n\n"
+    section = f"{heading}\n\n{stamped or STAMP}\n\n{body.rstrip()}\n\n"
     path.write_text(with_section(existing, heading, section).rstrip("\n") + "\n")
 
 
