@@ -19,8 +19,9 @@ against their sha256) and committed as two commits, `good` and `bad`, of a fresh
 pinned identities and dates; the check runs with a per-case venv's python. Then, each in its own
 way: ddchange (default, `--isolate`, `--no-dependencies`; `ddchange reset` before each, so that
 no journal is shared), the reference searches of real_searches.REFERENCES (textbook ddmin,
-Zeller and Hildebrandt, TSE 2002, over the line changes ddchange searches and over git's hunks:
-an exact cache and nothing else, no monotony, no dependencies; GOOD and BAD run first; every
+Zeller and Hildebrandt, TSE 2002, over the blocks the default search ends at, the baseline of
+every ratio, and beside it over its line changes and over git's hunks: an exact cache and
+nothing else, no monotony, no dependencies; GOOD and BAD run first; every
 test resets a clone, writes GOOD plus the units, builds and checks), and `git bisect run` (GOOD
 and BAD run first). Every count is every run of the check. Every answer is judged without
 ddchange, with git and the check alone, in a separate clone: the answer patch applied on `good`
@@ -69,6 +70,7 @@ from real_cases import (
 )
 from real_judge import Sandbox, precheck, split_items, suite_ends
 from real_searches import (
+    BASELINE,
     COLUMNS,
     FLAGS,
     REFERENCES,
@@ -154,7 +156,8 @@ def summary(rows: list[Row]) -> list[str]:
             continue
         fewer = sum(_not_more(m["default"], m[ref.mode]) for m in both)
         lines.append(f"- default tests ≤ {ref.mode} tests on {fewer} of {len(both)} (all runs)")
-        lines += _total(ref.mode, [(m["default"], m[ref.mode]) for m in both])
+        if ref.mode == BASELINE:
+            lines += _total(ref.mode, [(m["default"], m[ref.mode]) for m in both])
     return lines
 
 
@@ -221,7 +224,10 @@ def section(rows: list[Row], ran: list[str], seconds: float) -> str:
         "`materialize` computes it, with an exact cache only; before searching, each runs "
         "GOOD once and BAD once, as a user must to trust its answer, and those runs are in "
         f"its `tests` ({span(theirs)} runs in the pre-flight column of the reference and "
-        "bisect rows); `N+`: the budget ran out. `git bisect run` counts its check runs, also "
+        f"bisect rows); `N+`: the budget ran out. Ratios are against `{BASELINE}`, textbook "
+        "ddmin over the default search's own unit, the block; `ddmin-lines` (a finer unit, "
+        "which costs ddmin more tests) and `ddmin-hunks` stand beside it. `git bisect run` "
+        "counts its check runs, also "
         "after one run of GOOD and one of BAD; with two commits it can only name BAD. The "
         "verdict is independent of ddchange, from git and the check alone in a separate "
         'clone: the answer patch applied on `good` must make the check exit 1 ("reproduces"), '

@@ -2,8 +2,9 @@
 
 Owns `Row` and the table's columns; ddchange run as a command in one mode (from a reset journal,
 its JSON report read for the outcome, the answer and the tests by phase); the reference searches
-(`REFERENCES`: textbook ddmin, Zeller and Hildebrandt, TSE 2002, over ddchange's line changes
-and over git's hunks; each one a pure function over singleton units), run by one harness that
+(`REFERENCES`: textbook ddmin, Zeller and Hildebrandt, TSE 2002, over the blocks the default
+search ends at, the baseline that ratios are computed against, and beside it over ddchange's
+line changes and over git's hunks; each one a pure function over units), run by one harness that
 first runs GOOD and BAD, then the search with an exact cache, every test in a reset clone,
 within a budget of tests; and `git bisect run` with the case's build and check, GOOD and BAD run
 first too. For a case whose check writes per-test results, whole-suite triage: one
@@ -20,7 +21,7 @@ import os
 import re
 import shlex
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -32,6 +33,7 @@ from results import PARTS, Runs, runs
 from ddchange import git as ddgit
 from ddchange.diff import content, linechanges, read
 from ddchange.diff.hunks import Conflict, Diff
+from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import Outcome
 from ddchange.search import probabilistic
 from ddchange.search.dd import Probe, Probed
@@ -283,16 +285,16 @@ def ddmin(units: Sequence[U], test: Callable[[frozenset[U]], Outcome]) -> list[U
     return config
 
 
-Granularity = Literal["line", "hunk"]
-UNIT_NAMES: dict[str, str] = {"line": "line changes", "hunk": "hunks"}
+Granularity = Literal["line", "block", "hunk"]
+UNIT_NAMES: dict[str, str] = {"line": "line changes", "block": "blocks", "hunk": "hunks"}
 
 
 @dataclass(frozen=True)
 class Reference:
-    """A reference search to set beside ddchange's: `search` gets the singleton units of
-    `granularity` in diff order and a test of a set of them (GOOD with those units applied;
-    the harness caches it exactly, and has run GOOD and BAD before), and returns its answer.
-    To add one, add an entry to REFERENCES: its `mode` becomes a --modes choice and a row."""
+    """A reference search to set beside ddchange's: `search` gets the units of `granularity`
+    in diff order and a test of a set of them (GOOD with those units applied; the harness
+    caches it exactly, and has run GOOD and BAD before), and returns its answer. To add one,
+    add an entry to REFERENCES: its `mode` becomes a --modes choice and a row."""
 
     mode: str  # the --modes name and the table's
     description: str  # for the section's prose
@@ -312,7 +314,17 @@ def probing(
     return reference
 
 
+# The reference that ratios are computed against: textbook ddmin over the unit the default
+# search ends at, so that a finer unit (more tests for ddmin) does not flatter ddchange.
+BASELINE = "ddmin-blocks"
 REFERENCES = (
+    Reference(
+        BASELINE,
+        "textbook ddmin over the blocks ddchange's default search ends at (a run of changed "
+        "lines with no unchanged line between them, as `git diff -U0` shows it)",
+        ddmin,
+        "block",
+    ),
     Reference(
         "ddmin-lines",
         "textbook ddmin over ddchange's line changes, the units its search ends at",
@@ -338,11 +350,24 @@ REFERENCES = (
 
 
 def units(repo: Path, granularity: Granularity) -> Diff:
-    """The diff of `good..bad` as ddchange reads it, in units of `granularity`."""
+    """The diff of `good..bad` as ddchange reads it: its line changes, or git's hunks."""
     opened = ddgit.open_repo(repo)
     good, bad = (git(repo, "rev-parse", rev).strip() for rev in ("good", "bad"))
     diff = read.read_diff(opened, good, bad)
-    return linechanges.split_lines(diff) if granularity == "line" else diff
+    return diff if granularity == "hunk" else linechanges.split_lines(diff)
+
+
+def grouped(diff: Diff, granularity: Granularity) -> dict[str, tuple[str, ...]]:
+    """The units a search of `granularity` chooses from, in diff order, each with the ids of
+    `diff`'s units it holds: a block holds its line changes (ddchange's own numbering of
+    blocks, `Hierarchy.block`), a line change or a hunk itself."""
+    if granularity != "block":
+        return {unit.id: (unit.id,) for unit in diff.hunks}
+    numbering = Hierarchy(diff, dependencies=False)
+    blocks: dict[str, list[str]] = {}
+    for unit in diff.hunks:
+        blocks.setdefault(f"block {numbering.block(unit.id)}", []).append(unit.id)
+    return {name: tuple(ids) for name, ids in blocks.items()}
 
 
 def put(box: Sandbox, diff: Diff, config: frozenset[str]) -> bool:
@@ -379,7 +404,8 @@ def reference(
     builds and checks, and an exact cache answers repeats. Configurations no tree can hold are
     UNRESOLVED and no test."""
     row = Row(case.name, case.title, mode=ref.mode)
-    ids = [unit.id for unit in diff.hunks]
+    groups = grouped(diff, ref.granularity)
+    ids = list(groups)
     counts = {"pre-flight": 0, "search": 0}
     cache: dict[frozenset[str], Outcome] = {}
     part, clashes = "pre-flight", 0
@@ -387,7 +413,7 @@ def reference(
     def test(config: frozenset[str]) -> Outcome:
         nonlocal clashes
         if config not in cache:
-            if not put(box, diff, config):
+            if not put(box, diff, members(groups, config)):
                 clashes += 1
                 return Outcome.UNRESOLVED
             if sum(counts.values()) >= budget:
@@ -417,8 +443,13 @@ def reference(
         return row
     row.outcome, row.size = "found", len(answer)
     row.answer = f"{len(answer)} of {len(ids)} {UNIT_NAMES[ref.granularity]}"
-    put(box, diff, frozenset(answer))
+    put(box, diff, members(groups, answer))
     return _judged(row, judge(judge_box, tree_patch(box)))
+
+
+def members(groups: dict[str, tuple[str, ...]], chosen: Iterable[str]) -> frozenset[str]:
+    """The diff's units that the chosen groups hold."""
+    return frozenset(unit for name in chosen for unit in groups[name])
 
 
 # -- git bisect run -----------------------------------------------------------------------------
