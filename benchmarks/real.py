@@ -59,8 +59,10 @@ from pathlib import Path
 import results
 from real_cases import (
     GIT_TIMEOUT,
+    MIRRORS,
     Broken,
     Case,
+    Skipped,
     clean_env,
     git_bytes,
     load_case,
@@ -71,6 +73,7 @@ from real_cases import (
 from real_judge import Sandbox, precheck, split_items, suite_ends
 from real_searches import (
     BASELINE,
+    BISECT,
     COLUMNS,
     FLAGS,
     REFERENCES,
@@ -84,11 +87,31 @@ from real_searches import (
 from results import PARTS, parts_prose, span
 
 HEADING = "## Real regressions (`benchmarks/real.py`)"
+SDIST_CASES = "Each case is two released sdists committed as `good` and `bad`."
+HISTORY_CASES = (
+    "Each case is a range of its project's own git history between two release tags, GOOD "
+    "and BAD pinned as full commit SHAs, cloned from a local mirror (`--mirrors DIR`: "
+    "`DIR/owner+name` holds a git directory) and tagged `good` and `bad` there; a case whose "
+    "mirror is not there is skipped, with one line that says why. `git bisect run` bisects "
+    "that history as a user runs it (every parent, not only the first), and its row names the "
+    "commit it found: its verdict says whether that commit's own change (against its first "
+    "parent) adds or removes the documented culprit lines. ddchange runs as it does with no "
+    "strategy given (`default`, which bisects the first-parent history first when that is "
+    "the default) and with `--strategy diff` (the whole difference); an answer is judged on "
+    "the commit its patch applies on, the JSON report's `base` (the parent of the commit a "
+    "search went inside), or on `good` when the report names none; `answer` says `on SHA` "
+    "when that is not `good`."
+)
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "real"
 DDCHANGE = Path(sys.executable).with_name("ddchange")
 BY_MODE = {ref.mode: ref for ref in REFERENCES}
-MODES = ("default", "isolate", "no-dependencies", *BY_MODE, "bisect", "triage")
+MODES = ("default", "diff", "isolate", "no-dependencies", *BY_MODE, "bisect", "triage")
+# What runs when --modes is not given: on two sdists, all but `diff` (with one commit between
+# them, the default can only search the whole difference too); on a range of history, git
+# bisect, ddchange's default and `--strategy diff`, and the baseline.
+SDIST_MODES = tuple(mode for mode in MODES if mode != "diff")
+HISTORY_MODES = ("bisect", "default", "diff", BASELINE)
 TRIAGE = {"triage", "separate"}  # the rows of mode triage
 
 
@@ -100,13 +123,13 @@ def run_case(case: Case, args: argparse.Namespace) -> list[Row]:
     work = args.work / case.name
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    repo = make_repo(case, work)
+    repo = make_repo(case, work, args.mirrors)
     bin_dir = venv(case)
     judge_box = Sandbox.clone(case, repo, work / "judge", bin_dir, args.timeout)
     precheck(judge_box)
     items = split_items(git_bytes(repo, "diff", "--binary", "-M", "--no-color", "good", "bad"))
     rows = []
-    for mode in args.modes:
+    for mode in args.modes or (HISTORY_MODES if case.repository else SDIST_MODES):
         if mode == "triage" and not case.results:
             print("   triage: the case's check writes no per-test results", flush=True)
             continue
@@ -149,7 +172,21 @@ def summary(rows: list[Row]) -> list[str]:
     lines = [f"- default answer right on {right} of {len(default)}"]
     sized = [m for m in default if "no-dependencies" in m and None not in _sizes(m)]
     smaller = sum(m["default"].size <= m["no-dependencies"].size for m in sized)  # type: ignore[operator]
-    lines.append(f"- default answer ≤ --no-dependencies answer on {smaller} of {len(sized)}")
+    if sized:
+        lines.append(f"- default answer ≤ --no-dependencies answer on {smaller} of {len(sized)}")
+    diff = [m for m in default if "diff" in m and m["default"].count is not None]
+    if diff:
+        right = sum(m["diff"].right for m in diff)
+        fewer = sum(_not_more(m["default"], m["diff"]) for m in diff)
+        lines.append(f"- --strategy diff answer right on {right} of {len(diff)}")
+        lines.append(f"- default tests ≤ --strategy diff tests on {fewer} of {len(diff)}")
+    bisected = [m[BISECT] for m in by_case.values() if BISECT in m and m[BISECT].culprit != "—"]
+    if bisected:  # history cases: the two-commit ones name no culprit
+        held = sum(row.culprit == "yes" for row in bisected)
+        lines.append(
+            f"- git bisect run named a commit whose change holds the culprit lines on {held} "
+            f"of {len(bisected)}"
+        )
     for ref in REFERENCES:
         both = [m for m in default if ref.mode in m and m["default"].count is not None]
         if not both:  # not run in this part
@@ -203,7 +240,7 @@ def _total(mode: str, pairs: list[tuple[Row, Row]]) -> list[str]:
     ]
 
 
-def section(rows: list[Row], ran: list[str], seconds: float) -> str:
+def section(rows: list[Row], ran: list[str], seconds: float, history: bool) -> str:
     git_version = run(["git", "--version"], HERE, clean_env(), GIT_TIMEOUT).output.split()[-1]
     command = shlex.join(["benchmarks/real.py", *sys.argv[1:]])
     cases = ", ".join(f"`{name}`" for name in ran) or "none"
@@ -214,8 +251,9 @@ def section(rows: list[Row], ran: list[str], seconds: float) -> str:
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
         f"{platform.system()}, {os.cpu_count()} cores, git {git_version}: `.venv/bin/python "
         f"{command}`, {seconds / 60:.1f} minutes. Cases: {cases}. "
-        "Each case is two released sdists committed as `good` and `bad`; `hunks` are the hunks "
-        "of `git diff -M good bad` (a whole added, deleted, renamed or binary file is one). "
+        + (HISTORY_CASES if history else SDIST_CASES)
+        + " `hunks` are the hunks of `git diff -M good bad` (a whole added, deleted, renamed "
+        "or binary file is one). "
         "`tests` counts every run of the check on every row, and `"
         f"{PARTS}` splits it. ddchange runs with `--timeout` and each case's build, from a "
         "reset journal; `answer` is its number of changes (for `--isolate` the difference, "
@@ -227,8 +265,9 @@ def section(rows: list[Row], ran: list[str], seconds: float) -> str:
         f"bisect rows); `N+`: the budget ran out. Ratios are against `{BASELINE}`, textbook "
         "ddmin over the default search's own unit, the block; `ddmin-lines` (a finer unit, "
         "which costs ddmin more tests) and `ddmin-hunks` stand beside it. `git bisect run` "
-        "counts its check runs, also "
-        "after one run of GOOD and one of BAD; with two commits it can only name BAD. The "
+        "counts its check runs, also after one run of GOOD and one of BAD"
+        + ("" if history else "; with two commits it can only name BAD")
+        + ". The "
         "verdict is independent of ddchange, from git and the check alone in a separate "
         'clone: the answer patch applied on `good` must make the check exit 1 ("reproduces"), '
         "and leaving out any one hunk of its `git diff -U0` must make it stop failing "
@@ -270,7 +309,18 @@ def write(path: Path, body: str, part: str | None, stamped: str) -> None:
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--cases", help="comma-separated case names (default: all)")
-    parser.add_argument("--modes", default=",".join(MODES), help=f"of {','.join(MODES)}")
+    parser.add_argument(
+        "--modes",
+        default="",
+        help=f"of {','.join(MODES)} (default: {','.join(SDIST_MODES)}; for a history case "
+        f"{','.join(HISTORY_MODES)})",
+    )
+    parser.add_argument(
+        "--mirrors",
+        type=Path,
+        default=MIRRORS,
+        help="where history cases' projects are mirrored: DIR/owner+name holds a git directory",
+    )
     parser.add_argument("--budget", type=int, default=3000, help="tests per reference search")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir(), "ddchange-real"))
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per build or check")
@@ -334,20 +384,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     started = time.monotonic()
     rows: list[Row] = []
     ran = []
+    history = False  # whether a case of this run is a range of history
     for directory in directories:
         ran.append(directory.name)
         print(f"== {directory.name}", flush=True)
         title = "—"
         try:
             case = load_case(directory)
-            title = case.title
+            title, history = case.title, history or bool(case.repository)
             rows += run_case(case, args)
+        except Skipped as error:
+            print(f"   skipped: {error}", flush=True)
+            rows.append(Row(directory.name, title, verdict=f"skipped: {error}"))
         except Broken as error:
             print(f"   broken: {error}", flush=True)
             rows.append(Row(directory.name, title, verdict=f"broken: {error}"))
         # After every case, so that a long run that is stopped keeps what it measured (the
         # section names the cases that ran).
-        body = section(rows, ran, time.monotonic() - started)
+        body = section(rows, ran, time.monotonic() - started, history)
         write(args.results, body, args.part, stamped)
     print(body, end="")
 

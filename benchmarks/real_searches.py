@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from real_cases import GIT_TIMEOUT, Case, clean_env, git, git_bytes, run
-from real_judge import Sandbox, Suite, Verdict, judge, judge_cause
+from real_judge import Sandbox, Suite, Verdict, holds_culprit, judge, judge_cause
 from results import PARTS, Runs, runs
 
 from ddchange import git as ddgit
@@ -40,8 +40,14 @@ from ddchange.search.dd import Probe, Probed
 from ddchange.trial import files
 
 U = TypeVar("U")
-FLAGS = {"default": (), "isolate": ("--isolate",), "no-dependencies": ("--no-dependencies",)}
+FLAGS = {
+    "default": (),  # whatever strategy ddchange runs when none is given
+    "diff": ("--strategy", "diff"),
+    "isolate": ("--isolate",),
+    "no-dependencies": ("--no-dependencies",),
+}
 SEARCH_TIMEOUT = 4 * 3600.0  # one whole ddchange or git bisect run
+BISECT = "git bisect run"  # the mode of its rows
 
 
 # -- rows ---------------------------------------------------------------------------------------
@@ -146,7 +152,12 @@ def ddchange(case: Case, repo: Path, box: Sandbox, mode: str, args: argparse.Nam
     if not patch.is_file():
         row.verdict = "no patch" if done.code is not None else "no patch (timed out)"
         return row
-    return _judged(row, judge(box, patch.read_bytes()))
+    # The patch applies on the report's "base" (the parent of the commit a search went inside),
+    # on GOOD when the report names none.
+    base = str(data.get("base") or "good")
+    if base != "good":
+        row.answer += f" on {base[:7]}"
+    return _judged(row, judge(box, patch.read_bytes(), base))
 
 
 # -- whole-suite triage ---------------------------------------------------------------------------
@@ -327,7 +338,8 @@ REFERENCES = (
     ),
     Reference(
         "ddmin-lines",
-        "textbook ddmin over ddchange's line changes, the units its search ends at",
+        "textbook ddmin over ddchange's line changes (`--granularity line`, finer than its "
+        "default's blocks)",
         ddmin,
         "line",
     ),
@@ -457,7 +469,7 @@ def members(groups: dict[str, tuple[str, ...]], chosen: Iterable[str]) -> frozen
 
 def bisect(case: Case, box: Sandbox, timeout: float) -> Row:
     """`git bisect run` with the build and check; the check runs it took and what it named."""
-    row = Row(case.name, case.title, mode="git bisect run")
+    row = Row(case.name, case.title, mode=BISECT)
     counter, script = box.root.parent / "bisect.count", box.root.parent / "bisect.sh"
     counter.unlink(missing_ok=True)
     check = shlex.join([str(box.bin / "python"), str(case.check)])
@@ -480,6 +492,8 @@ def bisect(case: Case, box: Sandbox, timeout: float) -> Row:
     row.tests = str(row.count)
     row.runs = Runs(preflight, row.count - preflight, 0)
     named = re.findall(r"^([0-9a-f]{40}) is the first bad commit", done.output, re.MULTILINE)
+    if case.repository:
+        return _bisected_history(case, box, row, named[-1:] or _candidates(done.output))
     bad = git(box.root, "rev-parse", "bad").strip()
     if named:
         row.outcome = f"names {named[-1][:7]}"
@@ -489,6 +503,45 @@ def bisect(case: Case, box: Sandbox, timeout: float) -> Row:
     else:
         row.outcome = "names nothing"
     return row
+
+
+def _candidates(output: str) -> list[str]:
+    """The commits `git bisect run` lists when skipped commits leave more than one."""
+    if "first bad commit could be any of" not in output:
+        return []
+    return re.findall(r"^([0-9a-f]{40})$", output, re.MULTILINE)
+
+
+def _bisected_history(case: Case, box: Sandbox, row: Row, named: list[str]) -> Row:
+    """What git bisect named in a range of real history, and whether the commit's own change
+    (against its first parent) adds or removes the documented culprit lines."""
+    commits = int(git(box.root, "rev-list", "--count", "good..bad").strip())
+    if not named:
+        row.outcome = "names nothing"
+        return row
+    if len(named) > 1:
+        row.outcome = f"{len(named)} candidates"
+        row.answer = f"{len(named)} of {commits} commits"
+        held = [sha for sha in named if holds_culprit(case, _commit_patch(box, sha))]
+        row.verdict = f"{len(held)} of the {len(named)} candidates hold the culprit lines"
+        row.culprit = "yes" if held else "no"
+        return row
+    sha = named[0]
+    subject = git(box.root, "log", "-1", "--format=%s", sha).strip()
+    row.outcome = f"names {sha[:7]}"
+    row.answer = f"1 of {commits} commits"
+    held = holds_culprit(case, _commit_patch(box, sha))
+    row.verdict = f'{sha[:7]} "{subject[:60]}": its change ' + (
+        "holds the culprit lines" if held else "does not hold the culprit lines"
+    )
+    row.culprit = "yes" if held else "no"
+    return row
+
+
+def _commit_patch(box: Sandbox, sha: str) -> bytes:
+    """The change a commit brought: its diff against its first parent (for a merge, what the
+    merged branch brought)."""
+    return git_bytes(box.root, "diff", "-M", "--binary", f"{sha}^1", sha)
 
 
 def _lines(path: Path) -> int:
