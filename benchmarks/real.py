@@ -38,6 +38,24 @@ results at BAD and every other test its result at GOOD; leaving out any one hunk
 `git diff -U0` must make one of its tests stop failing as at BAD; and it must add or remove its
 tests' culprit lines.
 
+Part `history` (benchmarks/real/history/, a section of its own) holds cases over a project's
+real git history between two release tags:
+
+    .venv/bin/python benchmarks/real.py --case-dir benchmarks/real/history --part history
+    .venv/bin/python benchmarks/real.py --case-dir benchmarks/real/history --part history \
+        --cases tomlkit-array-copy-history --mirrors /work/.mirror      # one case, quick
+
+Such a case.toml names the GitHub project (`repository = "owner/name"`), GOOD and BAD as full
+commit SHAs with the tags they stand for (`good_tag`, `bad_tag`), and its check (`check`, a
+path from the case's directory; the check of the two-sdist case of the same regression). The
+project comes from a local mirror, `--mirrors DIR` (DIR/owner+name holds a git directory),
+cloned into the work directory with `good` and `bad` tagged at the two SHAs; a case whose mirror
+is missing, or lacks the commits, is reported as skipped in one line. Its rows: `git bisect
+run` (its steps, and the commit it names, whose own change is looked at for the culprit
+lines), ddchange as it runs with no strategy given (`default`) and with `--strategy diff`, and
+textbook ddmin over blocks (within `--budget`). A ddchange answer is judged on the JSON report's
+`"base"` when it names one (the commit its patch applies on), else on `good`.
+
 This script runs the cases and writes the section; real_cases.py builds a case (its repository
 and venv), real_searches.py runs the searches (a row each), real_judge.py tests trees in a clone
 and judges the answers.

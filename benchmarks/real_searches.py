@@ -145,8 +145,18 @@ def ddchange(case: Case, repo: Path, box: Sandbox, mode: str, args: argparse.Nam
     if isinstance(culprits, list):
         row.size = len(culprits)
         total = data.get("hunks_total")
-        unit = UNIT_NAMES.get(str(data.get("granularity")), "units")
+        # The report's changes are git's hunks at hunk granularity, else line changes; at
+        # block granularity each culprit names its block of the answer (a run of them).
+        unit = "hunks" if data.get("granularity") == "hunk" else "line changes"
         row.answer = f"{row.size} of {total} {unit}" if isinstance(total, int) else str(row.size)
+        blocks = {
+            (c.get("path"), c.get("block"))
+            for c in culprits
+            if isinstance(c, dict) and c.get("block") is not None
+        }
+        if blocks:
+            row.size = len(blocks)
+            row.answer = f"{row.size} blocks: {row.answer}"
         if mode == "isolate" and isinstance(passing, list):
             row.answer += f" (+{len(passing)} passing)"
     if not patch.is_file():
