@@ -211,8 +211,7 @@ def summary(rows: list[Row]) -> list[str]:
             continue
         fewer = sum(_not_more(m["default"], m[ref.mode]) for m in both)
         lines.append(f"- default tests ≤ {ref.mode} tests on {fewer} of {len(both)} (all runs)")
-        if ref.mode == BASELINE:
-            lines += _total(ref.mode, [(m["default"], m[ref.mode]) for m in both])
+        lines += _total(ref.mode, [(m["default"], m[ref.mode]) for m in both])
     return lines
 
 
@@ -252,9 +251,10 @@ def _total(mode: str, pairs: list[tuple[Row, Row]]) -> list[str]:
     theirs = sum(o.count or 0 for _, o in found)
     if not theirs:
         return []
+    baseline = " (the baseline: the default's own unit)" if mode == BASELINE else ""
     return [
         f"- total tests where both found an answer ({len(found)} cases): ddchange default "
-        f"{ours} vs {mode} {theirs} = {ours / theirs:.2f}×"
+        f"{ours} vs {mode} {theirs} = {ours / theirs:.2f}×{baseline}"
     ]
 
 
@@ -280,9 +280,10 @@ def section(rows: list[Row], ran: list[str], seconds: float, history: bool) -> s
         "`materialize` computes it, with an exact cache only; before searching, each runs "
         "GOOD once and BAD once, as a user must to trust its answer, and those runs are in "
         f"its `tests` ({span(theirs)} runs in the pre-flight column of the reference and "
-        f"bisect rows); `N+`: the budget ran out. Ratios are against `{BASELINE}`, textbook "
-        "ddmin over the default search's own unit, the block; `ddmin-lines` (a finer unit, "
-        "which costs ddmin more tests) and `ddmin-hunks` stand beside it. `git bisect run` "
+        f"bisect rows); `N+`: the budget ran out. The baseline of the ratios is `{BASELINE}`, "
+        "textbook ddmin over the default search's own unit, the block; `ddmin-lines` (a finer "
+        "unit, which costs ddmin more tests and so flatters ddchange) and the others stand "
+        "beside it. `git bisect run` "
         "counts its check runs, also after one run of GOOD and one of BAD"
         + ("" if history else "; with two commits it can only name BAD")
         + ". The "
@@ -398,7 +399,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     directories = select(args.case_dir, args.cases)
     if not directories:
         raise SystemExit(f"real.py: no cases in {args.case_dir}")
-    stamped = results.stamp(args.measured)  # when the run starts: the code it began with
+    stamped = results.stamp_of(args.measured)  # when the run starts: the code it began with
     started = time.monotonic()
     rows: list[Row] = []
     ran = []

@@ -8,9 +8,8 @@ the checks take.
 The stamp names the ddchange that was measured, not the benchmarks: the commit of the checkout
 whose ddchange ran (a script's `--ddchange`, else the checkout the imported `ddchange` package
 comes from, found from `ddchange.__file__`), "with uncommitted changes" when git status shows
-any under that checkout's src/, and no commit at all when that package is not in a git
-checkout. The benchmark scripts' own commit follows (with their uncommitted changes, if any
-under benchmarks/), then the UTC date.
+any under that checkout's src/ or benchmarks/, and the UTC date; when the benchmark scripts
+come from another checkout, their own commit follows.
 """
 
 from __future__ import annotations
@@ -31,10 +30,9 @@ TITLE = "# Benchmark results\n"
 # checks at the end. Names, not numbers: how many runs each takes is read from the log.
 PREFLIGHT = ("good", "bad")
 CHECKS = ("confirm",)
-# What decides the code of a run: ddchange's src/, and the benchmarks (RESULTS.md itself is
-# what the runs write).
-SOURCE = ("src",)
-SCRIPTS = ("benchmarks", ":(exclude)benchmarks/RESULTS.md")
+# What a run's code is: these paths of a checkout decide it (RESULTS.md itself is what the
+# runs write).
+CODE = ("src", "benchmarks", ":(exclude)benchmarks/RESULTS.md")
 
 
 # -- the stamp ----------------------------------------------------------------------------------
@@ -85,37 +83,45 @@ def command_checkout(command: Path) -> Path | None:
     return checkout_of(Path(path)) if done.returncode == 0 and path else None
 
 
-def commit(root: Path, paths: tuple[str, ...]) -> str:
-    """The commit checked out at `root`, "with uncommitted changes under DIR/" when git status
-    shows any under `paths` (the first names DIR): never a clean name for a tree that is not
-    its commit."""
-    head = _git(root, "rev-parse", "--short", "HEAD").strip()
-    dirty = _git(root, "status", "--porcelain", "--", *paths).strip()
-    return f"`{head}` with uncommitted changes under {paths[0]}/" if dirty else f"`{head}`"
+def _date(now: datetime | None) -> str:
+    return (now or datetime.now(UTC)).strftime("%Y-%m-%d")
 
 
-def stamp(measured: Path | None, now: datetime | None = None) -> str:
-    """The line that opens a section: the commit of `measured`, the checkout whose ddchange
-    ran (with its uncommitted changes under src/, if any; None: from no git checkout), the
-    benchmark scripts' commit, and the UTC date."""
-    if measured is None:
-        what = "a ddchange from no git checkout (installed, not editable)"
+def _commit(root: Path) -> str:
+    """The commit checked out at `root`, "with uncommitted changes under src/ or benchmarks/"
+    when git status shows any there: never a clean name for a tree that is not its commit."""
+    commit = _git(root, "rev-parse", "--short", "HEAD").strip()
+    dirty = _git(root, "status", "--porcelain", "--", *CODE).strip()
+    changes = " with uncommitted changes under src/ or benchmarks/" if dirty else ""
+    return f"`{commit}`{changes}"
+
+
+def stamp(root: Path = CHECKOUT, now: datetime | None = None) -> str:
+    """The line that opens a section: the commit checked out at `root` (the checkout whose
+    ddchange was measured), "with uncommitted changes" when git status shows any under src/
+    or benchmarks/, and the UTC date."""
+    return f"Ran on commit {_commit(root)}, {_date(now)} (UTC)."
+
+
+def stamp_of(checkout: Path | None, now: datetime | None = None) -> str:
+    """The stamp of a run that measured the ddchange of `checkout` (None: one installed from
+    no git checkout): `stamp` of that checkout, which says so, and the benchmark scripts' own
+    commit when they come from another checkout."""
+    if checkout is None:
+        line = f"Ran on a ddchange from no git checkout (not editable), {_date(now)} (UTC)"
     else:
-        what = f"ddchange at commit {commit(measured, SOURCE)}"
-    if measured is not None and measured.resolve() == CHECKOUT:
-        scripts = "the benchmarks from the same checkout"
-        if _git(CHECKOUT, "status", "--porcelain", "--", *SCRIPTS).strip():
-            scripts += ", with uncommitted changes under benchmarks/"
-    else:
-        scripts = f"the benchmarks at commit {commit(CHECKOUT, SCRIPTS)}"
-    date = (now or datetime.now(UTC)).strftime("%Y-%m-%d")
-    return f"Measured {what}; {scripts}; {date} (UTC)."
+        line = stamp(checkout, now).removesuffix(".")
+    if checkout is not None and checkout.resolve() == CHECKOUT:
+        return f"{line}: the ddchange measured and the benchmark scripts."
+    return (
+        f"{line}: the ddchange measured; the benchmark scripts ran from commit {_commit(CHECKOUT)}."
+    )
 
 
 # Taken when a benchmark starts (it imports this module first), not when it writes: a long run
-# names the code it began with. A script that measures another ddchange (`--ddchange`) passes
-# its own stamp to `write_section`.
-STAMP = stamp(imported_checkout())
+# names the code it began with. The ddchange measured is the one this process imports; a script
+# that measures another (`--ddchange`) passes its own stamp to `write_section`.
+STAMP = stamp_of(imported_checkout())
 
 
 # -- the file -----------------------------------------------------------------------------------

@@ -190,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"   failed: {test}", flush=True)
         body = section(command, commit, cores, load, runs)
         # The clone is the ddchange measured: HEAD's commit, without this checkout's edits.
-        results.write_section(HEADING, body, args.results, results.stamp(where))
+        results.write_section(HEADING, body, args.results, results.stamp_of(where))
     print(f"logs: {work}")
 
 
