@@ -16,12 +16,13 @@ answer is real_judge's.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
 import shlex
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -32,7 +33,7 @@ from results import PARTS, Runs, runs
 
 from ddchange import git as ddgit
 from ddchange.diff import content, linechanges, read
-from ddchange.diff.hunks import Conflict, Diff
+from ddchange.diff.hunks import Conflict, Diff, Hunk
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import Outcome
 from ddchange.search import probabilistic
@@ -372,24 +373,58 @@ REFERENCES = (
 
 
 def units(repo: Path, granularity: Granularity) -> Diff:
-    """The diff of `good..bad` as ddchange reads it: its line changes, or git's hunks."""
+    """The diff of `good..bad` as ddchange reads it, in units of `granularity`."""
     opened = ddgit.open_repo(repo)
     good, bad = (git(repo, "rev-parse", rev).strip() for rev in ("good", "bad"))
-    diff = read.read_diff(opened, good, bad)
-    return diff if granularity == "hunk" else linechanges.split_lines(diff)
+    return in_units(read.read_diff(opened, good, bad), granularity)
 
 
-def grouped(diff: Diff, granularity: Granularity) -> dict[str, tuple[str, ...]]:
-    """The units a search of `granularity` chooses from, in diff order, each with the ids of
-    `diff`'s units it holds: a block holds its line changes (ddchange's own numbering of
-    blocks, `Hierarchy.block`), a line change or a hunk itself."""
-    if granularity != "block":
-        return {unit.id: (unit.id,) for unit in diff.hunks}
-    numbering = Hierarchy(diff, dependencies=False)
-    blocks: dict[str, list[str]] = {}
-    for unit in diff.hunks:
-        blocks.setdefault(f"block {numbering.block(unit.id)}", []).append(unit.id)
-    return {name: tuple(ids) for name, ids in blocks.items()}
+def in_units(diff: Diff, granularity: Granularity) -> Diff:
+    """`diff` (git's hunks, as read) in units of `granularity`: git's hunks; its line
+    changes; or its blocks, each a run of line changes with no unchanged line between them
+    (ddchange's own numbering, `Hierarchy.block`) made one unit."""
+    if granularity == "hunk":
+        return diff
+    lines = linechanges.split_lines(diff)
+    if granularity == "line":
+        return lines
+    numbering = Hierarchy(lines, dependencies=False)
+    runs: dict[int, list[Hunk]] = {}
+    for unit in lines.hunks:
+        runs.setdefault(numbering.block(unit.id), []).append(unit)
+    blocks = [_joined(run) for run in runs.values()]
+    ids = {
+        unit.id: block.id for block, run in zip(blocks, runs.values(), strict=True) for unit in run
+    }
+    files = tuple(
+        dataclasses.replace(file, units=tuple(dict.fromkeys(ids[u] for u in file.units)))
+        for file in lines.files
+    )
+    return Diff(files, tuple(blocks), lines.skipped)
+
+
+def _joined(run: list[Hunk]) -> Hunk:
+    """One unit of a block's line changes: its removed lines replaced by its added lines.
+    They are consecutive on each side, so the block starts where its first removed (added)
+    line does; a side with none keeps the first change's place (after line k: k)."""
+    if len(run) == 1:
+        return run[0]
+    removing = [u for u in run if u.old_lines] or run[:1]
+    adding = [u for u in run if u.new_lines] or run[:1]
+    lines = [line for u in run for line in u.diff.splitlines(keepends=True)[1:]]
+    removed = [line for line in lines if not line.startswith("+")]
+    added = [line for line in lines if line.startswith("+")]
+    header = run[0].diff.split("\n", 1)[0]
+    return dataclasses.replace(
+        run[0],
+        old_start=removing[0].old_start,
+        old_lines=sum(u.old_lines for u in run),
+        new_start=adding[0].new_start,
+        new_lines=sum(u.new_lines for u in run),
+        diff="\n".join([header, "".join(removed + added)]),
+        added=sum(u.added for u in run),
+        removed=sum(u.removed for u in run),
+    )
 
 
 def put(box: Sandbox, diff: Diff, config: frozenset[str]) -> bool:
@@ -426,8 +461,7 @@ def reference(
     builds and checks, and an exact cache answers repeats. Configurations no tree can hold are
     UNRESOLVED and no test."""
     row = Row(case.name, case.title, mode=ref.mode)
-    groups = grouped(diff, ref.granularity)
-    ids = list(groups)
+    ids = [unit.id for unit in diff.hunks]
     counts = {"pre-flight": 0, "search": 0}
     cache: dict[frozenset[str], Outcome] = {}
     part, clashes = "pre-flight", 0
@@ -435,7 +469,7 @@ def reference(
     def test(config: frozenset[str]) -> Outcome:
         nonlocal clashes
         if config not in cache:
-            if not put(box, diff, members(groups, config)):
+            if not put(box, diff, config):
                 clashes += 1
                 return Outcome.UNRESOLVED
             if sum(counts.values()) >= budget:
@@ -465,13 +499,8 @@ def reference(
         return row
     row.outcome, row.size = "found", len(answer)
     row.answer = f"{len(answer)} of {len(ids)} {UNIT_NAMES[ref.granularity]}"
-    put(box, diff, members(groups, answer))
+    put(box, diff, frozenset(answer))
     return _judged(row, judge(judge_box, tree_patch(box)))
-
-
-def members(groups: dict[str, tuple[str, ...]], chosen: Iterable[str]) -> frozenset[str]:
-    """The diff's units that the chosen groups hold."""
-    return frozenset(unit for name in chosen for unit in groups[name])
 
 
 # -- git bisect run -----------------------------------------------------------------------------

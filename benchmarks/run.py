@@ -21,11 +21,11 @@ import platform
 import tempfile
 from pathlib import Path
 
-from real_searches import Granularity, ddmin, grouped, members
+from real_searches import Granularity, ddmin, in_units
 from results import PARTS, Runs, parts_prose, runs, write_section
 
 from ddchange import git, samples, session
-from ddchange.diff import linechanges, read
+from ddchange.diff import read
 from ddchange.model import Outcome
 from ddchange.trial import attempt, runner, worktree
 
@@ -86,9 +86,8 @@ def textbook_ddmin(scenario: samples.Scenario, repo: Path, unit: Granularity) ->
     opened = git.open_repo(repo)
     good, bad = git.resolve_commit(opened, request.good), git.resolve_commit(opened, request.bad)
     diff = read.read_diff(opened, good, bad)
-    diff = diff if unit == "hunk" else linechanges.split_lines(diff)
-    groups = grouped(diff, unit)
-    ids = list(groups)
+    diff = in_units(diff, unit)
+    ids = [each.id for each in diff.hunks]
     recipe = attempt.Recipe(
         diff=diff,
         command=request.test,
@@ -102,7 +101,7 @@ def textbook_ddmin(scenario: samples.Scenario, repo: Path, unit: Granularity) ->
 
         def test(config: frozenset[str]) -> Outcome:
             if config not in cache:
-                cache[config] = attempt.attempt(recipe, tree, members(groups, config)).outcome
+                cache[config] = attempt.attempt(recipe, tree, config).outcome
             return cache[config]
 
         if (test(frozenset()), test(frozenset(ids))) != (Outcome.PASS, Outcome.FAIL):
