@@ -7,10 +7,12 @@ search ends at, the baseline that ratios are computed against, and beside it ove
 line changes and over git's hunks; each one a pure function over units), run by one harness that
 first runs GOOD and BAD, then the search with an exact cache, every test in a reset clone,
 within a budget of tests; and `git bisect run` with the case's build and check, GOOD and BAD run
-first too. For a case whose check writes per-test results, whole-suite triage: one
-`ddchange --results` run for every failing test at once, and, set beside it, one
-`--results --test NAME` run per failing test, each from a reset journal. The verdict on every
-answer is real_judge's.
+first too (on a range of real history, the commit it names is looked at: does its own change
+add or remove the culprit lines?). A ddchange answer is judged on the commit its patch applies
+on, the report's `"base"`, or on `good`. For a case whose check writes per-test results,
+whole-suite triage: one `ddchange --results` run for every failing test at once, and, set
+beside it, one `--results --test NAME` run per failing test, each from a reset journal. The
+verdict on every answer is real_judge's.
 """
 
 from __future__ import annotations
