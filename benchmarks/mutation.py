@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from results import CHECKOUT, RESULTS, write_section
+from results import CHECKOUT, RESULTS, stamp_of, write_section
 
 HEADING = "## Mutation score (`benchmarks/mutation.py`)"
 WORK = CHECKOUT / ".mutation"
@@ -234,7 +234,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         seconds = run_mutmut(args.work, args.children)
     body = section(read_mutants(args.work, modules), modules, seconds)
     print(body)
-    write_section(HEADING, body, args.results)
+    # The code mutated is this checkout's src/, whichever ddchange this process imports.
+    write_section(HEADING, body, args.results, stamp_of(CHECKOUT))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,11 @@
 
     .venv/bin/python benchmarks/real.py                        # every case in benchmarks/real/
     .venv/bin/python benchmarks/real.py --cases sqlparse-in --modes default,ddmin-lines
+    .venv/bin/python benchmarks/real.py --ddchange ../other-checkout   # measure its ddchange
+
+The section is stamped with the commit of the ddchange measured (`--ddchange`: a checkout, whose
+own .venv/bin/ddchange runs, or a ddchange command, whose checkout its Python tells), "with
+uncommitted changes under src/" when it has any.
 
 Owns the cases' runs and their section of benchmarks/RESULTS.md. Each case is a directory
 `benchmarks/real/<case>/` with a `case.toml` (the package, its GOOD and BAD versions with the
@@ -14,8 +19,9 @@ against their sha256) and committed as two commits, `good` and `bad`, of a fresh
 pinned identities and dates; the check runs with a per-case venv's python. Then, each in its own
 way: ddchange (default, `--isolate`, `--no-dependencies`; `ddchange reset` before each, so that
 no journal is shared), the reference searches of real_searches.REFERENCES (textbook ddmin,
-Zeller and Hildebrandt, TSE 2002, over the line changes ddchange searches and over git's hunks:
-an exact cache and nothing else, no monotony, no dependencies; GOOD and BAD run first; every
+Zeller and Hildebrandt, TSE 2002, over the blocks the default search ends at, the baseline of
+every ratio, and beside it over its line changes and over git's hunks: an exact cache and
+nothing else, no monotony, no dependencies; GOOD and BAD run first; every
 test resets a clone, writes GOOD plus the units, builds and checks), and `git bisect run` (GOOD
 and BAD run first). Every count is every run of the check. Every answer is judged without
 ddchange, with git and the check alone, in a separate clone: the answer patch applied on `good`
@@ -31,6 +37,24 @@ XML the check writes, in a separate clone: its patch applied on `good` must give
 results at BAD and every other test its result at GOOD; leaving out any one hunk of its
 `git diff -U0` must make one of its tests stop failing as at BAD; and it must add or remove its
 tests' culprit lines.
+
+Part `history` (benchmarks/real/history/, a section of its own) holds cases over a project's
+real git history between two release tags:
+
+    .venv/bin/python benchmarks/real.py --case-dir benchmarks/real/history --part history
+    .venv/bin/python benchmarks/real.py --case-dir benchmarks/real/history --part history \
+        --cases tomlkit-array-copy-history --mirrors /work/.mirror      # one case, quick
+
+Such a case.toml names the GitHub project (`repository = "owner/name"`), GOOD and BAD as full
+commit SHAs with the tags they stand for (`good_tag`, `bad_tag`), and its check (`check`, a
+path from the case's directory; the check of the two-sdist case of the same regression). The
+project comes from a local mirror, `--mirrors DIR` (DIR/owner+name holds a git directory),
+cloned into the work directory with `good` and `bad` tagged at the two SHAs; a case whose mirror
+is missing, or lacks the commits, is reported as skipped in one line. Its rows: `git bisect
+run` (its steps, and the commit it names, whose own change is looked at for the culprit
+lines), ddchange as it runs with no strategy given (`default`) and with `--strategy diff`, and
+textbook ddmin over blocks (within `--budget`). A ddchange answer is judged on the JSON report's
+`"base"` when it names one (the commit its patch applies on), else on `good`.
 
 This script runs the cases and writes the section; real_cases.py builds a case (its repository
 and venv), real_searches.py runs the searches (a row each), real_judge.py tests trees in a clone
@@ -53,8 +77,10 @@ from pathlib import Path
 import results
 from real_cases import (
     GIT_TIMEOUT,
+    MIRRORS,
     Broken,
     Case,
+    Skipped,
     clean_env,
     git_bytes,
     load_case,
@@ -64,6 +90,8 @@ from real_cases import (
 )
 from real_judge import Sandbox, precheck, split_items, suite_ends
 from real_searches import (
+    BASELINE,
+    BISECT,
     COLUMNS,
     FLAGS,
     REFERENCES,
@@ -77,11 +105,31 @@ from real_searches import (
 from results import PARTS, parts_prose, span
 
 HEADING = "## Real regressions (`benchmarks/real.py`)"
+SDIST_CASES = "Each case is two released sdists committed as `good` and `bad`."
+HISTORY_CASES = (
+    "Each case is a range of its project's own git history between two release tags, GOOD "
+    "and BAD pinned as full commit SHAs, cloned from a local mirror (`--mirrors DIR`: "
+    "`DIR/owner+name` holds a git directory) and tagged `good` and `bad` there; a case whose "
+    "mirror is not there is skipped, with one line that says why. `git bisect run` bisects "
+    "that history as a user runs it (every parent, not only the first), and its row names the "
+    "commit it found: its verdict says whether that commit's own change (against its first "
+    "parent) adds or removes the documented culprit lines. ddchange runs as it does with no "
+    "strategy given (`default`, which bisects the first-parent history first when that is "
+    "the default) and with `--strategy diff` (the whole difference); an answer is judged on "
+    "the commit its patch applies on, the JSON report's `base` (the parent of the commit a "
+    "search went inside), or on `good` when the report names none; `answer` says `on SHA` "
+    "when that is not `good`."
+)
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "real"
 DDCHANGE = Path(sys.executable).with_name("ddchange")
 BY_MODE = {ref.mode: ref for ref in REFERENCES}
-MODES = ("default", "isolate", "no-dependencies", *BY_MODE, "bisect", "triage")
+MODES = ("default", "diff", "isolate", "no-dependencies", *BY_MODE, "bisect", "triage")
+# What runs when --modes is not given: on two sdists, all but `diff` (with one commit between
+# them, the default can only search the whole difference too); on a range of history, git
+# bisect, ddchange's default and `--strategy diff`, and the baseline.
+SDIST_MODES = tuple(mode for mode in MODES if mode != "diff")
+HISTORY_MODES = ("bisect", "default", "diff", BASELINE)
 TRIAGE = {"triage", "separate"}  # the rows of mode triage
 
 
@@ -93,13 +141,13 @@ def run_case(case: Case, args: argparse.Namespace) -> list[Row]:
     work = args.work / case.name
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    repo = make_repo(case, work)
+    repo = make_repo(case, work, args.mirrors)
     bin_dir = venv(case)
     judge_box = Sandbox.clone(case, repo, work / "judge", bin_dir, args.timeout)
     precheck(judge_box)
     items = split_items(git_bytes(repo, "diff", "--binary", "-M", "--no-color", "good", "bad"))
     rows = []
-    for mode in args.modes:
+    for mode in args.modes or (HISTORY_MODES if case.repository else SDIST_MODES):
         if mode == "triage" and not case.results:
             print("   triage: the case's check writes no per-test results", flush=True)
             continue
@@ -142,7 +190,21 @@ def summary(rows: list[Row]) -> list[str]:
     lines = [f"- default answer right on {right} of {len(default)}"]
     sized = [m for m in default if "no-dependencies" in m and None not in _sizes(m)]
     smaller = sum(m["default"].size <= m["no-dependencies"].size for m in sized)  # type: ignore[operator]
-    lines.append(f"- default answer ≤ --no-dependencies answer on {smaller} of {len(sized)}")
+    if sized:
+        lines.append(f"- default answer ≤ --no-dependencies answer on {smaller} of {len(sized)}")
+    diff = [m for m in default if "diff" in m and m["default"].count is not None]
+    if diff:
+        right = sum(m["diff"].right for m in diff)
+        fewer = sum(_not_more(m["default"], m["diff"]) for m in diff)
+        lines.append(f"- --strategy diff answer right on {right} of {len(diff)}")
+        lines.append(f"- default tests ≤ --strategy diff tests on {fewer} of {len(diff)}")
+    bisected = [m[BISECT] for m in by_case.values() if BISECT in m and m[BISECT].culprit != "—"]
+    if bisected:  # history cases: the two-commit ones name no culprit
+        held = sum(row.culprit == "yes" for row in bisected)
+        lines.append(
+            f"- git bisect run named a commit whose change holds the culprit lines on {held} "
+            f"of {len(bisected)}"
+        )
     for ref in REFERENCES:
         both = [m for m in default if ref.mode in m and m["default"].count is not None]
         if not both:  # not run in this part
@@ -189,13 +251,14 @@ def _total(mode: str, pairs: list[tuple[Row, Row]]) -> list[str]:
     theirs = sum(o.count or 0 for _, o in found)
     if not theirs:
         return []
+    baseline = " (the baseline: the default's own unit)" if mode == BASELINE else ""
     return [
         f"- total tests where both found an answer ({len(found)} cases): ddchange default "
-        f"{ours} vs {mode} {theirs} = {ours / theirs:.2f}×"
+        f"{ours} vs {mode} {theirs} = {ours / theirs:.2f}×{baseline}"
     ]
 
 
-def section(rows: list[Row], ran: list[str], seconds: float) -> str:
+def section(rows: list[Row], ran: list[str], seconds: float, history: bool) -> str:
     git_version = run(["git", "--version"], HERE, clean_env(), GIT_TIMEOUT).output.split()[-1]
     command = shlex.join(["benchmarks/real.py", *sys.argv[1:]])
     cases = ", ".join(f"`{name}`" for name in ran) or "none"
@@ -206,8 +269,9 @@ def section(rows: list[Row], ran: list[str], seconds: float) -> str:
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
         f"{platform.system()}, {os.cpu_count()} cores, git {git_version}: `.venv/bin/python "
         f"{command}`, {seconds / 60:.1f} minutes. Cases: {cases}. "
-        "Each case is two released sdists committed as `good` and `bad`; `hunks` are the hunks "
-        "of `git diff -M good bad` (a whole added, deleted, renamed or binary file is one). "
+        + (HISTORY_CASES if history else SDIST_CASES)
+        + " `hunks` are the hunks of `git diff -M good bad` (a whole added, deleted, renamed "
+        "or binary file is one). "
         "`tests` counts every run of the check on every row, and `"
         f"{PARTS}` splits it. ddchange runs with `--timeout` and each case's build, from a "
         "reset journal; `answer` is its number of changes (for `--isolate` the difference, "
@@ -216,8 +280,13 @@ def section(rows: list[Row], ran: list[str], seconds: float) -> str:
         "`materialize` computes it, with an exact cache only; before searching, each runs "
         "GOOD once and BAD once, as a user must to trust its answer, and those runs are in "
         f"its `tests` ({span(theirs)} runs in the pre-flight column of the reference and "
-        "bisect rows); `N+`: the budget ran out. `git bisect run` counts its check runs, also "
-        "after one run of GOOD and one of BAD; with two commits it can only name BAD. The "
+        f"bisect rows); `N+`: the budget ran out. The baseline of the ratios is `{BASELINE}`, "
+        "textbook ddmin over the default search's own unit, the block; `ddmin-lines` (a finer "
+        "unit, which costs ddmin more tests and so flatters ddchange) and the others stand "
+        "beside it. `git bisect run` "
+        "counts its check runs, also after one run of GOOD and one of BAD"
+        + ("" if history else "; with two commits it can only name BAD")
+        + ". The "
         "verdict is independent of ddchange, from git and the check alone in a separate "
         'clone: the answer patch applied on `good` must make the check exit 1 ("reproduces"), '
         "and leaving out any one hunk of its `git diff -U0` must make it stop failing "
@@ -247,10 +316,10 @@ def section(rows: list[Row], ran: list[str], seconds: float) -> str:
     return intro + "\n\n" + table(rows) + "\n" + "\n".join(summary(rows)) + "\n"
 
 
-def write(path: Path, body: str, part: str | None) -> None:
+def write(path: Path, body: str, part: str | None, stamped: str) -> None:
     """Put the section into `path` (RESULTS.md by default), keeping every other section; a
     `part` (cases run apart, such as the slow C build) has a section of its own."""
-    results.write_section(f"{HEADING}: {part}" if part else HEADING, body, path)
+    results.write_section(f"{HEADING}: {part}" if part else HEADING, body, path, stamped)
 
 
 # -- main ---------------------------------------------------------------------------------------
@@ -259,13 +328,29 @@ def write(path: Path, body: str, part: str | None) -> None:
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--cases", help="comma-separated case names (default: all)")
-    parser.add_argument("--modes", default=",".join(MODES), help=f"of {','.join(MODES)}")
+    parser.add_argument(
+        "--modes",
+        default="",
+        help=f"of {','.join(MODES)} (default: {','.join(SDIST_MODES)}; for a history case "
+        f"{','.join(HISTORY_MODES)})",
+    )
+    parser.add_argument(
+        "--mirrors",
+        type=Path,
+        default=MIRRORS,
+        help="where history cases' projects are mirrored: DIR/owner+name holds a git directory",
+    )
     parser.add_argument("--budget", type=int, default=3000, help="tests per reference search")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir(), "ddchange-real"))
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per build or check")
     parser.add_argument("--case-dir", type=Path, default=CASES, help="where the cases are")
     parser.add_argument("--results", type=Path, default=results.RESULTS, help="file to write")
-    parser.add_argument("--ddchange", type=Path, default=DDCHANGE, help="the command to measure")
+    parser.add_argument(
+        "--ddchange",
+        type=Path,
+        default=DDCHANGE,
+        help="the ddchange to measure: a checkout (its .venv/bin/ddchange runs) or the command",
+    )
     parser.add_argument("--part", help="write a section of its own, named PART")
     args = parser.parse_args(argv)
     args.modes = [m for m in args.modes.split(",") if m]
@@ -273,7 +358,24 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if unknown:
         parser.error(f"unknown mode(s): {', '.join(sorted(unknown))}")
     args.work = args.work.resolve()
+    args.ddchange, args.measured = measured(parser, args.ddchange)
     return args
+
+
+def measured(parser: argparse.ArgumentParser, given: Path) -> tuple[Path, Path | None]:
+    """The command to run and the checkout it comes from (the section is stamped with its
+    commit): `given` a checkout, its own `.venv/bin/ddchange`; else the command itself."""
+    if given.is_dir():
+        command = given / ".venv" / "bin" / "ddchange"
+        if not command.is_file():
+            parser.error(
+                f"--ddchange {given}: no .venv/bin/ddchange there (in it: python3 -m venv .venv "
+                "&& .venv/bin/pip install -e .)"
+            )
+        return command.absolute(), results.checkout_of(given)
+    if not given.is_file():
+        parser.error(f"--ddchange {given}: no such checkout or command")
+    return given.absolute(), results.command_checkout(given)
 
 
 def select(case_dir: Path, names: str | None) -> list[Path]:
@@ -297,24 +399,29 @@ def main(argv: Sequence[str] | None = None) -> None:
     directories = select(args.case_dir, args.cases)
     if not directories:
         raise SystemExit(f"real.py: no cases in {args.case_dir}")
+    stamped = results.stamp_of(args.measured)  # when the run starts: the code it began with
     started = time.monotonic()
     rows: list[Row] = []
     ran = []
+    history = False  # whether a case of this run is a range of history
     for directory in directories:
         ran.append(directory.name)
         print(f"== {directory.name}", flush=True)
         title = "—"
         try:
             case = load_case(directory)
-            title = case.title
+            title, history = case.title, history or bool(case.repository)
             rows += run_case(case, args)
+        except Skipped as error:
+            print(f"   skipped: {error}", flush=True)
+            rows.append(Row(directory.name, title, verdict=f"skipped: {error}"))
         except Broken as error:
             print(f"   broken: {error}", flush=True)
             rows.append(Row(directory.name, title, verdict=f"broken: {error}"))
         # After every case, so that a long run that is stopped keeps what it measured (the
         # section names the cases that ran).
-        body = section(rows, ran, time.monotonic() - started)
-        write(args.results, body, args.part)
+        body = section(rows, ran, time.monotonic() - started, history)
+        write(args.results, body, args.part, stamped)
     print(body, end="")
 
 

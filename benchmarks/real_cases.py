@@ -1,11 +1,12 @@
 """The cases of benchmarks/real.py and what they run on: commands, sdists, repository, venv.
 
 Owns running a command with a clean environment (`run`, `git`: in its own process group, killed
-as a whole at its timeout), `Broken` (a case that cannot run, with the reason the table shows),
-loading a case from its `case.toml`, the pinned sdists (downloaded with pip into
-~/.cache/ddchange-bench and checked against their sha256), the repository whose commits `good`
-and `bad` hold them (pinned identities and dates: the same SHAs every time), and the per-case
-venv whose python runs the check.
+as a whole at its timeout), `Broken` (a case that cannot run, with the reason the table shows)
+and `Skipped` (a history case whose mirror is not here), loading a case from its `case.toml`,
+the pinned sdists (downloaded with pip into ~/.cache/ddchange-bench and checked against their
+sha256), the repository whose commits `good` and `bad` hold them (pinned identities and dates:
+the same SHAs every time) or, for a history case, the clone of its project's mirror with `good`
+and `bad` tagged at the pinned SHAs, and the per-case venv whose python runs the check.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 CACHE = Path.home() / ".cache" / "ddchange-bench"
+MIRRORS = Path("/work/.mirror")  # where history cases' projects are mirrored (--mirrors)
 GIT_TIMEOUT = 300.0
 PIP_TIMEOUT = 900.0
 AUTHOR = ("ddchange bench", "bench@example.org")
@@ -35,6 +38,11 @@ DATES = {"good": "2000-01-01T00:00:00+0000", "bad": "2000-01-02T00:00:00+0000"}
 
 class Broken(Exception):
     """A case that cannot be run; its message goes into the table."""
+
+
+class Skipped(Broken):
+    """A history case whose project has no mirror here (or one without its commits): not run,
+    and the table says why in one line."""
 
 
 # -- running things -----------------------------------------------------------------------------
@@ -125,13 +133,21 @@ def git_bytes(repo: Path, *args: str) -> bytes:
 
 @dataclass(frozen=True)
 class Case:
+    """A case: two sdists of `package` (versions `good` and `bad`, pinned by sha256), or, when
+    `repository` is set, a range of that GitHub project's history (`good` and `bad` are full
+    commit SHAs, which stand for the release tags `good_tag` and `bad_tag`)."""
+
     name: str
     directory: Path
     package: str
     good: str
     bad: str
-    good_sha256: str
-    bad_sha256: str
+    good_sha256: str = ""
+    bad_sha256: str = ""
+    repository: str = ""  # owner/name: a history case, cloned from a local mirror
+    good_tag: str = ""
+    bad_tag: str = ""
+    check_file: str = "check.py"  # relative to the case's directory
     source: str = ""
     requires: tuple[str, ...] = ()
     build: str = ""
@@ -142,10 +158,12 @@ class Case:
 
     @property
     def check(self) -> Path:
-        return self.directory / "check.py"
+        return (self.directory / self.check_file).resolve()
 
     @property
     def title(self) -> str:
+        if self.repository:
+            return f"{self.repository} {self.good_tag}→{self.bad_tag}"
         return f"{self.package} {self.good}→{self.bad}"
 
 
@@ -154,13 +172,27 @@ def load_case(directory: Path) -> Case:
 
     A case whose check writes per-test results says how ddchange reads them (`results =
     "junit:report.xml"`) and names each test's culprit lines (`[tests]`, `"case.name" =
-    [lines]`); its `culprit_lines` are then all of those, unless given."""
+    [lines]`); its `culprit_lines` are then all of those, unless given.
+
+    A history case names its project (`repository = "owner/name"`), GOOD and BAD as full commit
+    SHAs with the tags they stand for (`good_tag`, `bad_tag`), and its check (`check`, a path
+    relative to the case's directory: the check of a two-sdist case serves as it is)."""
     try:
         data: dict[str, Any] = tomllib.loads((directory / "case.toml").read_text())
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise Broken(f"case.toml: {error}") from error
-    if not (directory / "check.py").is_file():
-        raise Broken("no check.py")
+    check_file = str(data.get("check", "check.py"))
+    if not (directory / check_file).is_file():
+        raise Broken(f"no {check_file}")
+    history = {
+        "repository": str(data.get("repository", "")),
+        "good_tag": str(data.get("good_tag", "")),
+        "bad_tag": str(data.get("bad_tag", "")),
+    }
+    if history["repository"] and not all(
+        re.fullmatch(r"[0-9a-f]{40}", str(data.get(end, ""))) for end in ("good", "bad")
+    ):
+        raise Broken("a history case's good and bad must be full commit SHAs")
     tests = {
         str(name): tuple(str(line).strip() for line in lines)
         for name, lines in data.get("tests", {}).items()
@@ -169,14 +201,24 @@ def load_case(directory: Path) -> Case:
         raise Broken("case.toml has `results` without `tests`, or `tests` without `results`")
     every = [line for lines in tests.values() for line in lines]
     try:
+        # The sdists' pins; a history case's commits are pinned by their SHAs.
+        sha256 = (
+            {}
+            if history["repository"]
+            else {
+                "good_sha256": str(data["good_sha256"]).lower(),
+                "bad_sha256": str(data["bad_sha256"]).lower(),
+            }
+        )
         return Case(
             name=directory.name,
             directory=directory.resolve(),
             package=str(data["package"]),
             good=str(data["good"]),
             bad=str(data["bad"]),
-            good_sha256=str(data["good_sha256"]).lower(),
-            bad_sha256=str(data["bad_sha256"]).lower(),
+            **sha256,
+            **history,
+            check_file=check_file,
             source=str(data.get("source", "")),
             requires=tuple(str(r) for r in data.get("requires", ())),
             build=str(data.get("build", "")),
@@ -248,8 +290,40 @@ def commit_tree(repo: Path, tree: Path, tag: str, message: str) -> None:
     git(repo, "tag", tag, env=env)
 
 
-def make_repo(case: Case, work: Path) -> Path:
-    """work/repo: commit `good` holds GOOD's sdist, commit `bad` BAD's (same SHAs every time)."""
+def mirror(mirrors: Path, repository: str) -> Path:
+    """The git directory of `repository`'s mirror: `mirrors/owner+name`, or a git directory
+    inside it (Skipped when there is none)."""
+    top = mirrors / repository.replace("/", "+")
+    if not top.is_dir():
+        raise Skipped(f"no mirror of {repository} in {mirrors} (no {top.name}/)")
+    for candidate in (top, top / ".git", *sorted(top.iterdir())):
+        if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir():
+            return candidate
+    raise Skipped(f"{top} holds no git directory")
+
+
+def clone_history(case: Case, work: Path, mirrors: Path) -> Path:
+    """work/repo: a clone of the case's mirror, with tags `good` and `bad` at its GOOD and BAD
+    commits (Skipped when the mirror lacks them)."""
+    source = mirror(mirrors, case.repository)
+    for end, sha in (("GOOD", case.good), ("BAD", case.bad)):
+        found = run(["git", f"--git-dir={source}", "cat-file", "-e", f"{sha}^{{commit}}"],
+                    work, clean_env(), GIT_TIMEOUT)  # fmt: skip
+        if found.code != 0:
+            raise Skipped(f"the mirror {source} has no commit {sha[:12]} ({end})")
+    repo = work / "repo"
+    git(work, "clone", "-q", "--no-checkout", str(source), str(repo))
+    git(repo, "tag", "good", case.good)
+    git(repo, "tag", "bad", case.bad)
+    git(repo, "checkout", "-q", "--detach", "bad")
+    return repo
+
+
+def make_repo(case: Case, work: Path, mirrors: Path = MIRRORS) -> Path:
+    """work/repo: commit `good` holds GOOD's sdist, commit `bad` BAD's (same SHAs every time);
+    for a history case, the clone of its mirror (`clone_history`)."""
+    if case.repository:
+        return clone_history(case, work, mirrors)
     trees = {}
     for tag, version, sha in (
         ("good", case.good, case.good_sha256),

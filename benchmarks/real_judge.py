@@ -5,8 +5,9 @@ binary file, or a mode change, as one) and the patch of any subset of them, renu
 `git apply` puts each hunk where it belongs; whether a patch holds the documented culprit lines;
 `Sandbox`, a clone of the case's repository where GOOD plus a patch is built and checked (PASS,
 FAIL, UNRESOLVED); the precheck that GOOD passes and BAD fails; and `judge`, which uses git and
-the check alone, never ddchange: the answer applied on GOOD must fail, and leaving out each hunk
-of its `git diff -U0` in turn must make it stop failing. For a case whose check writes JUnit XML
+the check alone, never ddchange: the answer applied on GOOD (or on the commit it was found
+against, a report's `"base"`) must fail, and leaving out each hunk of its `git diff -U0` in turn
+must make it stop failing. For a case whose check writes JUnit XML
 (whole-suite triage), each test's result read from that file, and `judge_cause`: a cause's patch
 applied on GOOD must fail exactly its tests, as at BAD, and leave every other test as at GOOD;
 leaving out each hunk of its `git diff -U0` must make one of its tests stop failing.
@@ -187,9 +188,9 @@ class Sandbox:
         """Each test's result in the case's JUnit XML file, as the last check left it."""
         return junit(self.root / self.case.results.removeprefix("junit:"))
 
-    def outcome(self, patch: bytes, *, zero: bool = False) -> str | None:
-        """GOOD plus `patch`, tested; None when the patch does not apply."""
-        self.reset()
+    def outcome(self, patch: bytes, *, zero: bool = False, base: str = "good") -> str | None:
+        """`base` (GOOD unless said) plus `patch`, tested; None when the patch does not apply."""
+        self.reset(base)
         return self.test() if self.apply(patch, zero=zero) else None
 
 
@@ -213,10 +214,12 @@ class Verdict:
     culprit: bool | None = None  # None: no answer to look in
 
 
-def judge(box: Sandbox, patch: bytes) -> Verdict:
-    """Does GOOD plus `patch` fail, is it 1-minimal at line level, does it hold the culprit?"""
+def judge(box: Sandbox, patch: bytes, base: str = "good") -> Verdict:
+    """Does `base` plus `patch` fail, is it 1-minimal at line level, does it hold the culprit?
+    `base` is the commit the patch applies on: GOOD, or the parent of the commit a search
+    went inside (a report's `"base"`)."""
     culprit = holds_culprit(box.case, patch)
-    box.reset()
+    box.reset(base)
     if not box.apply(patch):
         return Verdict("apply failed", culprit=culprit)
     git(box.root, "add", "--all", "--force", ".")
@@ -224,11 +227,11 @@ def judge(box: Sandbox, patch: bytes) -> Verdict:
     if box.test() != FAIL:
         return Verdict("does not reproduce", culprit=culprit)
     answer = git(box.root, "rev-parse", "HEAD").strip()
-    items = split_items(git_bytes(box.root, "diff", "-U0", "--binary", "-M", "good", answer))
+    items = split_items(git_bytes(box.root, "diff", "-U0", "--binary", "-M", base, answer))
     if len(items) > JUDGE_LIMIT:
         return Verdict(f"reproduces; {len(items)} hunks, not checked one by one", culprit=culprit)
     removable = sum(
-        box.outcome(join_items(items[:k] + items[k + 1 :]), zero=True) == FAIL
+        box.outcome(join_items(items[:k] + items[k + 1 :]), zero=True, base=base) == FAIL
         for k in range(len(items))
     )
     if removable:

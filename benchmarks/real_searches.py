@@ -2,19 +2,23 @@
 
 Owns `Row` and the table's columns; ddchange run as a command in one mode (from a reset journal,
 its JSON report read for the outcome, the answer and the tests by phase); the reference searches
-(`REFERENCES`: textbook ddmin, Zeller and Hildebrandt, TSE 2002, over ddchange's line changes
-and over git's hunks; each one a pure function over singleton units), run by one harness that
+(`REFERENCES`: textbook ddmin, Zeller and Hildebrandt, TSE 2002, over the blocks the default
+search ends at, the baseline that ratios are computed against, and beside it over ddchange's
+line changes and over git's hunks; each one a pure function over units), run by one harness that
 first runs GOOD and BAD, then the search with an exact cache, every test in a reset clone,
 within a budget of tests; and `git bisect run` with the case's build and check, GOOD and BAD run
-first too. For a case whose check writes per-test results, whole-suite triage: one
-`ddchange --results` run for every failing test at once, and, set beside it, one
-`--results --test NAME` run per failing test, each from a reset journal. The verdict on every
-answer is real_judge's.
+first too (on a range of real history, the commit it names is looked at: does its own change
+add or remove the culprit lines?). A ddchange answer is judged on the commit its patch applies
+on, the report's `"base"`, or on `good`. For a case whose check writes per-test results,
+whole-suite triage: one `ddchange --results` run for every failing test at once, and, set
+beside it, one `--results --test NAME` run per failing test, each from a reset journal. The
+verdict on every answer is real_judge's.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -26,20 +30,27 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from real_cases import GIT_TIMEOUT, Case, clean_env, git, git_bytes, run
-from real_judge import Sandbox, Suite, Verdict, judge, judge_cause
+from real_judge import Sandbox, Suite, Verdict, holds_culprit, judge, judge_cause
 from results import PARTS, Runs, runs
 
 from ddchange import git as ddgit
 from ddchange.diff import content, linechanges, read
-from ddchange.diff.hunks import Conflict, Diff
+from ddchange.diff.hunks import Conflict, Diff, Hunk
+from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import Outcome
 from ddchange.search import probabilistic
 from ddchange.search.dd import Probe, Probed
 from ddchange.trial import files
 
 U = TypeVar("U")
-FLAGS = {"default": (), "isolate": ("--isolate",), "no-dependencies": ("--no-dependencies",)}
+FLAGS = {
+    "default": (),  # whatever strategy ddchange runs when none is given
+    "diff": ("--strategy", "diff"),
+    "isolate": ("--isolate",),
+    "no-dependencies": ("--no-dependencies",),
+}
 SEARCH_TIMEOUT = 4 * 3600.0  # one whole ddchange or git bisect run
+BISECT = "git bisect run"  # the mode of its rows
 
 
 # -- rows ---------------------------------------------------------------------------------------
@@ -137,14 +148,29 @@ def ddchange(case: Case, repo: Path, box: Sandbox, mode: str, args: argparse.Nam
     if isinstance(culprits, list):
         row.size = len(culprits)
         total = data.get("hunks_total")
-        unit = UNIT_NAMES.get(str(data.get("granularity")), "units")
+        # The report's changes are git's hunks at hunk granularity, else line changes; at
+        # block granularity each culprit names its block of the answer (a run of them).
+        unit = "hunks" if data.get("granularity") == "hunk" else "line changes"
         row.answer = f"{row.size} of {total} {unit}" if isinstance(total, int) else str(row.size)
+        blocks = {
+            (c.get("path"), c.get("block"))
+            for c in culprits
+            if isinstance(c, dict) and c.get("block") is not None
+        }
+        if blocks:
+            row.size = len(blocks)
+            row.answer = f"{row.size} blocks: {row.answer}"
         if mode == "isolate" and isinstance(passing, list):
             row.answer += f" (+{len(passing)} passing)"
     if not patch.is_file():
         row.verdict = "no patch" if done.code is not None else "no patch (timed out)"
         return row
-    return _judged(row, judge(box, patch.read_bytes()))
+    # The patch applies on the report's "base" (the parent of the commit a search went inside),
+    # on GOOD when the report names none.
+    base = str(data.get("base") or "good")
+    if base != "good":
+        row.answer += f" on {base[:7]}"
+    return _judged(row, judge(box, patch.read_bytes(), base))
 
 
 # -- whole-suite triage ---------------------------------------------------------------------------
@@ -283,16 +309,16 @@ def ddmin(units: Sequence[U], test: Callable[[frozenset[U]], Outcome]) -> list[U
     return config
 
 
-Granularity = Literal["line", "hunk"]
-UNIT_NAMES: dict[str, str] = {"line": "line changes", "hunk": "hunks"}
+Granularity = Literal["line", "block", "hunk"]
+UNIT_NAMES: dict[str, str] = {"line": "line changes", "block": "blocks", "hunk": "hunks"}
 
 
 @dataclass(frozen=True)
 class Reference:
-    """A reference search to set beside ddchange's: `search` gets the singleton units of
-    `granularity` in diff order and a test of a set of them (GOOD with those units applied;
-    the harness caches it exactly, and has run GOOD and BAD before), and returns its answer.
-    To add one, add an entry to REFERENCES: its `mode` becomes a --modes choice and a row."""
+    """A reference search to set beside ddchange's: `search` gets the units of `granularity`
+    in diff order and a test of a set of them (GOOD with those units applied; the harness
+    caches it exactly, and has run GOOD and BAD before), and returns its answer. To add one,
+    add an entry to REFERENCES: its `mode` becomes a --modes choice and a row."""
 
     mode: str  # the --modes name and the table's
     description: str  # for the section's prose
@@ -312,10 +338,21 @@ def probing(
     return reference
 
 
+# The reference that ratios are computed against: textbook ddmin over the unit the default
+# search ends at, so that a finer unit (more tests for ddmin) does not flatter ddchange.
+BASELINE = "ddmin-blocks"
 REFERENCES = (
     Reference(
+        BASELINE,
+        "textbook ddmin over the blocks ddchange's default search ends at (a run of changed "
+        "lines with no unchanged line between them, as `git diff -U0` shows it)",
+        ddmin,
+        "block",
+    ),
+    Reference(
         "ddmin-lines",
-        "textbook ddmin over ddchange's line changes, the units its search ends at",
+        "textbook ddmin over ddchange's line changes (`--granularity line`, finer than its "
+        "default's blocks)",
         ddmin,
         "line",
     ),
@@ -341,8 +378,55 @@ def units(repo: Path, granularity: Granularity) -> Diff:
     """The diff of `good..bad` as ddchange reads it, in units of `granularity`."""
     opened = ddgit.open_repo(repo)
     good, bad = (git(repo, "rev-parse", rev).strip() for rev in ("good", "bad"))
-    diff = read.read_diff(opened, good, bad)
-    return linechanges.split_lines(diff) if granularity == "line" else diff
+    return in_units(read.read_diff(opened, good, bad), granularity)
+
+
+def in_units(diff: Diff, granularity: Granularity) -> Diff:
+    """`diff` (git's hunks, as read) in units of `granularity`: git's hunks; its line
+    changes; or its blocks, each a run of line changes with no unchanged line between them
+    (ddchange's own numbering, `Hierarchy.block`) made one unit."""
+    if granularity == "hunk":
+        return diff
+    lines = linechanges.split_lines(diff)
+    if granularity == "line":
+        return lines
+    numbering = Hierarchy(lines, dependencies=False)
+    runs: dict[int, list[Hunk]] = {}
+    for unit in lines.hunks:
+        runs.setdefault(numbering.block(unit.id), []).append(unit)
+    blocks = [_joined(run) for run in runs.values()]
+    ids = {
+        unit.id: block.id for block, run in zip(blocks, runs.values(), strict=True) for unit in run
+    }
+    files = tuple(
+        dataclasses.replace(file, units=tuple(dict.fromkeys(ids[u] for u in file.units)))
+        for file in lines.files
+    )
+    return Diff(files, tuple(blocks), lines.skipped)
+
+
+def _joined(run: list[Hunk]) -> Hunk:
+    """One unit of a block's line changes: its removed lines replaced by its added lines.
+    They are consecutive on each side, so the block starts where its first removed (added)
+    line does; a side with none keeps the first change's place (after line k: k)."""
+    if len(run) == 1:
+        return run[0]
+    removing = [u for u in run if u.old_lines] or run[:1]
+    adding = [u for u in run if u.new_lines] or run[:1]
+    lines = [line for u in run for line in u.diff.splitlines(keepends=True)[1:]]
+    removed = [line for line in lines if not line.startswith("+")]
+    added = [line for line in lines if line.startswith("+")]
+    header = run[0].diff.split("\n", 1)[0]
+    return dataclasses.replace(
+        run[0],
+        old_start=removing[0].old_start,
+        old_lines=sum(u.old_lines for u in run),
+        new_start=adding[0].new_start,
+        new_lines=sum(u.new_lines for u in run),
+        diff="\n".join([header, "".join(removed + added)]),
+        added=sum(u.added for u in run),
+        removed=sum(u.removed for u in run),
+    )
 
 
 def put(box: Sandbox, diff: Diff, config: frozenset[str]) -> bool:
@@ -426,7 +510,7 @@ def reference(
 
 def bisect(case: Case, box: Sandbox, timeout: float) -> Row:
     """`git bisect run` with the build and check; the check runs it took and what it named."""
-    row = Row(case.name, case.title, mode="git bisect run")
+    row = Row(case.name, case.title, mode=BISECT)
     counter, script = box.root.parent / "bisect.count", box.root.parent / "bisect.sh"
     counter.unlink(missing_ok=True)
     check = shlex.join([str(box.bin / "python"), str(case.check)])
@@ -449,6 +533,8 @@ def bisect(case: Case, box: Sandbox, timeout: float) -> Row:
     row.tests = str(row.count)
     row.runs = Runs(preflight, row.count - preflight, 0)
     named = re.findall(r"^([0-9a-f]{40}) is the first bad commit", done.output, re.MULTILINE)
+    if case.repository:
+        return _bisected_history(case, box, row, named[-1:] or _candidates(done.output))
     bad = git(box.root, "rev-parse", "bad").strip()
     if named:
         row.outcome = f"names {named[-1][:7]}"
@@ -458,6 +544,45 @@ def bisect(case: Case, box: Sandbox, timeout: float) -> Row:
     else:
         row.outcome = "names nothing"
     return row
+
+
+def _candidates(output: str) -> list[str]:
+    """The commits `git bisect run` lists when skipped commits leave more than one."""
+    if "first bad commit could be any of" not in output:
+        return []
+    return re.findall(r"^([0-9a-f]{40})$", output, re.MULTILINE)
+
+
+def _bisected_history(case: Case, box: Sandbox, row: Row, named: list[str]) -> Row:
+    """What git bisect named in a range of real history, and whether the commit's own change
+    (against its first parent) adds or removes the documented culprit lines."""
+    commits = int(git(box.root, "rev-list", "--count", "good..bad").strip())
+    if not named:
+        row.outcome = "names nothing"
+        return row
+    if len(named) > 1:
+        row.outcome = f"{len(named)} candidates"
+        row.answer = f"{len(named)} of {commits} commits"
+        held = [sha for sha in named if holds_culprit(case, _commit_patch(box, sha))]
+        row.verdict = f"{len(held)} of the {len(named)} candidates hold the culprit lines"
+        row.culprit = "yes" if held else "no"
+        return row
+    sha = named[0]
+    subject = git(box.root, "log", "-1", "--format=%s", sha).strip()
+    row.outcome = f"names {sha[:7]}"
+    row.answer = f"1 of {commits} commits"
+    held = holds_culprit(case, _commit_patch(box, sha))
+    row.verdict = f'{sha[:7]} "{subject[:60]}": its change ' + (
+        "holds the culprit lines" if held else "does not hold the culprit lines"
+    )
+    row.culprit = "yes" if held else "no"
+    return row
+
+
+def _commit_patch(box: Sandbox, sha: str) -> bytes:
+    """The change a commit brought: its diff against its first parent (for a merge, what the
+    merged branch brought)."""
+    return git_bytes(box.root, "diff", "-M", "--binary", f"{sha}^1", sha)
 
 
 def _lines(path: Path) -> int:

@@ -188,7 +188,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"run {number}: exit {run.exit_code}, {run.counts}, {run.seconds:.0f} s", flush=True)
         for test in run.failing:
             print(f"   failed: {test}", flush=True)
-        results.write_section(HEADING, section(command, commit, cores, load, runs), args.results)
+        body = section(command, commit, cores, load, runs)
+        # The clone is the ddchange measured: HEAD's commit, without this checkout's edits.
+        results.write_section(HEADING, body, args.results, results.stamp_of(where))
     print(f"logs: {work}")
 
 

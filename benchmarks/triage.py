@@ -1,6 +1,7 @@
 """`git bisect run` against ddchange's strategies on every bundled sample repository.
 
     .venv/bin/python benchmarks/triage.py    # rewrites its section of benchmarks/RESULTS.md
+    .venv/bin/python benchmarks/triage.py --scenarios merge --results /tmp/r.md   # a quick check
 
 For each scenario, in freshly built repositories (so that no run reuses another's journal):
 - `git bisect run` with the scenario's build and test (a failing build or a timeout exits 125,
@@ -8,28 +9,34 @@ For each scenario, in freshly built repositories (so that no run reuses another'
   of GOOD and one of BAD first among them (git bisect trusts the user that GOOD passes and BAD
   fails, so a user runs both to know), and it names one commit (or a list of candidates when
   skips leave several). It confirms nothing at the end.
-- ddchange with `--strategy auto`, with the default search (ProbDD over the whole difference,
-  `--strategy diff`), and with `--isolate`; each count is every real run of build and test,
-  and beside it the same runs by part, counted from the run's test log by phase: the
-  pre-flight (GOOD and BAD), the search, and the checks at the end (the answer and BAD
-  without it run again, and the flaky-test check).
+- ddchange as `ddchange` runs when no strategy is given ("default": the `run` command's own
+  default at run time, named in the table), with `--strategy diff` (ProbDD over the whole
+  difference), and with `--isolate`; each count is every real run of build and test, and
+  beside it the same runs by part, counted from the run's test log by phase: the pre-flight
+  (GOOD and BAD), the search, and the checks at the end (the answer and BAD without it run
+  again, and the flaky-test check).
+- textbook ddmin over the blocks the default search ends at (run.textbook_ddmin: an exact
+  cache, GOOD and BAD run first and counted), the unit-for-unit baseline without history.
 "named" says what each could point at: a commit, or changed lines with their commits.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import platform
 import re
 import shlex
 import subprocess
+import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from results import PARTS, runs, write_section
+from results import PARTS, RESULTS, runs, write_section
+from run import textbook_ddmin
 
-from ddchange import model, samples, session
+from ddchange import cli, model, samples, session
 
 HEADING = "## Against `git bisect run` (`benchmarks/triage.py`)"
 
@@ -72,6 +79,20 @@ def ddchange(scenario: samples.Scenario, repo: Path, **options: object) -> model
     """One ddchange search over `repo` (a fresh build of `scenario`), with `options`."""
     request = dataclasses.replace(samples.request(scenario, repo), **options)  # type: ignore[arg-type]
     return session.run(request)
+
+
+def default_strategy() -> model.Strategy:
+    """The strategy `ddchange` runs when none is given: the `run` command's own default."""
+    option = next(p for p in cli.cli.commands["run"].params if p.name == "strategy")
+    return model.Strategy(option.default)
+
+
+def route(result: model.Result) -> str:
+    """How a search went about the range: for `auto`, its bisection's tests and what it
+    searched; for the others, the strategy alone."""
+    if result.route.strategy is not model.Strategy.AUTO:
+        return str(result.route.strategy)
+    return f"auto: {result.route.bisect_tests} bisect + {result.route.searched}"
 
 
 def tests(result: model.Result) -> str:
@@ -139,6 +160,7 @@ def long_history(dest: Path, commits: int, culprit: int) -> Path:
     return dest
 
 
+LONG_NAME = "long"  # its --scenarios name
 LONG = samples.Scenario(
     name="64 commits (synthetic)",
     description="one wrong line in commit 41 of 64",
@@ -171,26 +193,30 @@ def row(
     make = build or (lambda dest: samples.build_repo(scenario, dest))
     repo = make(workdir / f"{scenario.name}-bisect")
     bisected = bisect_run(scenario, repo)
-    auto = ddchange(scenario, make(workdir / f"{scenario.name}-auto"), strategy="auto")
-    plain = ddchange(scenario, make(workdir / f"{scenario.name}-ddmin"))
+    default = ddchange(
+        scenario, make(workdir / f"{scenario.name}-default"), strategy=default_strategy()
+    )
+    diff = ddchange(scenario, make(workdir / f"{scenario.name}-diff"), strategy="diff")
     isolated = ddchange(scenario, make(workdir / f"{scenario.name}-isolate"), isolate=True)
-    commits = culprit_commits(auto)
-    expected = all(samples.matches(scenario, samples.answer(r)) for r in (auto, plain))
+    blocks, kept = textbook_ddmin(scenario, make(workdir / f"{scenario.name}-blocks"), "block")
+    commits = culprit_commits(default)
+    expected = all(samples.matches(scenario, samples.answer(r)) for r in (default, diff))
     between = f"{scenario.good}..{scenario.bad}"
     first_parent = git(repo, "rev-list", "--first-parent", between).split()
     every = git(repo, "rev-list", between).split()
     return [
         scenario.name,
         f"{len(first_parent)} / {len(every)}",
-        str(len(plain.diff.hunks)),
+        str(len(diff.diff.hunks)),
         f"{bisected.tests} ({bisected.trust} + {bisected.tests - bisected.trust})",
         what_bisect_named(repo, bisected.named, commits),
-        tests(auto),
-        f"{auto.route.bisect_tests} bisect + {auto.route.searched}",
-        tests(plain),
+        tests(default),
+        route(default),
+        tests(diff),
         tests(isolated),
         f"{len(isolated.culprits)} (+{len(isolated.passing)})",
-        f"{len(auto.culprits)} change(s) from {', '.join(sorted(c[:7] for c in commits))}",
+        f"{blocks} ({kept} blocks)",
+        f"{len(default.culprits)} change(s) from {', '.join(sorted(c[:7] for c in commits))}",
         "yes" if expected else "NO",
     ]
 
@@ -201,31 +227,57 @@ COLUMNS = (
     "changes",
     "git bisect run: tests (GOOD and BAD + bisect)",
     "git bisect names",
-    f"auto: tests ({PARTS})",
-    "auto: route",
     f"default: tests ({PARTS})",
-    f"isolate: tests ({PARTS})",
-    "isolate: difference (+passing)",
-    "ddchange names",
+    "default: route",
+    f"--strategy diff: tests ({PARTS})",
+    f"--isolate: tests ({PARTS})",
+    "--isolate: difference (+passing)",
+    "textbook ddmin, blocks: tests (answer)",
+    "ddchange default names",
     "expected answer?",
 )
 
 
-def main() -> None:
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    names = [s.name for s in samples.scenarios() if not s.causes]
+    parser.add_argument(
+        "--scenarios",
+        help=f"comma-separated, of: {', '.join(names)}, {LONG_NAME} (default: all)",
+    )
+    parser.add_argument("--results", type=Path, default=RESULTS, help="file to write")
+    args = parser.parse_args(argv)
+    args.scenarios = args.scenarios.split(",") if args.scenarios else [*names, LONG_NAME]
+    unknown = set(args.scenarios) - {*names, LONG_NAME}
+    if unknown:
+        parser.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse(argv)
     with tempfile.TemporaryDirectory(prefix="ddchange-triage-") as tmp:
-        rows = [row(scenario, Path(tmp)) for scenario in samples.scenarios() if not scenario.causes]
-        rows.append(long_row(Path(tmp)))
+        rows = [
+            row(scenario, Path(tmp))
+            for scenario in samples.scenarios()
+            if scenario.name in args.scenarios
+        ]
+        if LONG_NAME in args.scenarios:
+            rows.append(long_row(Path(tmp)))
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     text = "\n".join(lines) + "\n"
     print(text, end="")
+    command = shlex.join(["benchmarks/triage.py", *(argv if argv is not None else sys.argv[1:])])
     write_section(
         HEADING,
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
-        f"{platform.system()}, git {git(Path('.'), '--version').split()[-1]}. "
+        f"{platform.system()}, git {git(Path('.'), '--version').split()[-1]}: "
+        f"`.venv/bin/python {command}`; the default strategy was `{default_strategy()}`. "
         + (__doc__ or "").split("\n\n", 2)[2].strip()
         + "\n\n"
         + text,
+        args.results,
     )
 
 
