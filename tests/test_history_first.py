@@ -6,11 +6,12 @@ command over repositories made with the real git."""
 from __future__ import annotations
 
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from endtoend import Exe, Run, ddchange, put
+from endtoend import Exe, Run, ddchange, interrupted_after, put
 from gitsandbox import Sandbox, init
 
 from ddchange.model import Outcome
@@ -316,3 +317,20 @@ def test_a_first_bad_commit_whose_failure_does_not_hold_is_flaky_not_blamed(
     assert run.returncode == 4, run.stdout + run.stderr
     assert run.report["outcome"] == "flaky"
     assert run.report["route"]["tip_runs"]["fails"] < run.report["route"]["tip_runs"]["runs"]
+
+
+def test_an_interrupt_during_the_bisection_leaves_a_run_that_resumes(tmp_path: Path) -> None:
+    """Ctrl-C while commits are bisected: exit 130, one line that says how to go on, the
+    repository as it was; the same command takes the tests over and ends as a fresh run."""
+    steps: list[dict[str, str | Exe | None]] = [{} for _ in range(8)]
+    steps[4] = {"data.txt": "10\n20\n31\n"}
+    repo, commits = history(tmp_path / "repo", steps)
+    command = [sys.executable, "-m", "ddchange", "good..bad", "--", "./check.sh"]
+    done = interrupted_after(command, repo.path, 3)
+    assert done.returncode == 130, done.stderr
+    assert "interrupted before an answer could be reported" in done.stderr
+    assert "Traceback" not in done.stderr
+    run = search(repo)
+    assert run.returncode == 0, run.stderr
+    assert run.report["resumed"] >= 2
+    assert run.report["first_bad"] == commits[5]

@@ -85,7 +85,7 @@ def test_auto_bisects_then_searches_inside_the_culprit_commit(
     assert phases.count("bisect") == sum(step["runs"] for step in route["bisection"])
     assert phases.count("commit") == 0, "no commit level: the search is inside one commit"
     assert route["tip_runs"]["runs"] == 1 + confidence.reruns(model.CONFIDENCE)
-    assert "Bisection: GOOD passed and BAD failed" in result["stdout"]
+    assert "Bisection: BAD failed, and of the commits between GOOD and BAD" in result["stdout"]
 
 
 def test_two_commits_that_only_fail_together_answer_on_the_parent_and_say_so(

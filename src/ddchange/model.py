@@ -357,7 +357,8 @@ class Route:
     merges: tuple[str, ...] = ()  # merges whose merged branch was bisected into
     tip: Claim | None = None  # the searched failing commit's runs (its verdict, rerun)
     # The answer applied on the user's GOOD, tested once: its claim; None: not asked (the
-    # search was on GOOD already, or found nothing), or it did not apply there (`on_good_note`)
+    # search was on GOOD already, or found nothing), or it did not apply there (then
+    # `on_good_note` says so; where it ran and could not be tested, it says why)
     on_good: Claim | None = None
     on_good_note: str = ""
     fallback: str = ""  # why auto searched the whole range ("" : it did not fall back)

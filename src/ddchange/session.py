@@ -150,8 +150,9 @@ def _history_first(
     *,
     replayed: bool,
 ) -> Result:
-    """--strategy auto: the pre-flight on GOOD's and BAD's own trees, the bisection of the
-    history (search/history.py), the first bad commit's verdict run again as the answer's is,
+    """--strategy auto: BAD's own tree (the pre-flight), the bisection of the history
+    (search/history.py), GOOD's tree where it ends at GOOD, the first bad commit's verdict
+    run again as the answer's is,
     then a whole search (`_search`) between the two commits the bisection ended at, from the
     bisection's runs of their trees; and, when that was not GOOD, the answer applied on GOOD,
     tested once. Where the pre-flight's or the commit's runs disagree, the search over the
@@ -182,23 +183,29 @@ def _history_first(
         def test(sha: str, runs: int = 1) -> Outcome:
             return trials.repeat(tree(sha), runs, Stage.BISECT, states(sha, runs))[0]
 
-        flaky = not _sides_hold(
-            trials,
-            (
-                (Stage.GOOD, frozenset(), None),
-                (Stage.BAD, tree(bad), functools.partial(states, bad)),
-            ),
-            reruns=events.ends,
-            failed=lambda phase, last, runs: _preflight_failed(
-                request,
-                revisions,
+        def hold(side: _Side) -> bool:
+            return _sides_hold(
                 trials,
-                (kept, ignored),
-                (phase, last, runs),
-                named=git.changed_paths(repo, good, bad),
-            ),
-        )
+                (side,),
+                reruns=events.ends,
+                failed=lambda phase, last, runs: _preflight_failed(
+                    request,
+                    revisions,
+                    trials,
+                    (kept, ignored),
+                    (phase, last, runs),
+                    named=git.changed_paths(repo, good, bad),
+                ),
+            )
+
+        # BAD first (its exit code is *the* failure), then the bisection; GOOD runs where the
+        # bisection ends at it, as `git bisect run` takes GOOD's word (a PASS is a fact: it
+        # needs no run before it is a search's base)
+        flaky = not hold((Stage.BAD, tree(bad), functools.partial(states, bad)))
         located = None if flaky else history.locate(good, bad, _Graph(scratch.repo), test)
+        if located is not None and located.base == good:
+            flaky = not hold((Stage.GOOD, frozenset(), None))
+            located = None if flaky else located
         base, tip = (good, bad) if located is None else (located.base, located.tip)
         if located is not None and events.ends:  # its FAIL is a claim: run again as the answer's
             test(tip, 1 + events.ends)
@@ -305,8 +312,9 @@ def _on_good(trials: Trials, found: Result, route: Route) -> Route:
         path: None if state is None else hunks.FileState(state[1], state[0])
         for path, state in applied.items()
     }
-    trials.repeat(config, 1, Stage.ON_GOOD, states)
-    return dataclasses.replace(route, on_good=trials.claim(config))
+    _, runs = trials.repeat(config, 1, Stage.ON_GOOD, states)
+    why = runs[-1].reason if runs[-1].outcome is Outcome.UNRESOLVED else ""
+    return dataclasses.replace(route, on_good=trials.claim(config), on_good_note=why)
 
 
 def _search(
@@ -680,13 +688,14 @@ _Side = tuple[Stage, frozenset[str], Callable[[int], States | None] | None]
 
 def _sides_hold(
     trials: Trials,
-    sides: tuple[_Side, _Side],
+    sides: tuple[_Side, ...],
     *,
     reruns: int,
     failed: Callable[[Stage, TestRecord, int], errors.PreflightFailed],
 ) -> bool:
-    """Whether GOOD passes and BAD fails, each in PREFLIGHT_RUNS runs (earlier attempts'
-    included); False if runs of one side disagree (a flaky test). A side that is wrong in
+    """Whether each of `sides` does as it must (GOOD passes, BAD fails), each in
+    PREFLIGHT_RUNS runs (earlier attempts' included); False if runs of one side disagree (a
+    flaky test). A side that is wrong in
     every run runs again before we say so (`failed`), since that ends the run and a flaky test
     must not pass for it: GOOD that fails as often as the answer's failure is rerun (a FAIL
     may come at random), otherwise once. BAD's exit code becomes *the* failure."""

@@ -271,9 +271,9 @@ def route(result: Result) -> str:
         return f"Route: the whole of GOOD..BAD was searched: {found.fallback}."
     tested = ", ".join(f"{sha[:12]} {_verdict(claim)}" for sha, claim in found.bisected)
     lines = [
-        f"Bisection: GOOD passed and BAD failed; of the commits between them, "
-        f"{plural(found.bisect_tests, 'commit')} were tested, each its own tree"
-        + (f": {tested}." if tested else ".")
+        f"Bisection: BAD failed, and of the commits between GOOD and BAD "
+        f"{plural(found.bisect_tests, 'commit')} {'was' if found.bisect_tests == 1 else 'were'} "
+        "tested, each its own tree" + (f": {tested}." if tested else ".")
     ]
     if found.fallback:
         lines.append(f"The whole of GOOD..BAD was searched: {found.fallback}.")
@@ -309,11 +309,11 @@ def on_good(result: Result) -> str:
     """What the answer found inside the history does on GOOD: the one run that asked."""
     found = result.route
     again = "for an answer that applies on GOOD, search the whole range with `--strategy diff`"
-    if found.on_good_note:
-        return f"On GOOD: these changes {found.on_good_note}; {again}."
-    if found.on_good is None:
-        return ""
     claim = found.on_good
+    if claim is None:
+        return (
+            f"On GOOD: these changes {found.on_good_note}; {again}." if found.on_good_note else ""
+        )
     if claim.outcome is Outcome.FAIL:
         return "On GOOD, these changes make the test fail too (1 run)."
     if claim.outcome is Outcome.PASS:
@@ -321,7 +321,7 @@ def on_good(result: Result) -> str:
             "On GOOD, these changes pass (1 run): the answer needs what the commits before it "
             f"brought; {again}."
         )
-    return f"On GOOD, these changes could not be tested (1 run); {again}."
+    return f"On GOOD, these changes could not be tested ({found.on_good_note}; 1 run); {again}."
 
 
 def confirmation(
