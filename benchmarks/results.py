@@ -29,7 +29,7 @@ TITLE = "# Benchmark results\n"
 # Phases of ddchange's test log that are not the search's: the pre-flight (GOOD, BAD) and the
 # checks at the end. Names, not numbers: how many runs each takes is read from the log.
 PREFLIGHT = ("good", "bad")
-CHECKS = ("confirm",)
+CHECKS = ("confirm", "on-good")  # the answer rerun, GOOD again; auto: the answer on GOOD
 # What a run's code is: these paths of a checkout decide it (RESULTS.md itself is what the
 # runs write).
 CODE = ("src", "benchmarks", ":(exclude)benchmarks/RESULTS.md")

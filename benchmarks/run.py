@@ -64,7 +64,9 @@ def measure(scenario: samples.Scenario, workdir: Path) -> tuple[list[str], Runs,
             scenario.name,
             str(len(result.diff.hunks)),
             str(len(result.culprits)),
-            "yes" if samples.matches(scenario, samples.answer(result)) else "NO",
+            "yes"
+            if samples.matches(scenario, samples.answer(result), inside=result.route.inside)
+            else "NO",
             str(result.tests_run),
             parts.cell(),
             str(result.stats.cache_hits),

@@ -36,7 +36,7 @@ from pathlib import Path
 from results import PARTS, RESULTS, runs, write_section
 from run import textbook_ddmin
 
-from ddchange import cli, model, samples, session
+from ddchange import model, samples, session
 
 HEADING = "## Against `git bisect run` (`benchmarks/triage.py`)"
 
@@ -82,9 +82,10 @@ def ddchange(scenario: samples.Scenario, repo: Path, **options: object) -> model
 
 
 def default_strategy() -> model.Strategy:
-    """The strategy `ddchange` runs when none is given: the `run` command's own default."""
-    option = next(p for p in cli.cli.commands["run"].params if p.name == "strategy")
-    return model.Strategy(option.default)
+    """The strategy `ddchange` runs when none is given (and no --results): a search's own
+    default, as the request has it."""
+    field = next(f for f in dataclasses.fields(model.Request) if f.name == "strategy")
+    return model.Strategy(field.default)
 
 
 def route(result: model.Result) -> str:
@@ -200,7 +201,9 @@ def row(
     isolated = ddchange(scenario, make(workdir / f"{scenario.name}-isolate"), isolate=True)
     blocks, kept = textbook_ddmin(scenario, make(workdir / f"{scenario.name}-blocks"), "block")
     commits = culprit_commits(default)
-    expected = all(samples.matches(scenario, samples.answer(r)) for r in (default, diff))
+    expected = all(
+        samples.matches(scenario, samples.answer(r), inside=r.route.inside) for r in (default, diff)
+    )
     between = f"{scenario.good}..{scenario.bad}"
     first_parent = git(repo, "rev-list", "--first-parent", between).split()
     every = git(repo, "rev-list", between).split()

@@ -338,3 +338,31 @@ def test_bisect_history_names_the_commits_where_the_history_turns() -> None:
     assert asked == ["c4", "c3", "c5"]  # the middle, set aside; then each side of it
     assert bisect_history("good", chain, lambda _sha: Outcome.FAIL).last_good == "good"
     assert bisect_history("good", chain, lambda _sha: Outcome.PASS).first_bad == "c8"
+
+
+@given(st.integers(min_value=2, max_value=200), st.data())
+def test_bisect_in_several_sections_finds_the_same_turn_in_fewer_rounds(
+    count: int, data: st.DataObject
+) -> None:
+    """With N tests at once, each round asks N positions (all offered first), and the turn
+    found is the one a single line of questions finds, in about log(count) / log(N + 1)
+    rounds; no position is asked twice."""
+    turn = data.draw(st.integers(min_value=1, max_value=count))
+    rounds: dict[int, int] = {}
+    for width in (1, 2, 3):
+        asked: list[int] = []
+        offered: list[list[int]] = []
+
+        def test(position: int, asked: list[int] = asked) -> Outcome:
+            asked.append(position)
+            return Outcome.FAIL if position >= turn else Outcome.PASS
+
+        found = bisect(count, test, width=width, offer=offered.append)
+        assert found == (turn - 1, turn)
+        assert len(asked) == len(set(asked))
+        assert [p for round_ in offered for p in round_] == asked  # each round offered first
+        assert all(len(round_) <= width for round_ in offered)
+        rounds[width] = len(offered)
+    assert rounds[3] <= rounds[2] <= rounds[1]
+    if count >= 16:
+        assert rounds[2] < rounds[1]

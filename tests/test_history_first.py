@@ -334,3 +334,20 @@ def test_an_interrupt_during_the_bisection_leaves_a_run_that_resumes(tmp_path: P
     assert run.returncode == 0, run.stderr
     assert run.report["resumed"] >= 2
     assert run.report["first_bad"] == commits[5]
+
+
+def test_two_jobs_bisect_two_commits_a_round_to_the_same_answer(tmp_path: Path) -> None:
+    """-j 2: each round of the bisection tests two commits at once; the first bad commit, the
+    base and the answer are those of -j 1."""
+    steps: list[dict[str, str | Exe | None]] = [{} for _ in range(12)]
+    steps[8] = {"data.txt": "10\n20\n31\n"}
+    repo, commits = history(tmp_path / "repo", steps)
+    one = search(repo)
+    ddchange(repo.path, command=["reset"])
+    two = search(repo, "-j", "2")
+    assert one.returncode == two.returncode == 0, two.stderr
+    for key in ("first_bad", "base", "tip"):
+        assert one.report[key] == two.report[key]
+    assert one.report["first_bad"] == commits[9]
+    assert one.culprits == two.culprits == [("data.txt", "text")]
+    assert two.report["jobs"] == 2

@@ -177,11 +177,16 @@ def _history_first(
         def states(sha: str, runs: int) -> States | None:
             """What writes the tree of `sha`, where it is to run (None: GOOD's, or enough
             records of it are known)."""
-            enough = len(trials.records(tree(sha))) >= runs
-            return None if sha == good or enough else trials.commit(good, sha)[1]
+            if sha == good or len(trials.records(tree(sha))) >= runs:
+                return None
+            return trials.trees.get(tree(sha)) or trials.commit(good, sha)[1]
 
         def test(sha: str, runs: int = 1) -> Outcome:
             return trials.repeat(tree(sha), runs, Stage.BISECT, states(sha, runs))[0]
+
+        def offer(shas: list[str]) -> None:
+            """With -j N, the commits of a round start at once in the slots."""
+            trials.offer([tree(sha) for sha in shas if states(sha, 1) is not None])
 
         def hold(side: _Side) -> bool:
             return _sides_hold(
@@ -198,17 +203,23 @@ def _history_first(
                 ),
             )
 
-        # BAD first (its exit code is *the* failure), then the bisection; GOOD runs where the
-        # bisection ends at it, as `git bisect run` takes GOOD's word (a PASS is a fact: it
-        # needs no run before it is a search's base)
-        flaky = not hold((Stage.BAD, tree(bad), functools.partial(states, bad)))
-        located = None if flaky else history.locate(good, bad, _Graph(scratch.repo), test)
-        if located is not None and located.base == good:
-            flaky = not hold((Stage.GOOD, frozenset(), None))
-            located = None if flaky else located
+        # BAD first (its exit code is *the* failure), then the bisection, `width` commits at
+        # once with -j N; GOOD runs where the bisection ends at it, as `git bisect run` takes
+        # GOOD's word (a PASS is a fact: it needs no run before it is a search's base)
+        with contextlib.ExitStack() as parallel:
+            width = slots(request, repo, scratch, trials, parallel)
+            flaky = not hold((Stage.BAD, tree(bad), functools.partial(states, bad)))
+            graph = _Graph(scratch.repo)
+            located = (
+                None if flaky else history.locate(good, bad, graph, test, width=width, offer=offer)
+            )
+            if located is not None and located.base == good:
+                flaky = not hold((Stage.GOOD, frozenset(), None))
+                located = None if flaky else located
+            if located is not None and events.ends:  # its FAIL is a claim: run again
+                test(located.tip, 1 + events.ends)
+            trials.alone()  # the slots close: the search inside has its own
         base, tip = (good, bad) if located is None else (located.base, located.tip)
-        if located is not None and events.ends:  # its FAIL is a claim: run again as the answer's
-            test(tip, 1 + events.ends)
         frame = _Frame(
             kept=kept,
             ignored=ignored,

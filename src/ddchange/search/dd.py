@@ -269,7 +269,13 @@ def _isolation_step(
     return None
 
 
-def bisect(count: int, test: Callable[[int], Outcome]) -> tuple[int, int]:
+def bisect(
+    count: int,
+    test: Callable[[int], Outcome],
+    *,
+    width: int = 1,
+    offer: Callable[[list[int]], None] = lambda _positions: None,
+) -> tuple[int, int]:
     """Binary search over positions 0..count for where the outcome turns, like `git bisect`.
 
     Position 0 passes and `count` fails (the caller knows; neither is asked). Returns (last
@@ -277,6 +283,12 @@ def bisect(count: int, test: Callable[[int], Outcome]) -> tuple[int, int]:
     untested position nearest the middle is asked instead, so every position strictly between
     the two returned ones is UNRESOLVED: the change happened somewhere in there. Each position is
     asked at most once; with nothing unresolved that is about log2(count) questions.
+
+    With `width` above 1, a multi-section search: each round asks `width` positions that cut
+    the interval into `width` + 1 parts of about the same size, all of them told to `offer`
+    first (so that they can run at once), then asked in order; the interval shrinks to the
+    part where the outcome turns: about log(count) / log(width + 1) rounds. Where the outcome
+    turns only once, the answer is the same for every width.
     """
     passing, failing = 0, count
     skipped: set[int] = set()
@@ -284,15 +296,28 @@ def bisect(count: int, test: Callable[[int], Outcome]) -> tuple[int, int]:
         candidates = [k for k in range(passing + 1, failing) if k not in skipped]
         if not candidates:
             return passing, failing
-        middle = (passing + failing) / 2
-        position = min(candidates, key=lambda k: (abs(k - middle), k))
-        outcome = test(position)
-        if outcome is Outcome.PASS:
-            passing = position
-        elif outcome is Outcome.FAIL:
-            failing = position
-        else:
-            skipped.add(position)
+        round_ = _sections(candidates, passing, failing, width)
+        offer(round_)
+        outcomes = {position: test(position) for position in round_}
+        fails = [k for k in round_ if outcomes[k] is Outcome.FAIL]
+        failing = min(fails, default=failing)
+        passing = max(
+            (k for k in round_ if outcomes[k] is Outcome.PASS and k < failing), default=passing
+        )
+        skipped |= {k for k in round_ if outcomes[k] is Outcome.UNRESOLVED}
+
+
+def _sections(candidates: list[int], passing: int, failing: int, width: int) -> list[int]:
+    """The positions of one round: for each of the `width` points that cut passing..failing
+    into equal parts, the untested candidate nearest to it (the lower one on a tie), each
+    once, in order."""
+    chosen: list[int] = []
+    for part in range(1, width + 1):
+        point = passing + (failing - passing) * part / (width + 1)
+        left = [k for k in candidates if k not in chosen]
+        if left:
+            chosen.append(min(left, key=lambda k: (abs(k - point), k)))
+    return sorted(chosen)
 
 
 def in_order(order: Sequence[T], members: Sequence[T]) -> list[T]:

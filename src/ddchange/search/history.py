@@ -39,16 +39,28 @@ class Turn:
     asked: int
 
 
-def bisect_history(good: str, chain: Sequence[str], test: Callable[[str], Outcome]) -> Turn:
+def bisect_history(
+    good: str,
+    chain: Sequence[str],
+    test: Callable[[str], Outcome],
+    *,
+    width: int = 1,
+    offer: Callable[[list[str]], None] = lambda _shas: None,
+) -> Turn:
     """Bisect `chain`, the first-parent commits after `good` up to BAD (its last), oldest
-    first; `good` passes and the last of `chain` fails (the caller knows: neither is asked)."""
+    first; `good` passes and the last of `chain` fails (the caller knows: neither is asked).
+    With `width` tests at once, `width` commits a round (dd.bisect), each round `offer`ed
+    before it is asked."""
     asked: list[str] = []
 
     def at(position: int) -> Outcome:
         asked.append(chain[position - 1])
         return test(chain[position - 1])
 
-    lo, hi = bisect(len(chain), at)
+    def ahead(positions: list[int]) -> None:
+        offer([chain[position - 1] for position in positions])
+
+    lo, hi = bisect(len(chain), at, width=width, offer=ahead)
     return Turn(
         last_good=good if lo == 0 else chain[lo - 1], first_bad=chain[hi - 1], asked=len(asked)
     )
@@ -91,11 +103,20 @@ class Located:
     first_bad: str
 
 
-def locate(good: str, bad: str, graph: Graph, test: Callable[[str], Outcome]) -> Located:
+def locate(
+    good: str,
+    bad: str,
+    graph: Graph,
+    test: Callable[[str], Outcome],
+    *,
+    width: int = 1,
+    offer: Callable[[list[str]], None] = lambda _shas: None,
+) -> Located:
     """Bisect the first-parent history of good..bad, and follow a first bad commit that is a
     merge into its merged branch (bisected the same way) as long as the branch's own tip fails
     and the base it forked from passes; where either does not, the merge itself is searched,
-    against its first parent."""
+    against its first parent. With `width` tests at once, each round of the bisection asks
+    that many commits, `offer`ed first (see `bisect_history`)."""
     asked: list[tuple[str, Outcome]] = []
 
     def ask(sha: str) -> Outcome:
@@ -106,7 +127,8 @@ def locate(good: str, bad: str, graph: Graph, test: Callable[[str], Outcome]) ->
     merges: list[str] = []
     first_bad = ""
     while True:
-        turn = bisect_history(good, graph.first_parents(good, bad), ask)
+        chain = graph.first_parents(good, bad)
+        turn = bisect_history(good, chain, ask, width=width, offer=offer)
         first_bad = first_bad or turn.first_bad
         parents = graph.parents(turn.first_bad)
         where = _where(turn, parents)

@@ -90,6 +90,10 @@ class Trials:
     # With -j N: the runs ahead, over N scratch trees (the first is `setup.scratch`); None:
     # one tree, every run made when asked.
     ahead: Ahead | None = None
+    # With -j N: the commits' own trees (`commit`), by their configuration, that runs ahead
+    # write in whichever tree they run. Rebound, never changed in place, as `strays` is: a
+    # run ahead reads them in its own thread.
+    trees: dict[frozenset[str], States] = field(default_factory=dict)
 
     @property
     def diff(self) -> Diff:
@@ -122,6 +126,13 @@ class Trials:
         """From now on, run ahead in the slots of `ahead`; how many tests may run at once."""
         self.ahead = ahead
         return ahead.width
+
+    def alone(self) -> None:
+        """From now on, run every test in `setup.scratch`: the slots that ran ahead are
+        stopped (and their caller closes them)."""
+        self.stop_ahead()
+        self.ahead = None
+        self.trees = {}
 
     def stop_ahead(self) -> None:
         """End the runs ahead, so that `scratch` is the caller's alone again."""
@@ -163,9 +174,10 @@ class Trials:
     ) -> runner.Verdict:
         """Materialize `config` (or write `states`) in the scratch tree, build and test it, and
         record the run under `phase`: the one way an outcome comes into being. With -j N (and
-        no `states`), the run is the one made ahead, or one made now in a free tree."""
+        no `states`, or a commit's tree that `commit` made), the run is the one made ahead, or
+        one made now in a free tree."""
         self.on_start(config, phase, self.running())
-        if self.ahead is not None and states is None:
+        if self.ahead is not None and (states is None or config in self.trees):
             verdict = self.ahead.take(config)
         else:
             self.stop_ahead()  # a commit's tree: written where no run ahead may be going
@@ -195,7 +207,7 @@ class Trials:
 
     def run_ahead(self, tree: Scratch, config: frozenset[str]) -> runner.Verdict:
         """A run of `config` in `tree`, for `ahead.Ahead` (in its thread; not recorded)."""
-        return self._try(tree, config, None)
+        return self._try(tree, config, self.trees.get(config))
 
     def repeat(
         self, config: frozenset[str], runs: int, phase: Phase, states: States | None = None
@@ -205,7 +217,7 @@ class Trials:
         until they disagree: a test that fails at random shows here. The outcome its records
         agree on (UNRESOLVED, with the evidence kept, when they disagree), and those records."""
         while len(mine := self.records(config)) < runs and len(_outcomes(mine)) < 2:
-            if states is None:
+            if states is None or config in self.trees:
                 self.offer(self.owed(config, runs))
             self.once(config, phase, states)
         records = self.records(config)
@@ -220,13 +232,16 @@ class Trials:
         {"commit:<sha>"} (so that a resumed run knows its records) and the states that write
         it: every path any configuration may have written is set to the commit's content (or
         removed), so nothing of an earlier configuration is left behind. Run it with `run` or
-        `repeat`."""
+        `repeat`; with -j N it may be offered (`offer`) to run ahead."""
         repo = self.scratch.repo
         touched = set(content.touched_paths(self.diff))
         strays = set(git.changed_paths(repo, good, sha)) - touched
-        self.strays.update(read.tree_states(repo, good, strays))
+        self.strays = {**self.strays, **read.tree_states(repo, good, strays - set(self.strays))}
         states = read.tree_states(repo, sha, touched | set(self.strays))
-        return frozenset({f"commit:{sha}"}), states
+        config = frozenset({f"commit:{sha}"})
+        if self.ahead is not None:  # a run ahead writes it in another tree
+            self.trees = {**self.trees, config: states}
+        return config, states
 
     def adopt(self, config: frozenset[str], records: list[TestRecord]) -> None:
         """Take `records` of another run of this journal over as records of `config`, unless
