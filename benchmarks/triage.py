@@ -201,6 +201,7 @@ def row(
     isolated = ddchange(scenario, make(workdir / f"{scenario.name}-isolate"), isolate=True)
     blocks, kept = textbook_ddmin(scenario, make(workdir / f"{scenario.name}-blocks"), "block")
     commits = culprit_commits(default)
+    whole = culprit_commits(diff)  # the whole cause's commits, which git bisect is held to
     expected = all(
         samples.matches(scenario, samples.answer(r), inside=r.route.inside) for r in (default, diff)
     )
@@ -212,7 +213,7 @@ def row(
         f"{len(first_parent)} / {len(every)}",
         str(len(diff.diff.hunks)),
         f"{bisected.tests} ({bisected.trust} + {bisected.tests - bisected.trust})",
-        what_bisect_named(repo, bisected.named, commits),
+        what_bisect_named(repo, bisected.named, whole),
         tests(default),
         route(default),
         tests(diff),

@@ -77,7 +77,7 @@ class Events:
                 size=len(config),
                 number=self.tests_run + 1,
                 started=time.monotonic(),
-                commit=_commit(phase, config),
+                commit=_commit(config),
                 left=self.tests_left(phase),
                 alongside=alongside,
             )
@@ -100,7 +100,7 @@ class Events:
                 size=len(config),
                 remaining=self.remaining,
                 tests_run=self.tests_run,
-                commit=_commit(phase, config),
+                commit=_commit(config),
                 left=self.tests_left(phase),
             )
         )
@@ -123,7 +123,7 @@ def estimate(
     return Estimate(fixed=fixed, search=max(one_cause, searched + 1))
 
 
-def _commit(phase: Phase, config: frozenset[str]) -> str:
+def _commit(config: frozenset[str]) -> str:
     """The commit a commit's own tree stands for (the bisection's, and BAD's before it); ""
     for every other configuration."""
     only = next(iter(config)) if len(config) == 1 else ""

@@ -116,7 +116,7 @@ class Level(enum.StrEnum):
     """The levels of the hierarchy, coarsest first (hierarchy/grouping.py): what the search
     removes together at each step."""
 
-    COMMIT = "commit"  # the changes a commit brought (--strategy history, or auto's fallback)
+    COMMIT = "commit"  # the changes a commit brought (--strategy history)
     DIRECTORY = "directory"  # only for diffs wider than grouping.WIDE files
     FILE = "file"
     FUNCTION = "function"
