@@ -207,8 +207,24 @@ def test_an_answer_that_needs_earlier_commits_says_so(tmp_path: Path) -> None:
     # On GOOD the patch does not apply (GOOD has 30, not 15): the report says so and how to
     # get an answer relative to GOOD.
     assert run.report["route"]["on_good"] is None
-    assert run.report["route"]["on_good_note"] == "does not apply on GOOD"
+    assert run.report["route"]["on_good_note"] == "do not apply there"
     assert "--strategy diff" in run.stdout
+
+
+def test_an_answer_whose_context_differs_on_good_is_applied_without_it_and_says_so(
+    tmp_path: Path,
+) -> None:
+    steps: list[dict[str, str | Exe | None]] = [{} for _ in range(6)]
+    steps[1] = {"data.txt": "5\n25\n30\n"}  # the lines around 30 change, the total does not
+    steps[4] = {"data.txt": "5\n25\n31\n"}  # the culprit
+    repo, commits = history(tmp_path / "repo", steps)
+    run = search(repo)
+    assert run.returncode == 0, run.stderr
+    assert run.report["first_bad"] == commits[5]
+    route = run.report["route"]
+    assert route["on_good"] == "fail"  # 10 + 20 + 31 on GOOD
+    assert route["on_good_note"] == "applied without their context lines, which differ there"
+    assert "On GOOD, these changes (applied without their context lines" in run.stdout
 
 
 def test_an_answer_that_passes_on_good_is_said_to_need_the_commits_before(

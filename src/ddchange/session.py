@@ -317,15 +317,18 @@ def _on_good(trials: Trials, found: Result, route: Route) -> Route:
     files = sorted({p for f in changed for p in (f.origin, f.path)} | set(found.kept))
     applied = git.patched_files(trials.scratch.path, good, found.patch, files)
     if applied is None:
-        return dataclasses.replace(route, on_good_note="does not apply on GOOD")
+        return dataclasses.replace(route, on_good_note="do not apply there")
+    written, exact = applied
     config = frozenset({f"on-good:{hashlib.sha256(found.patch).hexdigest()[:16]}"})
     states = {
         path: None if state is None else hunks.FileState(state[1], state[0])
-        for path, state in applied.items()
+        for path, state in written.items()
     }
     _, runs = trials.repeat(config, 1, Stage.ON_GOOD, states)
-    why = runs[-1].reason if runs[-1].outcome is Outcome.UNRESOLVED else ""
-    return dataclasses.replace(route, on_good=trials.claim(config), on_good_note=why)
+    notes = [] if exact else ["applied without their context lines, which differ there"]
+    if runs[-1].outcome is Outcome.UNRESOLVED:
+        notes.append(runs[-1].reason)
+    return dataclasses.replace(route, on_good=trials.claim(config), on_good_note="; ".join(notes))
 
 
 def _search(

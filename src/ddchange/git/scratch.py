@@ -347,27 +347,34 @@ def _diff_cached(cwd: Path, sha: str, env: Mapping[str, str]) -> bytes:
 
 def patched_files(
     worktree: Path, base_sha: str, patch: bytes, paths: Iterable[str]
-) -> dict[str, tuple[int, bytes] | None] | None:
+) -> tuple[dict[str, tuple[int, bytes] | None], bool] | None:
     """What each of `paths` holds (its git mode and bytes; None: no such file) once `patch`
-    (as `tree_patch` writes it) is applied on the tree of `base_sha`: None when it does not
-    apply there. As in `tree_patch`, in a throwaway index and object directory: nothing of the
-    repository's is modified."""
+    (as `tree_patch` writes it) is applied on the tree of `base_sha`, and whether its context
+    lines matched there: where they do not, it is applied without them (`git apply -C0`: the
+    lines it removes must still be there). None when it does not apply even so. As in
+    `tree_patch`, in a throwaway index and object directory: nothing of the repository's is
+    modified."""
     objects = _objects_dir(worktree)
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="ddchange-index-") as tmp:
         env = _throwaway_index_env(Path(tmp), objects)
         _read_tree(worktree, base_sha, env)
-        try:
-            _in_tree(worktree, "apply", "--cached", "--binary", "-", stdin=patch, extra=env)
-        except errors.GitFailed:
+        exact = True
+        for context in ((), ("-C0",)):
+            try:
+                _in_tree(worktree, "apply", "--cached", *context, "-", stdin=patch, extra=env)
+                break
+            except errors.GitFailed:
+                exact = False
+        else:
             return None
         entries: dict[str, tuple[int, str]] = {}
         for entry in nul_split(_in_tree(worktree, "ls-files", "-s", "-z", extra=env)):
             meta, _, path = entry.partition("\t")
             mode, sha, _stage = meta.split()
             entries[path] = (int(mode, 8), sha)
-        return {
+        files = {
             path: (
                 entries[path][0],
                 _in_tree(worktree, "cat-file", "blob", entries[path][1], extra=env),
@@ -376,3 +383,4 @@ def patched_files(
             else None
             for path in paths
         }
+        return files, exact

@@ -309,19 +309,18 @@ def on_good(result: Result) -> str:
     """What the answer found inside the history does on GOOD: the one run that asked."""
     found = result.route
     again = "for an answer that applies on GOOD, search the whole range with `--strategy diff`"
-    claim = found.on_good
+    claim, note = found.on_good, found.on_good_note
     if claim is None:
-        return (
-            f"On GOOD: these changes {found.on_good_note}; {again}." if found.on_good_note else ""
-        )
+        return f"On GOOD, these changes {note}; {again}." if note else ""
+    how = f" ({note})" if note and claim.outcome is not Outcome.UNRESOLVED else ""
     if claim.outcome is Outcome.FAIL:
-        return "On GOOD, these changes make the test fail too (1 run)."
+        return f"On GOOD, these changes{how} make the test fail too (1 run)."
     if claim.outcome is Outcome.PASS:
         return (
-            "On GOOD, these changes pass (1 run): the answer needs what the commits before it "
-            f"brought; {again}."
+            f"On GOOD, these changes{how} pass (1 run): the answer needs what the commits "
+            f"before it brought; {again}."
         )
-    return f"On GOOD, these changes could not be tested ({found.on_good_note}; 1 run); {again}."
+    return f"On GOOD, these changes could not be tested ({note}; 1 run); {again}."
 
 
 def confirmation(
