@@ -4,8 +4,10 @@
 
 Each case is built fresh for every N (the same commits each time) and searched once, in this
 process, with the default options (pre-flight, search, the check, the confirmation and the
-flaky-test check). "same records as -j 1" compares the journal's records without their
-durations: phase, configuration, outcome, reason and exit code, in order, and the answer.
+flaky-test check). "same search and answer as -j 1" compares the search's records without
+their durations (phase, configuration, outcome, reason and exit code, in order), the answer,
+and where it stands (its base, and the first bad commit): not the bisection's records, which
+test N commits a round with -j N.
 "tests run" are the records (the runs the search and the checks asked for); "run ahead, not
 needed" are the runs started early that no one asked for (no records). "wall" is the whole
 run, and "× -j 1" its ratio to the `-j 1` run of the same case.
@@ -48,9 +50,17 @@ def many_files(count: int) -> Case:
     return Case(f"{count} files, all changed", good, bad, test, [(culprit, "text")])
 
 
-def _decisions(result: model.Result) -> list[tuple[object, ...]]:
-    records = [(r.phase, sorted(r.config), r.outcome, r.reason, r.exit_code) for r in result.log]
-    return [*records, sorted(h.id for h in result.culprits)]
+def _decisions(result: model.Result) -> list[object]:
+    """The search's records and its answer, where it stands: not the bisection's records,
+    which test N commits a round with -j N (its first bad commit is the same for every N)."""
+    records = [
+        (r.phase, sorted(r.config), r.outcome, r.reason, r.exit_code)
+        for r in result.log
+        if r.phase not in (model.Stage.BISECT, model.Stage.ON_GOOD)
+        and not next(iter(r.config), "").startswith("commit:")
+    ]
+    ends = (result.revisions, result.route.first_bad)
+    return [*records, sorted(h.id for h in result.culprits), ends]
 
 
 def _slowed(test: tuple[str, ...]) -> tuple[str, ...]:
@@ -58,11 +68,19 @@ def _slowed(test: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def search(
-    name: str, workdir: Path, jobs: int, scheduler: str | None = None, *, confirm: bool = True
+    name: str,
+    workdir: Path,
+    jobs: int,
+    scheduler: str | None = None,
+    *,
+    confirm: bool = True,
+    whole: bool = False,
 ) -> model.Result:
     """One run of case `name` with -j `jobs` (or on the Dask cluster at `scheduler`), in a
-    repository of its own under `workdir`; `confirm` False: the search alone."""
-    repo = workdir / f"{name}-j{jobs}{'-dask' if scheduler else ''}{'' if confirm else '-alone'}"
+    repository of its own under `workdir`; `confirm` False: the search alone; `whole`: over
+    the whole range (--strategy diff), as with --scheduler."""
+    kind = f"{'-dask' if scheduler else ''}{'' if confirm else '-alone'}{'-whole' if whole else ''}"
+    repo = workdir / f"{name}-j{jobs}{kind}"
     if name in SAMPLES:
         scenario = samples.load(name)
         samples.build_repo(scenario, repo)
@@ -71,8 +89,11 @@ def search(
     else:
         build(many_files(64), repo)
         request = model.Request(repo=repo, good="HEAD~1", bad="HEAD", test=("sh", "test.sh"))
+    strategy = model.Strategy.DIFF if whole else request.strategy
     return session.run(
-        dataclasses.replace(request, jobs=jobs, scheduler=scheduler, confirm=confirm)
+        dataclasses.replace(
+            request, jobs=jobs, scheduler=scheduler, confirm=confirm, strategy=strategy
+        )
     )
 
 
@@ -128,7 +149,8 @@ def main() -> None:
             n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
             dashboard_address=None,
         ) as cluster:  # fmt: skip
-            for name, local in two.items():
+            for name in two:
+                local = search(name, Path(tmp), 2, whole=True)
                 result = search(name, Path(tmp), 1, cluster.scheduler_address)
                 same = _decisions(result) == _decisions(local)
                 dask_rows.append([
@@ -143,7 +165,7 @@ def main() -> None:
         "-j",
         "answer",
         "outcome",
-        "same records as -j 1",
+        "same search and answer as -j 1",
         "tests run",
         "run ahead, not needed",
         "wall s",
@@ -161,7 +183,9 @@ def main() -> None:
         + table(columns, alone)
         + "\n"
         + summary(counts, alone_ratios)
-        + "\n\nA Dask LocalCluster of 2 worker processes against `-j 2`:\n\n"
+        + "\n\nA Dask LocalCluster of 2 worker processes against `-j 2`, both over the whole "
+        "range (with `--scheduler` ddchange searches it: its workers get GOOD, not the commits "
+        "between):\n\n"
         + table(
             [
                 "case",
