@@ -294,8 +294,13 @@ def test_the_line_steps_down_to_the_answer(found: model.Result) -> None:
 def test_bisection_tests_are_diamonds_at_the_top(sample_repo: SampleRepo) -> None:
     result = search(sample_repo, "wrong-line", strategy="auto")
     page = report.render(result)
-    # a commit's own tree: the bisection's tests, and BAD's in the pre-flight before them
-    trees = [n for n, r in enumerate(result.log) if next(iter(r.config), "").startswith("commit:")]
+    # a whole tree: the bisection's tests, BAD's in the pre-flight before them, and the
+    # answer applied on GOOD after the search
+    trees = [
+        n
+        for n, r in enumerate(result.log)
+        if next(iter(r.config), "").startswith(("commit:", "on-good:"))
+    ]
     bisected = [n for n in trees if result.log[n].phase == "bisect"]
     assert bisected
     elements = Elements(page)
@@ -306,7 +311,10 @@ def test_bisection_tests_are_diamonds_at_the_top(sample_repo: SampleRepo) -> Non
     assert escape(words.route(result)) in page
     plot = plot_of(page)
     # whole commits move no line: it stays at all changes until the first set of changes
-    assert all(plot.steps[n][1] == plot.start for n in trees)
+    before = [n for n in trees if result.log[n].phase != "on-good"]
+    assert all(plot.steps[n][1] == plot.start for n in before)
+    # nor does the answer applied on GOOD, after the search
+    assert all(plot.steps[n][1] == plot.steps[n - 1][1] for n in trees if n not in before)
     first = result.log[bisected[0]]
     sha = next(iter(first.config)).removeprefix("commit:")
     assert f"test {first.number} (bisect): commit {sha[:12]} → " in page  # its tooltip
@@ -547,7 +555,8 @@ def test_chromium_renders_the_clis_report_without_errors(
     assert done.returncode == 0, done.stderr
     assert f"report: {page}" in done.stderr
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    rendered = render(page, tmp_path / "profile")
+    # tall enough for the plot below the bisection's and the answer's paragraphs
+    rendered = render(page, tmp_path / "profile", height=2400)
     assert rendered.errors == []
     assert rendered.requests == [page.resolve().as_uri()]  # the page itself, nothing else
     colors = {color[:3] for color in png_colors(rendered.png)}

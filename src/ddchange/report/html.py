@@ -23,7 +23,7 @@ import jinja2
 from markupsafe import Markup
 
 from ddchange.diff.hunks import Hunk
-from ddchange.model import Ending, Outcome, Result, SuiteResult, TestRecord
+from ddchange.model import Ending, Outcome, Result, Stage, SuiteResult, TestRecord
 from ddchange.report import suite
 from ddchange.report.words import (
     base_name,
@@ -116,6 +116,10 @@ class _Page:
     good_sha: str
     bad: str
     bad_sha: str
+    # Inside the history: the first bad commit, and the commit the answer applies on ("": the
+    # whole range was searched, on GOOD)
+    first_bad: str
+    base: str
     test: str
     build: str
     search: str
@@ -150,9 +154,11 @@ def _page(result: Result) -> _Page:
         outcome=result.outcome,
         outcome_words=_OUTCOMES.get(result.outcome, ""),
         good=request.good,
-        good_sha=revisions.good,
+        good_sha=result.route.good or revisions.good,
         bad=request.bad,
-        bad_sha=revisions.bad,
+        bad_sha=result.route.bad or revisions.bad,
+        first_bad=result.route.first_bad or "" if result.route.inside else "",
+        base=f"{base_name(result)}: {revisions.good}" if result.route.inside else "",
         test=shlex.join(request.test),
         build=request.build or "",
         search=_search(result),
@@ -354,10 +360,13 @@ def _y_ticks(y: _Scale) -> list[int]:
 
 
 def _tested_commit(record: TestRecord) -> str | None:
-    """The commit a test built as a whole ({"commit:<sha>"}: the bisection's, BAD's before it);
+    """What a test built as a whole tree, not a set of the searched changes: "commit <sha>"
+    ({"commit:<sha>"}: the bisection's, BAD's before it), or the answer applied on GOOD;
     None for a change set."""
+    if record.phase == Stage.ON_GOOD:
+        return "the answer on GOOD"
     only = next(iter(record.config), "") if record.size == 1 else ""
-    return only.removeprefix("commit:") if only.startswith("commit:") else None
+    return f"commit {only.removeprefix('commit:')[:12]}" if only.startswith("commit:") else None
 
 
 def _remaining(result: Result) -> list[tuple[int, int]]:
@@ -434,7 +443,7 @@ def _plot(result: Result) -> _Plot | None:
 def _mark(record: TestRecord, x: _Scale, top: float, y: _Scale, radius: float) -> _Marker:
     """One test: a circle at its configuration's size, a diamond at `top` for a whole commit."""
     commit = _tested_commit(record)
-    what = plural(record.size, "change") if commit is None else f"commit {commit[:12]}"
+    what = plural(record.size, "change") if commit is None else commit
     because = f" ({record.reason})" if record.reason else ""
     tip = f"test {record.number} ({record.phase}): {what} → {record.outcome.value.upper()}{because}"
     cx = x(record.number)
@@ -453,7 +462,8 @@ def _legend(bisected: bool) -> list[_Marker]:
     """The legend's markers, side by side from the left margin (the line's key follows them)."""
     keys, at = [], float(_LEFT)
     markers = [(o.value, o.value.upper()) for o in Outcome]
-    for kind, label in markers + ([("commit", "a whole commit (bisection)")] if bisected else []):
+    whole = ("commit", "a whole tree (a commit of the bisection, the answer on GOOD)")
+    for kind, label in markers + ([whole] if bisected else []):
         diamond = _diamond(at + 5, _LEGEND_ROW - 4, 6) if kind == "commit" else ""
         keys.append(_Marker(kind=kind, x=at, y=_LEGEND_ROW, diamond=diamond, text=label))
         at += 30 + 8 * len(label)
