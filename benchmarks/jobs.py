@@ -57,7 +57,7 @@ def _decisions(result: model.Result) -> list[object]:
         (r.phase, sorted(r.config), r.outcome, r.reason, r.exit_code)
         for r in result.log
         if r.phase not in (model.Stage.BISECT, model.Stage.ON_GOOD)
-        and not next(iter(r.config), "").startswith("commit:")
+        and model.tree_commit(r.config) is None
     ]
     ends = (result.revisions, result.route.first_bad)
     return [*records, sorted(h.id for h in result.culprits), ends]

@@ -20,7 +20,17 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
-from ddchange.model import Estimate, Outcome, Phase, Progress, Running, Source, Stage, TestRecord
+from ddchange.model import (
+    Estimate,
+    Outcome,
+    Phase,
+    Progress,
+    Running,
+    Source,
+    Stage,
+    TestRecord,
+    tree_commit,
+)
 from ddchange.search.dd import Step
 
 Listener = Callable[[Progress | Running], None]
@@ -126,5 +136,4 @@ def estimate(
 def _commit(config: frozenset[str]) -> str:
     """The commit a commit's own tree stands for (the bisection's, and BAD's before it); ""
     for every other configuration."""
-    only = next(iter(config)) if len(config) == 1 else ""
-    return only.removeprefix("commit:") if only.startswith("commit:") else ""
+    return tree_commit(config) or ""

@@ -143,6 +143,23 @@ class Stage(enum.StrEnum):
 Phase = Level | Stage
 
 
+# A commit's own tree, as a configuration: the one name every layer gives it (the bisection
+# runs it, the journal keeps it, the reports draw it as a whole tree, not a set of changes).
+_COMMIT = "commit:"
+
+
+def commit_tree(sha: str) -> frozenset[str]:
+    """The configuration that stands for the whole tree of commit `sha`."""
+    return frozenset({_COMMIT + sha})
+
+
+def tree_commit(config: frozenset[str]) -> str | None:
+    """The commit whose whole tree `config` stands for (`commit_tree`); None for a set of
+    changes."""
+    only = next(iter(config)) if len(config) == 1 else ""
+    return only.removeprefix(_COMMIT) if only.startswith(_COMMIT) else None
+
+
 def phase_of(name: str) -> Phase:
     """The phase named `name` (a journal's or a log's); ValueError if none is."""
     try:

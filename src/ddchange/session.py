@@ -67,6 +67,7 @@ from ddchange.model import (
     Stage,
     Strategy,
     TestRecord,
+    commit_tree,
 )
 from ddchange.runs import describe, earlier, journal_path, run_key
 from ddchange.search import confidence, history
@@ -172,7 +173,7 @@ def _history_first(
         events.taken_over(trials.log)
 
         def tree(sha: str) -> frozenset[str]:
-            return frozenset() if sha == good else frozenset({f"commit:{sha}"})
+            return frozenset() if sha == good else commit_tree(sha)
 
         def states(sha: str, runs: int) -> States | None:
             """What writes the tree of `sha`, where it is to run (None: GOOD's, or enough

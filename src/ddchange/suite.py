@@ -53,6 +53,7 @@ from ddchange.model import (
     SuiteResult,
     Target,
     TestRecord,
+    commit_tree,
 )
 from ddchange.report.words import plural
 from ddchange.runs import describe, earlier, journal_path
@@ -284,7 +285,7 @@ def _bisect(
     chain = git.first_parents(repo, revisions.good, revisions.bad)
 
     def test(sha: str) -> Outcome:
-        config = frozenset({f"commit:{sha}"})
+        config = commit_tree(sha)
         if not trials.records(config):
             _, states = trials.commit(revisions.good, sha)
             trials.run(config, Stage.BISECT, states)

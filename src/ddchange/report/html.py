@@ -23,7 +23,15 @@ import jinja2
 from markupsafe import Markup
 
 from ddchange.diff.hunks import Hunk
-from ddchange.model import Ending, Outcome, Result, Stage, SuiteResult, TestRecord
+from ddchange.model import (
+    Ending,
+    Outcome,
+    Result,
+    Stage,
+    SuiteResult,
+    TestRecord,
+    tree_commit,
+)
 from ddchange.report import suite
 from ddchange.report.words import (
     base_name,
@@ -157,7 +165,7 @@ def _page(result: Result) -> _Page:
         good_sha=result.route.good or revisions.good,
         bad=request.bad,
         bad_sha=result.route.bad or revisions.bad,
-        first_bad=result.route.first_bad or "" if result.route.inside else "",
+        first_bad=(result.route.first_bad or "") if result.route.inside else "",
         base=f"{base_name(result)}: {revisions.good}" if result.route.inside else "",
         test=shlex.join(request.test),
         build=request.build or "",
@@ -365,8 +373,8 @@ def _tested_commit(record: TestRecord) -> str | None:
     None for a change set."""
     if record.phase == Stage.ON_GOOD:
         return "the answer on GOOD"
-    only = next(iter(record.config), "") if record.size == 1 else ""
-    return f"commit {only.removeprefix('commit:')[:12]}" if only.startswith("commit:") else None
+    commit = tree_commit(record.config)
+    return None if commit is None else f"commit {commit[:12]}"
 
 
 def _remaining(result: Result) -> list[tuple[int, int]]:

@@ -26,7 +26,7 @@ from pathlib import Path
 from ddchange import git
 from ddchange.diff import content, read
 from ddchange.diff.hunks import Diff, FileState
-from ddchange.model import Claim, Disagreement, Outcome, Phase, Stage, TestRecord
+from ddchange.model import Claim, Disagreement, Outcome, Phase, Stage, TestRecord, commit_tree
 from ddchange.search.hierarchical import Found
 from ddchange.trial import attempt, runner
 from ddchange.trial.ahead import Ahead
@@ -238,7 +238,7 @@ class Trials:
         strays = set(git.changed_paths(repo, good, sha)) - touched
         self.strays = {**self.strays, **read.tree_states(repo, good, strays - set(self.strays))}
         states = read.tree_states(repo, sha, touched | set(self.strays))
-        config = frozenset({f"commit:{sha}"})
+        config = commit_tree(sha)
         if self.ahead is not None:  # a run ahead writes it in another tree
             self.trees = {**self.trees, config: states}
         return config, states
