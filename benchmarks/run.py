@@ -128,9 +128,11 @@ def main() -> None:
     write_section(
         HEADING,
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
-        f"{platform.system()}. `tests run` counts every real run: the pre-flight (GOOD and "
-        "BAD), the search, and the checks at the end (the reruns of the answer and GOOD's last "
-        f"run); {parts_prose(parts for _, parts, _ in measured)}. `unresolved` counts real runs "
+        f"{platform.system()}: `.venv/bin/python benchmarks/run.py`. `tests run` counts every "
+        "real run: the pre-flight (BAD, and GOOD where the search starts from it), the "
+        "bisection of the history, the search, and the checks at the end (the reruns of the "
+        "answer, its base's last run, and the answer on GOOD); "
+        f"{parts_prose(parts for _, parts, _ in measured)}. `unresolved` counts real runs "
         "that could not say pass or fail (no build, timeout, other failure); `overhead` is wall "
         "time minus the time inside build and test commands. Textbook ddmin (TSE 2002, an exact "
         "cache) runs over the blocks that ddchange's default search ends at (a run of changed "
