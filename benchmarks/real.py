@@ -130,7 +130,7 @@ MODES = ("default", "diff", "isolate", "no-dependencies", *BY_MODE, "bisect", "t
 # bisect, ddchange's default and `--strategy diff`, and the baseline.
 SDIST_MODES = tuple(mode for mode in MODES if mode != "diff")
 HISTORY_MODES = ("bisect", "default", "diff", BASELINE)
-TRIAGE = {"triage", "separate"}  # the rows of mode triage
+TRIAGE = {"triage", "separate", "triage-diff"}  # the rows of mode triage (the last: history)
 
 
 # -- one case -----------------------------------------------------------------------------------
@@ -217,7 +217,7 @@ def summary(rows: list[Row]) -> list[str]:
 
 def triage_summary(by_case: dict[str, dict[str, Row]]) -> list[str]:
     """Triage's causes right, and its tests beside one search per failing test, from the rows."""
-    both = [m for m in by_case.values() if m.keys() >= TRIAGE]
+    both = [m for m in by_case.values() if m.keys() >= {"triage", "separate"}]
     right = sum(m["triage"].right for m in both)
     fewer = sum(_not_more(m["triage"], m["separate"]) for m in both)
     ours = sum(m["triage"].count or 0 for m in both)
@@ -228,6 +228,21 @@ def triage_summary(by_case: dict[str, dict[str, Row]]) -> list[str]:
     ]
     if theirs:
         lines.append(f"- total tests: triage {ours} vs separate {theirs} = {ours / theirs:.2f}×")
+    whole = [m for m in both if "triage-diff" in m]
+    if whole:  # ranges of history: the default goes inside the first bad commits
+        right = sum(m["triage-diff"].right for m in whole)
+        fewer = sum(_not_more(m["triage"], m["triage-diff"]) for m in whole)
+        ranged = sum(m["triage-diff"].count or 0 for m in whole)
+        ours = sum(m["triage"].count or 0 for m in whole)
+        lines += [
+            f"- triage --strategy diff: every cause right on {right} of {len(whole)}",
+            f"- triage (default) tests ≤ triage --strategy diff tests on {fewer} of {len(whole)}",
+        ]
+        if ranged:
+            lines.append(
+                f"- total tests on ranges of history: triage {ours} vs triage --strategy diff "
+                f"{ranged} = {ours / ranged:.2f}×"
+            )
     return lines
 
 
@@ -305,13 +320,16 @@ def section(rows: list[Row], ran: list[str], seconds: float, history: bool) -> s
             "one test per documented regression): `triage` is one `ddchange --results` run "
             "for every test that passes at GOOD and fails at BAD; `separate` is one "
             "`--results --test NAME` run per such test, each from a reset journal, their "
-            "runs summed. `answer`: the causes, their changes, the failing tests they cover. "
-            "Each cause is judged from the check's JUnit XML in a separate clone: its patch "
-            "applied on `good` must give its tests their results at BAD and every other test "
-            'its result at GOOD ("its tests alone"), leaving out any one hunk of its '
-            '`git diff -U0` must make one of its tests stop failing as at BAD ("k of n '
-            'removable" otherwise), and it must add or remove the culprit lines case.toml '
-            "names for its tests (`holds culprit`: causes that do)."
+            "runs summed; on a range of history, `triage-diff` is one run with `--strategy "
+            "diff` (the whole range triaged). `answer`: the causes, their changes, the failing "
+            "tests they cover. Each cause is judged from the check's JUnit XML in a separate "
+            "clone: its patch applied on its `base` from the JSON report (`good`, or the parent "
+            "of the first bad commit the default went inside) must give its tests their "
+            "results at BAD and every other test its result at that base, from a run of the "
+            'check there ("its tests alone"), leaving out any one hunk of its `git diff -U0` '
+            'must make one of its tests stop failing as at BAD ("k of n removable" otherwise), '
+            "and it must add or remove the culprit lines case.toml names for its tests (`holds "
+            "culprit`: causes that do)."
         )
     return intro + "\n\n" + table(rows) + "\n" + "\n".join(summary(rows)) + "\n"
 

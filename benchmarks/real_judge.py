@@ -302,14 +302,21 @@ def _differences(got: Mapping[str, str], want: Mapping[str, str]) -> str:
     return ", ".join(wrong)
 
 
-def judge_cause(box: Sandbox, suite: Suite, tests: list[str], patch: bytes) -> Verdict:
-    """The cause of `tests` judged with git and the check alone: GOOD plus `patch` gives
-    `tests` their results at BAD and every other test its result at GOOD (it fails exactly
-    its tests); leaving out any one hunk of the patch's `git diff -U0` makes that stop (one of
-    `tests` stops failing as at BAD, or another test breaks): each hunk is needed for it; the
-    patch holds the documented culprit lines of `tests`."""
+def judge_cause(
+    box: Sandbox, suite: Suite, tests: list[str], patch: bytes, base: str = "good"
+) -> Verdict:
+    """The cause of `tests` judged with git and the check alone: `base` (GOOD, or the parent of
+    the first bad commit the triage went inside) plus `patch` gives `tests` their results at BAD
+    and every other test its result at `base` (it fails exactly its tests); leaving out any one
+    hunk of the patch's `git diff -U0` makes that stop (one of `tests` stops failing as at BAD,
+    or another test breaks): each hunk is needed for it; the patch holds the documented culprit
+    lines of `tests`."""
     culprit = holds_culprit(box.case, patch, [x for t in tests for x in box.case.tests.get(t, ())])
-    box.reset()
+    if base != "good":  # the results there, from a run of the check (the judge's own)
+        box.reset(base)
+        box.test()
+        suite = Suite(box.results(), suite.bad)
+    box.reset(base)
     if not box.apply(patch):
         return Verdict("apply failed", culprit=culprit)
     git(box.root, "add", "--all", "--force", ".")
@@ -319,12 +326,14 @@ def judge_cause(box: Sandbox, suite: Suite, tests: list[str], patch: bytes) -> V
     if wrong:
         return Verdict(f"not its tests alone: {wrong}", culprit=culprit)
     answer = git(box.root, "rev-parse", "HEAD").strip()
-    items = split_items(git_bytes(box.root, "diff", "-U0", "--binary", "-M", "good", answer))
+    items = split_items(git_bytes(box.root, "diff", "-U0", "--binary", "-M", base, answer))
     if len(items) > JUDGE_LIMIT:
         return Verdict(f"its tests alone; {len(items)} hunks, not checked", culprit=culprit)
     removable = 0
     for k in range(len(items)):
-        applied = box.outcome(join_items(items[:k] + items[k + 1 :]), zero=True) is not None
+        applied = (
+            box.outcome(join_items(items[:k] + items[k + 1 :]), zero=True, base=base) is not None
+        )
         got = box.results() if applied else {}
         removable += applied and not _differences(got, suite.expected(tests))
     if removable:

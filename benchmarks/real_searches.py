@@ -181,7 +181,7 @@ class Triaged:
     """What one or more `ddchange --results` runs gave: their causes (tests, units, patch) and
     their test runs, summed."""
 
-    causes: list[tuple[list[str], int, bytes]]
+    causes: list[tuple[list[str], int, bytes, str]]  # and the commit its patch applies on
     count: int = 0
     phases: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -190,10 +190,16 @@ class Triaged:
 
 
 def triage_run(
-    case: Case, repo: Path, box: Sandbox, args: argparse.Namespace, name: str, *tests: str
+    case: Case,
+    repo: Path,
+    box: Sandbox,
+    args: argparse.Namespace,
+    name: str,
+    *tests: str,
+    options: tuple[str, ...] = (),
 ) -> Triaged:
-    """`ddchange good..bad --results ... --json` (with `--test` for each of `tests`), from a
-    reset journal; its causes and runs."""
+    """`ddchange good..bad --results ... --json` (with `--test` for each of `tests`, and
+    `options`), from a reset journal; its causes and runs."""
     out = repo.parent / "out"
     out.mkdir(exist_ok=True)
     report = out / f"{name}.json"
@@ -202,6 +208,7 @@ def triage_run(
     run([str(args.ddchange), "reset"], repo, env, GIT_TIMEOUT)
     argv = [str(args.ddchange), "good..bad", "--results", case.results, "--json", str(report)]
     argv += [a for t in tests for a in ("--test", t)] + ["--timeout", f"{args.timeout:g}"]
+    argv += options
     argv += ["--build", case.build] if case.build else []
     argv += ["--", str(box.bin / "python"), str(case.check)]
     started = time.monotonic()
@@ -209,7 +216,12 @@ def triage_run(
     (out / f"{name}.log").write_text(done.output)
     data = _read_json(report)
     causes = [
-        (list(c["tests"]), len(c["changes"]), str(c["patch"]).encode("utf-8", "surrogateescape"))
+        (
+            list(c["tests"]),
+            len(c["changes"]),
+            str(c["patch"]).encode("utf-8", "surrogateescape"),
+            str(c.get("base") or "good"),  # the commit its patch applies on
+        )
         for c in data.get("causes", ())
         if isinstance(c, dict)
     ]
@@ -230,7 +242,9 @@ def triage_rows(
     case: Case, repo: Path, box: Sandbox, suite: Suite, args: argparse.Namespace
 ) -> list[Row]:
     """Two rows: `triage`, one run for all failing tests; `separate`, one run per failing
-    test, each from a reset journal, their runs summed. Every cause judged by real_judge."""
+    test, each from a reset journal, their runs summed; for a range of history a third,
+    `triage-diff`, the whole range triaged (`--strategy diff`). Every cause judged by
+    real_judge."""
     together = triage_run(case, repo, box, args, "triage")
     apart = Triaged([])
     for number, test in enumerate(suite.targets, 1):
@@ -241,7 +255,10 @@ def triage_rows(
         apart.seconds += one.seconds
         apart.exits += one.exits
         apart.outcomes += one.outcomes
-    pairs = (("triage", together), ("separate", apart))
+    pairs = [("triage", together), ("separate", apart)]
+    if case.repository:
+        whole = triage_run(case, repo, box, args, "triage-diff", options=("--strategy", "diff"))
+        pairs.append(("triage-diff", whole))
     return [_triage_row(case, box, suite, mode, got) for mode, got in pairs]
 
 
@@ -250,18 +267,18 @@ def _triage_row(case: Case, box: Sandbox, suite: Suite, mode: str, got: Triaged)
     row.exit = ",".join(dict.fromkeys(got.exits))
     row.outcome = ",".join(dict.fromkeys(got.outcomes))
     row.count, row.tests, row.runs = got.count, str(got.count), runs(got.phases)
-    covered = sorted(t for tests, _, _ in got.causes for t in tests)
-    sizes = "+".join(str(size) for _, size, _ in got.causes)
+    covered = sorted(t for tests, _, _, _ in got.causes for t in tests)
+    sizes = "+".join(str(size) for _, size, _, _ in got.causes)
     row.answer = (
         f"{len(got.causes)} causes ({sizes} changes) for {len(covered)} of "
         f"{len(suite.targets)} failing tests"
     )
-    verdicts = [judge_cause(box, suite, tests, patch) for tests, _, patch in got.causes]
+    verdicts = [judge_cause(box, suite, tests, patch, base) for tests, _, patch, base in got.causes]
     right = sum(v.right for v in verdicts)
     row.right = right == len(verdicts) and covered == suite.targets
     wrong = [
         f"{'/'.join(t.rpartition('.')[2] for t in tests)}: {v.text}"
-        for (tests, _, _), v in zip(got.causes, verdicts, strict=True)
+        for (tests, _, _, _), v in zip(got.causes, verdicts, strict=True)
         if not v.right
     ]
     row.verdict = "; ".join([f"{right} of {len(verdicts)} causes right", *wrong])

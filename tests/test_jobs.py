@@ -251,10 +251,11 @@ def test_a_triaged_suite_on_a_dask_cluster_gives_the_records_of_one_slot(
     sample_repo: SampleRepo, cluster: tuple[str, Path]
 ) -> None:
     """--results on the cluster: each worker reads its run's results (the recipe carries
-    where they are), and the records and causes are those of local -j 1."""
+    where they are), and the records and causes are those of local -j 1 over the whole range
+    (the workers get GOOD, not the commits between)."""
     address, temporary = cluster
     seen = []
-    for where in ((), ("--scheduler", address)):
+    for where in (_WHOLE, ("--scheduler", address)):
         repo, scenario = sample_repo("suite-triage")
         spec = ("--results", *scenario.results)
         run = ddchange(

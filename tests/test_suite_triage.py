@@ -74,13 +74,13 @@ def repository(path: Path, bad: dict[str, str] | None = None) -> Sandbox:
     return two_commits(path, GOOD, {**BAD, **(bad or {})}, "")
 
 
-def triage(repo: Sandbox, *options: str, tap: bool = False) -> tuple[int, str, str, dict]:
+def triage(
+    repo: Sandbox, *options: str, tap: bool = False, revisions: str = "good..bad"
+) -> tuple[int, str, str, dict]:
     """`ddchange run --results ... --json FILE` on `repo`: exit code, stdout, stderr, report."""
     report = repo.path.parent / "triage.json"
     command = ["--", "python3", "suite.py", *(["tap"] if tap else [])]
-    run = ddchange(
-        repo.path, "good..bad", "--json", str(report), *options, *command, command=["run"]
-    )
+    run = ddchange(repo.path, revisions, "--json", str(report), *options, *command, command=["run"])
     document = json.loads(report.read_text()) if report.exists() else {}
     report.unlink(missing_ok=True)
     return run.returncode, run.stdout, run.stderr, document
@@ -320,20 +320,104 @@ def test_the_bundled_suite_is_triaged_into_its_three_causes() -> None:
     assert "12 tests pass at v3.0" in done.stdout
 
 
-def test_strategy_auto_builds_each_commit_once_for_every_test(tmp_path: Path) -> None:
-    """--strategy auto bisects the history for each failing test by its own verdicts, but a
-    commit's run serves every test: no commit is built twice, and the causes are the
-    scenario's."""
+def test_the_default_triage_goes_inside_each_tests_first_bad_commit(tmp_path: Path) -> None:
+    """The default (--strategy auto) bisects the history for each failing test by its own
+    verdicts, a commit's run serving every test: each commit's tree is built once, but the
+    first bad commits, whose FAIL is run again as an answer's is. Then each cause is searched
+    inside its tests' first bad commit, against its parent: its patch applies there and fails
+    its tests, and the cause of two commits (05 and 06) is one line of 06 on a parent that has
+    05. Fewer tests than the whole range's triage."""
     scenario = samples.load("suite-triage")
     repo = samples.build_repo(scenario, tmp_path / "repo")
-    request = dataclasses.replace(samples.request(scenario, repo), strategy="auto")
+    request = samples.request(scenario, repo)
+    assert request.strategy == "auto"
     result = suite.run(request)
     assert result.outcome == "found"
     assert samples.causes_match(scenario, result)
+    logged = Sandbox(repo).git("log", "--format=%H %s", "v3.0..v3.1").decode()
+    subjects = dict(line.split(" ", 1) for line in logged.splitlines())
+    first_bad = {
+        cause.tests[0]: subjects[changes.first_bad or ""]
+        for cause, changes in zip(result.causes, result.changes, strict=True)
+    }
+    assert first_bad == {
+        "tests.test_invoice.InvoiceTest.test_discount_rounds_half_a_cent_up": (
+            "money: round half a cent to even, as the bank does; docstrings"
+        ),
+        "tests.test_invoice.SummaryTest.test_summary": (
+            "cli: day-first dates, as our customers in France write them"
+        ),
+        "tests.test_export.ExportTest.test_header_and_one_row": (
+            "terms: net90; drop DEFAULT_TERMS, which nothing in terms.py uses"
+        ),
+    }
+    for changes in result.changes:  # the parent: the patch applies there
+        parent = Sandbox(repo).git("rev-parse", f"{changes.first_bad}^").decode().strip()
+        assert parent == changes.base
+        (tmp_path / "cause.patch").write_bytes(changes.patch)
+        Sandbox(repo).git("read-tree", parent)
+        Sandbox(repo).git("apply", "--check", "--cached", str(tmp_path / "cause.patch"))
     bisected = [r.config for r in result.log if r.phase == "bisect"]
-    assert bisected, "the history was bisected"
-    assert len(set(bisected)) == len(bisected)
-    assert len(bisected) < len(result.targets)
+    tips = {samples_tree(c.first_bad) for c in result.changes}
+    assert set(bisected) >= tips
+    assert all(bisected.count(c) == 1 for c in set(bisected) - tips)
+    assert all(bisected.count(tip) == 4 for tip in tips)  # 1 + 3 reruns at --confidence 0.98
+    whole = suite.run(dataclasses.replace(request, strategy="diff"))
+    assert samples.causes_match(scenario, whole)
+    assert result.tests_run < whole.tests_run
+
+
+def test_a_triage_inside_the_history_resumes_and_replays_with_every_run_of_it(
+    tmp_path: Path,
+) -> None:
+    """The bisection and each triage inside a first bad commit are runs of their own in the
+    journal: the same command again runs nothing; `ddchange log` prints all of them, and their
+    replay after a reset runs nothing and gives the same causes."""
+    scenario = samples.load("suite-triage")
+    repo = samples.build_repo(scenario, tmp_path / "repo")
+    report = tmp_path / "triage.json"
+    argv = [
+        "v3.0..v3.1", "--timeout", "30", "--results", "junit:report.xml", "--json", str(report),
+        "--", *scenario.test,
+    ]  # fmt: skip
+    first = ddchange(repo, *argv, command=["run"])
+    assert first.returncode == 0, first.stderr
+    document = json.loads(report.read_text())
+    assert {c["first_bad"] is not None for c in document["causes"]} == {True}
+    again = ddchange(repo, *argv, command=["run"])
+    assert again.returncode == 0, again.stderr
+    second = json.loads(report.read_text())
+    assert second["tests_run"] == 0
+    assert second["causes"] == document["causes"]
+    shown = ddchange(repo, command=["log"]).stdout
+    assert shown.count("# ddchange log") == 4  # the bisection, then one run per first bad commit
+    log = tmp_path / "triage.log"
+    log.write_text(shown)
+    subprocess.run([sys.executable, "-m", "ddchange", "reset"], cwd=repo, check=True)
+    replayed = ddchange(repo, "--json", str(report), str(log), command=["replay"])
+    assert replayed.returncode == 0, replayed.stderr
+    third = json.loads(report.read_text())
+    assert third["tests_run"] == 0
+    assert third["causes"] == document["causes"]
+
+
+def samples_tree(sha: str | None) -> frozenset[str]:
+    return frozenset({f"commit:{sha}"})
+
+
+def test_a_triage_where_good_is_no_ancestor_of_bad_triages_the_whole_range_and_says_why(
+    tmp_path: Path,
+) -> None:
+    repo = repository(tmp_path / "repo")
+    sandbox = Sandbox(repo.path)
+    sandbox.git("checkout", "-q", "--orphan", "elsewhere", "good")
+    sandbox.git("commit", "-q", "-m", "GOOD again, on a history of its own")
+    sandbox.git("tag", "good2")
+    code, out, err, document = triage(repo, *JUNIT, revisions="good2..bad")
+    assert code == 0, err
+    assert document["bisection"]["fallback"].startswith("GOOD is not an ancestor of BAD")
+    assert "The whole of GOOD..BAD was triaged: GOOD is not an ancestor of BAD" in out
+    assert all(cause["first_bad"] is None for cause in document["causes"])
 
 
 def test_a_cause_fails_its_tests_and_breaks_no_other(tmp_path: Path) -> None:

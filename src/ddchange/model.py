@@ -482,22 +482,33 @@ class Cause:
 
 
 @dataclass(frozen=True, kw_only=True)
+class CauseChanges:
+    """One cause's changes and where they stand: the commit its patch applies on (GOOD's, or
+    the parent of the first bad commit its tests' bisection ended at), with the changes of that
+    search's diff that make it."""
+
+    base: str  # the full name of the commit that `patch` applies on
+    first_bad: str | None  # the first bad commit its tests were bisected to (None: not bisected)
+    units: tuple[Hunk, ...]  # its changes, in diff order
+    patch: bytes  # `git apply` puts it on `base`
+    scopes: dict[str, str]  # unit id -> its enclosing function
+    # each unit's block (a run of its changed lines with no unchanged line between them): at
+    # block granularity a block is one change
+    blocks: dict[str, int]
+    attribution: dict[str, tuple[CommitInfo, ...]]  # unit id -> the commits that brought it
+
+
+@dataclass(frozen=True, kw_only=True)
 class SuiteResult:
     """A whole suite triaged (suite.py): its targets, the causes found, and what it cost."""
 
     request: Request
     revisions: Revisions
-    diff: Diff
     targets: tuple[Target, ...]
     already_failing: tuple[str, ...]  # failing at GOOD and at BAD: not searched
     newly_passing: tuple[str, ...]  # failing at GOOD, passing at BAD
     causes: tuple[Cause, ...]
-    patches: tuple[bytes, ...]  # one per cause: `git apply` puts it on GOOD
-    scopes: dict[str, str]  # unit id -> its enclosing function, for every cause's units
-    # per cause, each unit's block in it (a run of its changed lines with no unchanged line
-    # between them): at block granularity a block is one change
-    blocks: tuple[dict[str, int], ...]
-    attribution: dict[str, tuple[CommitInfo, ...]]  # unit id -> the commits that brought it
+    changes: tuple[CauseChanges, ...]  # one per cause
     log: tuple[TestRecord, ...]
     tests_run: int  # real runs made by this process
     resumed: int  # records taken over from earlier attempts
@@ -508,3 +519,9 @@ class SuiteResult:
     # FOUND: every target has a cause, each backed by records; FLAKY: some records disagree;
     # INTERRUPTED: stopped before every target had one.
     outcome: Ending
+    # --strategy auto: the tests of the bisection of the history (GOOD's and BAD's included),
+    # and the commits named (each first bad commit and its parent); `fallback` says why the
+    # whole range was searched where it was
+    located_in: int = 0
+    commits: dict[str, CommitInfo] = field(default_factory=dict)
+    fallback: str = ""

@@ -50,8 +50,9 @@ class Logged:
 
 def latest(repo_path: Path) -> list[Logged]:
     """The latest run, as `ddchange log` shows it: with --strategy auto, the run over the
-    history (its pre-flight and bisection), then the search inside it (its own records: the
-    ones it took over from the bisection are the bisection's). Empty when there is none."""
+    history (its pre-flight and bisection), then each search inside it, oldest first (their
+    own records: the ones they took over from the bisection are the bisection's). Empty when
+    there is none."""
     recorded = history(repo_path)
     if not recorded:
         return []
@@ -61,16 +62,18 @@ def latest(repo_path: Path) -> list[Logged]:
         ends = [outer.description.get("good"), outer.description.get("bad")]
         return inner.description.get("within") == ends and all(
             inner.description.get(k) == outer.description.get(k)
-            for k in ("test", "subdirectory", "build")
+            for k in ("test", "subdirectory", "build", "results")
         )
 
-    if last.description.get("within") is not None:
-        outer = next((run for run in recorded[1:] if inside(last, run)), None)
-        pair = [last] if outer is None else [outer, last]
-    else:
-        inner = next((run for run in recorded[1:] if inside(run, last)), None)
-        pair = [last] if inner is None else [last, inner]
-    return [pair[0], *(_own(run) for run in pair[1:])]
+    outer = (
+        next((run for run in recorded[1:] if inside(last, run)), None)
+        if last.description.get("within") is not None
+        else last
+    )
+    if outer is None:
+        return [last]
+    inners = [run for run in reversed(recorded) if run is not outer and inside(run, outer)]
+    return [outer, *(_own(run) for run in inners)]
 
 
 def _own(logged: Logged) -> Logged:

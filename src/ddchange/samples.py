@@ -68,6 +68,9 @@ class Cause:
 
     tests: tuple[str, ...]
     expected: tuple[Expected, ...]
+    # Its answer inside its tests' first bad commit, where the triage goes inside it and that
+    # answer differs from `expected`, the whole range's (--strategy diff): `[[cause.inside]]`
+    inside: tuple[Expected, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -201,22 +204,22 @@ def answer(result: Result) -> list[tuple[str, str]]:
 
 def cause_answer(result: SuiteResult, number: int) -> list[tuple[str, str]]:
     """Cause `number`'s changes (0 the first) as `matches` reads them (see `changes`)."""
-    cause, blocks = result.causes[number], result.blocks[number]
+    found = result.changes[number]
     whole = result.request.granularity == Level.BLOCK
-    return changes(
-        (h.path, h.diff, blocks.get(h.id) if whole else None)
-        for h in result.diff.hunks
-        if h.id in cause.answer
-    )
+    return changes((h.path, h.diff, found.blocks.get(h.id) if whole else None) for h in found.units)
 
 
 def causes_match(scenario: Scenario, result: SuiteResult) -> bool:
     """Whether a triage found exactly the scenario's causes: the same tests, each cause with
-    its expected answer."""
+    its expected answer (inside its tests' first bad commit where the triage went inside it)."""
     found = {frozenset(c.tests): n for n, c in enumerate(result.causes)}
+
+    def right(cause: Cause, number: int) -> bool:
+        inside = result.changes[number].first_bad is not None and cause.inside
+        return expected_in(cause.inside if inside else cause.expected, cause_answer(result, number))
+
     return len(found) == len(scenario.causes) and all(
-        frozenset(cause.tests) in found
-        and expected_in(cause.expected, cause_answer(result, found[frozenset(cause.tests)]))
+        frozenset(cause.tests) in found and right(cause, found[frozenset(cause.tests)])
         for cause in scenario.causes
     )
 
@@ -359,6 +362,7 @@ def _parse_causes(where: Path, data: Mapping[str, Any]) -> tuple[Cause, ...]:
         Cause(
             tests=tuple(str(test) for test in _list(where, cause, "tests", required=True)),
             expected=_parse_expected(where, _list(where, cause, "expected", required=True)),
+            inside=_parse_expected(where, _list(where, cause, "inside")),
         )
         for cause in _list(where, data, "cause")
     )

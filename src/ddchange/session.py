@@ -105,7 +105,7 @@ def run(request: Request, listener: Listener | None = None, *, replayed: bool = 
         whole = Route(strategy=request.strategy, good=revisions.good, bad=revisions.bad)
         if request.strategy != Strategy.AUTO:
             return _search(request, repo, revisions, journal, events, whole, replayed=replayed)
-        fallback = _unbisectable(repo, revisions, request)
+        fallback = unbisectable(repo, revisions, request)
         if fallback:
             route = dataclasses.replace(whole, fallback=fallback)
             return _search(request, repo, revisions, journal, events, route, replayed=replayed)
@@ -113,7 +113,7 @@ def run(request: Request, listener: Listener | None = None, *, replayed: bool = 
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Frame:
+class Frame:
     """What a search inside the history takes from the bisection: the paths --keep and
     --ignore took out of GOOD..BAD, with the states every tree of the run pins them to (the
     bisection's commits' trees had them too), and the bisection's records of the two trees
@@ -126,7 +126,7 @@ class _Frame:
     tip: list[TestRecord]  # runs of the tree it ends at (its BAD)
 
 
-def _unbisectable(repo: git.Repo, revisions: Revisions, request: Request) -> str:
+def unbisectable(repo: git.Repo, revisions: Revisions, request: Request) -> str:
     """Why the history of GOOD..BAD cannot be bisected ("" when it can): GOOD is not an
     ancestor of BAD, the first-parent chain between them is a single commit, or the tests run
     on a cluster's workers, which are sent GOOD and not the commits after it."""
@@ -166,7 +166,7 @@ def _history_first(
     with scratch_worktree(repo, good) as scratch:
         pinned = pinned_states(scratch.repo, revisions, kept, ignored)
         trials = trials_for(
-            request, revisions, _NO_CHANGES, pinned, scratch, journal, events.recorded,
+            request, revisions, NO_CHANGES, pinned, scratch, journal, events.recorded,
             events.started,
         )  # fmt: skip
         trials.resume(json.dumps(describe(request, revisions, git.prefix(request.repo))))
@@ -210,7 +210,7 @@ def _history_first(
         with contextlib.ExitStack() as parallel:
             width = slots(request, repo, scratch, trials, parallel)
             flaky = not hold((Stage.BAD, tree(bad), functools.partial(states, bad)))
-            graph = _Graph(scratch.repo)
+            graph = Graph(scratch.repo)
             located = (
                 None if flaky else history.locate(good, bad, graph, test, width=width, offer=offer)
             )
@@ -221,7 +221,7 @@ def _history_first(
                 test(located.tip, 1 + events.ends)
             trials.alone()  # the slots close: the search inside has its own
         base, tip = (good, bad) if located is None else (located.base, located.tip)
-        frame = _Frame(
+        frame = Frame(
             kept=kept,
             ignored=ignored,
             pinned=pinned,
@@ -274,11 +274,11 @@ def _history_first(
     )
 
 
-_NO_CHANGES = hunks.Diff((), (), ())
+NO_CHANGES = hunks.Diff((), (), ())
 
 
 @dataclass(frozen=True)
-class _Graph:
+class Graph:
     """The commit graph of `repo`, as search/history.py asks about it."""
 
     repo: git.Repo
@@ -341,7 +341,7 @@ def _search(
     route: Route,
     *,
     replayed: bool,
-    frame: _Frame | None = None,
+    frame: Frame | None = None,
 ) -> Result:
     """The search of the changes between `revisions`: the whole range (GOOD..BAD), or, in a
     `frame`, the range the bisection of the history ended at."""
@@ -508,7 +508,7 @@ def resolve(repo: git.Repo, good: str, bad: str) -> Revisions:
 
 
 def read_diff(
-    repo: git.Repo, request: Request, revisions: Revisions, frame: _Frame | None = None
+    repo: git.Repo, request: Request, revisions: Revisions, frame: Frame | None = None
 ) -> Limited:
     """The change units between the revisions to search, less what --keep and --ignore take
     out (in a `frame`, the paths they took out of the user's GOOD..BAD); there must be at

@@ -4,6 +4,13 @@ Owns the order of a run with `--results`. Each run of the test command writes ev
 case's result (JUnit XML, or TAP on its output; trial/results.py reads them into the run's
 record), so one run answers for every test at once. The phases pass values along:
 
+0. the history first (`_history_first`, the default where GOOD..BAD's history can be
+   bisected): GOOD's and BAD's own trees give the targets; each target bisects the
+   first-parent history by its own verdicts (search/history.py), a commit built and tested
+   once for every target; each first bad commit runs again (its FAIL is a claim). The targets
+   bisected to one commit are triaged inside it (the phases below), with its parent as GOOD
+   and itself as BAD, from the bisection's runs of the two trees; each cause's patch applies
+   on that parent (`CauseChanges.base`). Elsewhere the whole range is triaged.
 1. pre-flight (`_sides`): GOOD and BAD once each. The targets are the tests that pass at
    GOOD and fail at BAD (`--test` narrows them); the others are listed as already failing at
    GOOD, or newly passing.
@@ -29,18 +36,20 @@ disagree is flaky: its cause is reported, flagged, and the run ends with exit 4.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fnmatch
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 
 from ddchange import errors, git
-from ddchange.diff import content, provenance
+from ddchange.diff import content, provenance, read
 from ddchange.hierarchy import grouping
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
     Case,
     Cause,
+    CauseChanges,
     Ending,
     Level,
     Outcome,
@@ -57,17 +66,20 @@ from ddchange.model import (
 )
 from ddchange.report.words import plural
 from ddchange.runs import describe, earlier, journal_path
-from ddchange.search import confidence
+from ddchange.search import confidence, history
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.hierarchical import Found, Search
-from ddchange.search.history import bisect_history
 from ddchange.session import (
+    NO_CHANGES,
+    Frame,
+    Graph,
     analysis_aside,
     pinned_states,
     read_diff,
     resolve,
     slots,
     trials_for,
+    unbisectable,
 )
 from ddchange.trial import results, worktree
 from ddchange.trial.journal import Journal
@@ -82,18 +94,184 @@ Progress = Callable[[TestRecord, Target | None, str], None]
 
 def run(request: Request, progress: Progress | None = None) -> SuiteResult:
     """Pre-flight, one search per target, the causes checked; raises an
-    `errors.DDChangeError` when it cannot."""
+    `errors.DDChangeError` when it cannot. With --strategy auto (the default) the history comes
+    first (`_history_first`) wherever it can be bisected; else, and with --strategy diff, the
+    whole range is triaged (`_triage`)."""
     started = time.monotonic()
     tell = progress or (lambda _record, _target, _far: None)
     repo = git.open_repo(request.repo)
     worktree.remove_stale(repo)
     revisions = resolve(repo, request.good, request.bad)
-    limited = read_diff(repo, request, revisions)
+    with Journal(journal_path(repo)) as journal:
+        if request.strategy != Strategy.AUTO:
+            whole = _triage(request, repo, revisions, journal, tell)
+        elif fallback := unbisectable(repo, revisions, request):
+            whole = dataclasses.replace(
+                _triage(request, repo, revisions, journal, tell), fallback=fallback
+            )
+        else:
+            whole = _history_first(request, repo, revisions, journal, tell)
+    return dataclasses.replace(whole, wall_time=time.monotonic() - started)
+
+
+def _history_first(
+    request: Request, repo: git.Repo, revisions: Revisions, journal: Journal, tell: Progress
+) -> SuiteResult:
+    """--strategy auto: GOOD's and BAD's own trees (the pre-flight: the targets), then for
+    each target the bisection of the history by its own verdicts (search/history.py), each
+    commit built and tested once for every target (its run gives every test's result); each
+    first bad commit run again as an answer is; then one triage (`_triage`) inside each first
+    bad commit against its parent, of the targets bisected to it, from the bisection's runs of
+    the two trees. The causes' patches apply on those parents (`CauseChanges.base`)."""
+    good, bad = revisions.good, revisions.bad
+    read.check_history(repo, good, bad)
+    kept, ignored = read.limit_paths(repo, good, bad, request.keep, request.ignore, request.repo)
+    reruns = confidence.reruns(request.confidence) if request.confirm else 0
+    searching: list[Target | None] = [None]
+    far = ["the pre-flight"]
+    with worktree.scratch_worktree(repo, good) as scratch:
+        pinned = pinned_states(scratch.repo, revisions, kept, ignored)
+        trials = trials_for(
+            request, revisions, NO_CHANGES, pinned, scratch, journal,
+            on_record=lambda record: tell(record, searching[0], far[0]),
+        )  # fmt: skip
+        trials.resume(json.dumps(describe(request, revisions, git.prefix(request.repo))))
+
+        def tree(sha: str) -> Config:
+            return frozenset() if sha == good else commit_tree(sha)
+
+        def ran(sha: str, runs: int, phase: Phase) -> list[TestRecord]:
+            """`sha`'s tree run until it has `runs` records (GOOD's tree is the scratch
+            tree's own: nothing to write)."""
+            config = tree(sha)
+            while len(trials.records(config)) < runs:
+                states = (
+                    None if sha == good else trials.trees.get(config) or trials.commit(good, sha)[1]
+                )
+                if states is None or config in trials.trees:
+                    trials.offer(trials.owed(config, runs))
+                trials.once(config, phase, states)
+            return trials.records(config)
+
+        def offer(shas: list[str]) -> None:
+            """With -j N, the commits of a round start at once in the slots."""
+            for sha in shas:
+                if sha != good and not trials.records(tree(sha)):
+                    trials.commit(good, sha)
+            trials.offer([tree(sha) for sha in shas if not trials.records(tree(sha))])
+
+        with contextlib.ExitStack() as parallel:
+            width = slots(request, repo, scratch, trials, parallel)
+            offer([good, bad])
+            sides = [
+                ran(sha, 1, phase)[-1] for sha, phase in ((good, Stage.GOOD), (bad, Stage.BAD))
+            ]
+            for phase, record in zip((Stage.GOOD, Stage.BAD), sides, strict=True):
+                if record.cases is None:
+                    why = record.reason.removeprefix(results.NONE + ": ")
+                    raise errors.NoTestResults(phase, why, record.tail)
+            targets, failing, passing = _targets(
+                request, sides[0].cases or {}, sides[1].cases or {}
+            )
+            graph = Graph(scratch.repo)
+            ends: dict[tuple[str, str], list[Target]] = {}
+            for number, target in enumerate(targets, 1):
+                searching[0] = target
+                far[0] = f"bisecting the history, target {number} of {len(targets)}"
+
+                def test(sha: str, target: Target = target) -> Outcome:
+                    return verdict(ran(sha, 1, Stage.BISECT)[-1], target)
+
+                located = history.locate(good, bad, graph, test, width=width, offer=offer)
+                ends.setdefault((located.base, located.tip), []).append(target)
+            searching[0] = None
+            far[0] = "each first bad commit again"
+            for _base, tip in ends:  # each first bad commit's FAIL is a claim: run again
+                ran(tip, 1 + reruns, Stage.BISECT)
+            trials.alone()
+        located_in = len(trials.log)
+        commits = git.commit_infos(repo, {sha for pair in ends for sha in pair})
+        frames = {
+            pair: Frame(
+                kept=kept,
+                ignored=ignored,
+                pinned=pinned,
+                base=trials.records(tree(pair[0])),
+                tip=trials.records(tree(pair[1])),
+            )
+            for pair in ends
+        }
+    parts = []
+    for (base, tip), mine in ends.items():
+        inner = dataclasses.replace(
+            request, good=base, bad=tip, strategy=Strategy.DIFF, within=(good, bad)
+        )
+        part = _triage(
+            inner, repo, Revisions(base, tip), journal, tell, frame=frames[(base, tip)],
+            only=frozenset(t.name for t in mine),
+        )  # fmt: skip
+        parts.append(
+            dataclasses.replace(
+                part,
+                changes=tuple(
+                    dataclasses.replace(c, first_bad=None if (base, tip) == (good, bad) else tip)
+                    for c in part.changes
+                ),
+            )
+        )
+    own = [r for part in parts for r in part.log if r.phase != Stage.BISECT]  # not the adopted
+    outcomes = {part.outcome for part in parts}
+    return SuiteResult(
+        request=request,
+        revisions=revisions,
+        targets=tuple(targets),
+        already_failing=failing,
+        newly_passing=passing,
+        causes=tuple(c for part in parts for c in part.causes),
+        changes=tuple(c for part in parts for c in part.changes),
+        log=tuple(
+            dataclasses.replace(record, number=n) for n, record in enumerate([*trials.log, *own], 1)
+        ),
+        tests_run=trials.tests_run + sum(part.tests_run for part in parts),
+        resumed=trials.resumed + sum(part.resumed for part in parts),
+        wall_time=0.0,
+        command_time=trials.command_time + sum(part.command_time for part in parts),
+        width=width,
+        outcome=next(
+            (o for o in (Ending.INTERRUPTED, Ending.FLAKY) if o in outcomes), Ending.FOUND
+        ),
+        earlier=next((p.earlier for p in parts if p.earlier is not None), None),
+        located_in=located_in,
+        commits=commits,
+        fallback="" if (good, bad) not in ends else _whole_range(len(ends)),
+    )
+
+
+def _whole_range(groups: int) -> str:
+    """Why some targets were triaged over the whole range: their bisection could test no
+    commit between GOOD and BAD."""
+    which = "every failing test" if groups == 1 else "some failing tests"
+    return f"for {which}, no commit between GOOD and BAD could be tested"
+
+
+def _triage(
+    request: Request,
+    repo: git.Repo,
+    revisions: Revisions,
+    journal: Journal,
+    tell: Progress,
+    *,
+    frame: Frame | None = None,
+    only: frozenset[str] | None = None,
+) -> SuiteResult:
+    """The triage of the changes between `revisions`: the whole range (GOOD..BAD), or, in a
+    `frame`, a range the bisection of the history ended at, for the targets named `only`."""
+    started = time.monotonic()
+    limited = read_diff(repo, request, revisions, frame)
     diff = limited.diff
     subdirectory = git.prefix(request.repo)
     with (
         analysis_aside(diff, wanted=request.dependencies) as analysis,
-        Journal(journal_path(repo)) as journal,
         worktree.scratch_worktree(repo, revisions.good) as scratch,
         contextlib.ExitStack() as parallel,
     ):
@@ -103,14 +281,23 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         def recorded(record: TestRecord) -> None:
             tell(record, searching[0], far[0])
 
-        pinned = pinned_states(scratch.repo, revisions, limited.kept, limited.ignored)
+        pinned = (
+            frame.pinned
+            if frame is not None
+            else pinned_states(scratch.repo, revisions, limited.kept, limited.ignored)
+        )
         trials = trials_for(request, revisions, diff, pinned, scratch, journal, on_record=recorded)
         width = slots(request, repo, scratch, trials, parallel)
         described = describe(request, revisions, subdirectory)
         trials.resume(json.dumps(described))
         everything = frozenset(h.id for h in diff.hunks)
+        if frame is not None:  # the bisection's runs of the two trees: the pre-flight's
+            trials.adopt(frozenset(), frame.base)
+            trials.adopt(everything, frame.tip)
         good, bad = _sides(trials, everything)
         targets, failing, passing = _targets(request, good, bad)
+        if only is not None:
+            targets = [t for t in targets if t.name in only]
         hierarchy = Hierarchy(
             diff,
             dependencies=request.dependencies,
@@ -120,27 +307,16 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         levels = grouping.levels_for(request.granularity, diff)
         found: dict[str, Found] = {}
         outcome = Ending.FOUND
-        # --strategy auto: the commits that brought each change, to run a culprit's alone
-        origins = (
-            provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff)
-            if request.strategy == Strategy.AUTO
-            else None
-        )
         try:
             for number, target in enumerate(targets, 1):
                 searching[0] = target
-                start = everything
-                if origins is not None:
-                    alone = _bisect(trials, target, revisions, origins)
-                    if alone and outcome_of(trials, alone, target) is Outcome.FAIL:
-                        start = alone
                 answers = len({f.answer for f in found.values()})
                 far[0] = f"target {number} of {len(targets)}, {plural(answers, 'answer')} so far"
                 found[target.name] = _search(
-                    request, trials, hierarchy, target, levels, width, start
+                    request, trials, hierarchy, target, levels, width, everything
                 )
             searching[0] = None
-            causes = _causes(request, trials, targets, found)
+            causes = _causes(request, trials, targets, found, everything)
         except KeyboardInterrupt:
             trials.stop_ahead()
             outcome = Ending.INTERRUPTED
@@ -148,28 +324,33 @@ def run(request: Request, progress: Progress | None = None) -> SuiteResult:
         if outcome == Ending.FOUND and any(cause.flaky for cause in causes):
             outcome = Ending.FLAKY
         trials.stop_ahead()  # the scratch tree is the patches' alone now
-        patches = {}
         paths = sorted({*content.touched_paths(diff), *limited.kept})
-        for number, cause in enumerate(causes):
-            scratch.apply(content.materialize(diff, cause.answer))
-            patches[number] = scratch.patch(revisions.good, paths)
         units = [h for h in diff.hunks if any(h.id in cause.answer for cause in causes)]
         origins = provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff, units)
         infos = git.commit_infos(scratch.repo, (sha for s in origins.values() for sha in s))
+        changes = []
+        for cause in causes:
+            scratch.apply(content.materialize(diff, cause.answer))
+            mine = [h for h in diff.hunks if h.id in cause.answer]
+            changes.append(
+                CauseChanges(
+                    base=revisions.good,
+                    first_bad=None,
+                    units=tuple(mine),
+                    patch=scratch.patch(revisions.good, paths),
+                    scopes={h.id: hierarchy.scope(h.id) for h in mine},
+                    blocks=hierarchy.runs(mine),
+                    attribution={h.id: tuple(infos[sha] for sha in origins[h.id]) for h in mine},
+                )
+            )
     return SuiteResult(
         request=request,
         revisions=revisions,
-        diff=diff,
         targets=tuple(targets),
         already_failing=failing,
         newly_passing=passing,
         causes=tuple(causes),
-        patches=tuple(patches[n] for n in range(len(causes))),
-        scopes={h.id: hierarchy.scope(h.id) for h in units},
-        blocks=tuple(
-            hierarchy.runs([h for h in diff.hunks if h.id in cause.answer]) for cause in causes
-        ),
-        attribution={u: tuple(infos[sha] for sha in s) for u, s in origins.items()},
+        changes=tuple(changes),
         log=tuple(trials.log),
         tests_run=trials.tests_run,
         resumed=trials.resumed,
@@ -271,34 +452,6 @@ def _broken(case: Case | None) -> bool:
     return case is not None and case.status in (Status.FAIL, Status.ERROR)
 
 
-def _bisect(
-    trials: Trials,
-    target: Target,
-    revisions: Revisions,
-    origins: Mapping[str, tuple[str, ...]],
-) -> Config:
-    """--strategy auto, for one target: bisect the first-parent history by the target's
-    verdicts (each commit built and tested once, for every target: its record serves them
-    all), then run the changes of the commits that turned it, alone on GOOD; those changes
-    (its search starts there when they fail for it)."""
-    repo = trials.scratch.repo
-    chain = git.first_parents(repo, revisions.good, revisions.bad)
-
-    def test(sha: str) -> Outcome:
-        config = commit_tree(sha)
-        if not trials.records(config):
-            _, states = trials.commit(revisions.good, sha)
-            trials.run(config, Stage.BISECT, states)
-        return outcome_of(trials, config, target)
-
-    turn = bisect_history(revisions.good, chain, test)
-    suspects = git.commits(repo, turn.last_good, turn.first_bad)
-    alone = provenance.commits_of(origins, suspects)
-    if alone and not trials.records(alone):
-        trials.once(alone, Level.COMMIT)
-    return alone
-
-
 def _search(
     request: Request,
     trials: Trials,
@@ -339,9 +492,12 @@ def _causes(
     trials: Trials,
     targets: list[Target],
     found: dict[str, Found],
+    everything: Config,
 ) -> list[Cause]:
     """Targets with the same answer, one cause each (in the order first found); each answer
-    run again until it has 1 + reruns records, and GOOD once more at the end."""
+    run again until it has 1 + reruns records, and GOOD once more at the end. A cause is
+    flaky where the records of its answer, of GOOD, of `everything` (BAD's side) or of a
+    check disagree for one of its tests."""
     reruns = confidence.reruns(request.confidence) if request.confirm else 0
     grouped: dict[Config, list[Target]] = {}
     for target in targets:
@@ -355,7 +511,9 @@ def _causes(
     causes = []
     for answer, mine in grouped.items():
         checks = tuple(dict.fromkeys(c for t in mine for c in found[t.name].checks))
-        flaky = any(disagree(trials, c, t) for t in mine for c in (answer, frozenset(), *checks))
+        flaky = any(
+            disagree(trials, c, t) for t in mine for c in (answer, frozenset(), everything, *checks)
+        )
         backed = all(
             outcome_of(trials, answer, t) is Outcome.FAIL
             and outcome_of(trials, frozenset(), t) is Outcome.PASS

@@ -249,8 +249,8 @@ def help_(ctx: click.Context, command: str | None) -> None:
     type=click.Choice([strategy.value for strategy in model.STRATEGIES]),
     default=None,
     help="auto (the default): bisect the first-parent history like git bisect, then search "
-    "inside the first bad commit against its parent; diff: search all of GOOD..BAD (the "
-    "default with --results); history: prefixes of GOOD..BAD's commits first.",
+    "inside the first bad commit against its parent (with --results, per failing test); "
+    "diff: search all of GOOD..BAD; history: prefixes of GOOD..BAD's commits first.",
 )
 @click.option(
     "--isolate/--minimize",
@@ -374,7 +374,7 @@ def run(
         monotony=not no_monotony,
         granularity=model.Level(granularity),
         dependencies=not no_dependencies,
-        strategy=model.Strategy(strategy or ("diff" if results else "auto")),
+        strategy=model.Strategy(strategy or "auto"),
         isolate=isolate,
         retries=retries,
         confirm=not no_confirm,
@@ -433,7 +433,7 @@ def replay(
     files = outputs.Outputs(patch_file, json_file, html_file)
     if request.results:  # a whole suite's log: its records, then the triage goes on
         triaged = outputs.triage(
-            request, files, None, quiet=quiet, verbose=verbose, records=records
+            request, files, None, quiet=quiet, verbose=verbose, logged=[(request, records), *inside]
         )
         sys.exit(outputs.exit_code(triaged.outcome))
     outputs.validate(request, files)

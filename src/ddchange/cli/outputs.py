@@ -165,11 +165,11 @@ def triage(
     *,
     quiet: bool,
     verbose: bool,
-    records: list[model.TestRecord] | None = None,
+    logged: list[tuple[model.Request, list[model.TestRecord]]] | None = None,
 ) -> model.SuiteResult:
     """A whole suite triaged (--results): its checks before the first test, progress, the
-    report, --json and --patch-dir (see `exit_code` for the end); with `records` (a replayed
-    log), those in place of the journal's first."""
+    report, --json and --patch-dir (see `exit_code` for the end); with `logged` (a replayed
+    log: each run's request and records), those in place of the journal's first."""
     if not request.results:
         raise errors.NeedsResults("--test" if request.tests else "--patch-dir")
     refused = (
@@ -217,10 +217,11 @@ def triage(
         )
 
     try:
-        if records is not None:
+        if logged is not None:
             from ddchange import session
 
-            session.put_records(request, records)
+            for run, records in logged:
+                session.put_records(run, records)
         result = suite.run(request, progress)
     except KeyboardInterrupt:
         click.echo(
@@ -241,17 +242,24 @@ def triage(
         click.echo(f"report: {files.html} (open it in a browser)", err=True)
     if patch_dir is not None:
         patch_dir.mkdir(parents=True, exist_ok=True)
-        for number, patch in enumerate(result.patches, 1):
-            (patch_dir / f"cause-{number}.patch").write_bytes(patch)
+        for number, found in enumerate(result.changes, 1):
+            (patch_dir / f"cause-{number}.patch").write_bytes(found.patch)
+        bases = {found.base for found in result.changes}
+        on = (
+            "GOOD"
+            if bases <= {result.revisions.good}
+            else f"{'its' if len(bases) == 1 else 'each its own'} first bad commit's parent, "
+            "which the report names"
+        )
         written = {
             0: f"patches: none written to {patch_dir} (no cause)",
-            1: f"patch: {patch_dir}/cause-1.patch (apply it on GOOD with `git apply`)",
+            1: f"patch: {patch_dir}/cause-1.patch (apply it on {on} with `git apply`)",
         }
         click.echo(
             written.get(
-                len(result.patches),
-                f"patches: {patch_dir}/cause-1.patch … cause-{len(result.patches)}.patch "
-                "(apply one on GOOD with `git apply`)",
+                len(result.changes),
+                f"patches: {patch_dir}/cause-1.patch … cause-{len(result.changes)}.patch "
+                f"(apply them on {on} with `git apply`)",
             ),
             err=True,
         )

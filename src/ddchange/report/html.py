@@ -193,6 +193,7 @@ class _Cause:
     number: int
     title: str
     where: str  # its changes' places, short
+    inside: str  # the first bad commit it is in, and the parent its patch applies on
     backing: str
     flaky: bool
     tests: tuple[str, ...]
@@ -224,16 +225,18 @@ def render_suite(result: SuiteResult) -> str:
     causes = []
     for number, cause in enumerate(result.causes, 1):
         blocks = suite.changes_of(result, number - 1)
+        found = result.changes[number - 1]
         causes.append(
             _Cause(
                 number=number,
                 title=f"{plural(len(blocks), 'change')}, {plural(len(cause.tests), 'test')}",
-                where="; ".join(location(b[0], result.scopes.get(b[0].id, "")) for b in blocks),
-                backing=suite.backing(cause),
+                where="; ".join(location(b[0], found.scopes.get(b[0].id, "")) for b in blocks),
+                inside=suite.where(result, number - 1),
+                backing=suite.backing(cause, suite.base_name(result, number - 1)),
                 flaky=cause.flaky,
                 tests=cause.tests,
                 changes=[
-                    _change(f"[{number}.{n}]", b, result.scopes, result.attribution)
+                    _change(f"[{number}.{n}]", b, found.scopes, found.attribution)
                     for n, b in enumerate(blocks, 1)
                 ],
             )

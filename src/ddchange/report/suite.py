@@ -16,19 +16,34 @@ SHOWN_LINES, SHOWN_WIDTH = 40, 200  # of each change's diff, as the single-test 
 SHOWN_TESTS = 8  # of each cause's tests, named in the text; --json has them all
 
 
-def units(result: SuiteResult, cause: Cause) -> list[Hunk]:
-    """A cause's changes, in diff order."""
-    return [h for h in result.diff.hunks if h.id in cause.answer]
-
-
 def changes_of(result: SuiteResult, number: int) -> list[list[Hunk]]:
     """Cause `number`'s changes as the report shows them: at block granularity each block of
     its units is one change."""
-    blocks = result.blocks[number] if result.request.granularity == Level.BLOCK else {}
+    found = result.changes[number]
+    blocks = found.blocks if result.request.granularity == Level.BLOCK else {}
     gathered: dict[object, list[Hunk]] = {}
-    for hunk in units(result, result.causes[number]):
+    for hunk in found.units:
         gathered.setdefault(blocks.get(hunk.id, hunk.id), []).append(hunk)
     return list(gathered.values())
+
+
+def base_name(result: SuiteResult, number: int) -> str:
+    """What cause `number`'s patch applies on, as the report names it."""
+    return "GOOD" if result.changes[number].first_bad is None else "the parent"
+
+
+def where(result: SuiteResult, number: int) -> str:
+    """Where cause `number` stands: inside which first bad commit, on which parent; "" where
+    its tests were not bisected (it applies on GOOD)."""
+    found = result.changes[number]
+    if found.first_bad is None:
+        return ""
+    first = result.commits.get(found.first_bad)
+    named = commit_line(first) if first is not None else found.first_bad[:12]
+    return (
+        f"inside its tests' first bad commit {named}, on its parent {found.base[:12]} "
+        "(the patch applies there)"
+    )
 
 
 def headline(result: SuiteResult) -> str:
@@ -58,7 +73,9 @@ def _tests(names: tuple[str, ...]) -> str:
     return shown + (f", … {more} more (--json has all)" if more > 0 else "")
 
 
-def backing(cause: Cause) -> str:
+def backing(cause: Cause, base: str = "GOOD") -> str:
+    """What backs `cause`, whose patch applies on `base` (GOOD, or the first bad commit's
+    parent)."""
     if cause.runs == 0:
         return "not checked: the run was interrupted"
     if cause.flaky:
@@ -73,7 +90,7 @@ def backing(cause: Cause) -> str:
             "tested (no build, no result, or another failure)"
         )
     return (
-        f"each test failed in all {cause.runs} runs of these changes on GOOD, passed at GOOD, "
+        f"each test failed in all {cause.runs} runs of these changes on {base}, passed at {base}, "
         f"and did not fail without each change ({checks})"
     )
 
@@ -88,13 +105,15 @@ def render(result: SuiteResult) -> str:
         lines += [
             f"Cause {number}: {plural(len(changes), 'change')} {verb} "
             f"{plural(len(cause.tests), 'test')}: {_tests(cause.tests)}",
-            f"    {backing(cause)}",
+            *([f"    {inside}"] if (inside := where(result, number - 1)) else []),
+            f"    {backing(cause, base_name(result, number - 1))}",
             "",
         ]
         for index, block in enumerate(changes, 1):
             first = block[0]
-            shas = dict.fromkeys(i for h in block for i in result.attribution.get(h.id, ()))
-            lines.append(f"  [{number}.{index}] {location(first, result.scopes.get(first.id, ''))}")
+            found = result.changes[number - 1]
+            shas = dict.fromkeys(i for h in block for i in found.attribution.get(h.id, ()))
+            lines.append(f"  [{number}.{index}] {location(first, found.scopes.get(first.id, ''))}")
             lines += [f"      commit {commit_line(info)}" for info in shas]
             diff = "".join(h.diff for h in block)
             shown = shown_diff(diff, lines=SHOWN_LINES, width=SHOWN_WIDTH)
@@ -110,6 +129,8 @@ def render(result: SuiteResult) -> str:
         lines.append(f"Already failing at GOOD (not searched): {_tests(result.already_failing)}")
     if result.newly_passing:
         lines.append(f"Newly passing at BAD: {_tests(result.newly_passing)}")
+    if result.fallback:
+        lines.append(f"The whole of GOOD..BAD was triaged: {result.fallback}.")
     overhead = result.wall_time - result.command_time
     resumed = f", {reused(result.resumed, result.earlier)}" if result.earlier else ""
     # With -j N the runs overlap: their time does not add up to a part of the wall.
@@ -118,9 +139,14 @@ def render(result: SuiteResult) -> str:
         if result.width == 1
         else f"up to {result.width} tests at once"
     )
+    bisected = (
+        f" ({result.located_in} of them GOOD, BAD and the bisection of the history)"
+        if result.located_in
+        else ""
+    )
     lines.append(
         f"{plural(result.tests_run, 'test')} run for {plural(len(result.targets), 'failing test')}"
-        f"{resumed}: each run gave every test's result at once; "
+        f"{resumed}{bisected}: each run gave every test's result at once; "
         f"{result.wall_time:.1f}s in all, {times}."
     )
     return printable("\n".join(lines) + "\n")
@@ -155,20 +181,28 @@ def render_json(result: SuiteResult) -> str:
                 "checks": cause.checks,
                 "unresolved_checks": cause.unresolved,
                 "flaky": cause.flaky,
+                "base": found.base,
+                "first_bad": found.first_bad,
                 "changes": [
                     {
-                        **change(hunk, result.scopes.get(hunk.id, "")),
-                        "commits": [commit(i) for i in result.attribution.get(hunk.id, ())],
-                        "block": result.blocks[number - 1].get(hunk.id)
+                        **change(hunk, found.scopes.get(hunk.id, "")),
+                        "commits": [commit(i) for i in found.attribution.get(hunk.id, ())],
+                        "block": found.blocks.get(hunk.id)
                         if result.request.granularity == Level.BLOCK
                         else None,
                     }
-                    for hunk in units(result, cause)
+                    for hunk in found.units
                 ],
-                "patch": result.patches[number - 1].decode("utf-8", "surrogateescape"),
+                "patch": found.patch.decode("utf-8", "surrogateescape"),
             }
-            for number, cause in enumerate(result.causes, 1)
+            for number, (cause, found) in enumerate(
+                zip(result.causes, result.changes, strict=True), 1
+            )
         ],
+        "bisection": {
+            "tests": result.located_in,
+            "fallback": result.fallback or None,
+        },
         "tests_run": result.tests_run,
         "resumed": result.resumed,
         "resumed_from": resumed_from(result.earlier),
