@@ -5,7 +5,9 @@ scenario that has causes (`[[cause]]` in its scenario.toml).
 
 For each such scenario, each row on a fresh repository built from it (so no row takes a test
 from another's journal), every real run of the test command counted:
-- `--results`: one triage of the whole suite, every failing test searched, runs shared;
+- `--results`: one triage of the whole suite, every failing test searched, runs shared (the
+  default: each test's history bisected first, then a triage inside each first bad commit);
+- `--results --strategy diff`: the same triage over the whole range GOOD..BAD;
 - one search per failing test: `--results --test NAME` for each target in turn, each on a
   fresh repository, as a user who triages one test at a time pays (summed);
 - the plain search: no `--results`, the suite's exit code as the one bit; it cannot start
@@ -15,8 +17,10 @@ The triage's causes are checked against the scenario's (`samples.causes_match`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import platform
+import shlex
 import statistics
 import subprocess
 import sys
@@ -27,6 +31,7 @@ from pathlib import Path
 from results import write_section
 
 from ddchange import samples, suite
+from ddchange.model import Strategy
 from ddchange.report.words import plural
 
 HEADING = "## Whole-suite triage (`benchmarks/whole_suite.py`)"
@@ -39,6 +44,7 @@ class Row:
     causes: int
     right: bool
     triage: int
+    whole_range: int  # --strategy diff
     single: tuple[int, ...]  # one search per failing test, each on a fresh repository
     plain: str  # how the plain search ended
 
@@ -68,6 +74,8 @@ def measure(scenario: samples.Scenario, root: Path) -> Row:
     given = [arg for spec in scenario.results for arg in ("--results", spec)]
     test = ["--", *scenario.test]
     whole = suite.run(samples.request(scenario, _fresh(scenario, root, "whole")))
+    request = samples.request(scenario, _fresh(scenario, root, "range"))
+    ranged = suite.run(dataclasses.replace(request, strategy=Strategy.DIFF))
     single = []
     for n, target in enumerate(whole.targets):
         repo = _fresh(scenario, root, f"one{n}")
@@ -84,8 +92,9 @@ def measure(scenario: samples.Scenario, root: Path) -> Row:
         scenario=scenario.name,
         targets=len(whole.targets),
         causes=len(whole.causes),
-        right=samples.causes_match(scenario, whole),
+        right=samples.causes_match(scenario, whole) and samples.causes_match(scenario, ranged),
         triage=whole.tests_run,
+        whole_range=ranged.tests_run,
         single=tuple(single),
         plain=ended,
     )
@@ -94,24 +103,30 @@ def measure(scenario: samples.Scenario, root: Path) -> Row:
 def body(rows: list[Row]) -> str:
     lines = [
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
-        f"{platform.system()}. Each row on a fresh repository built from the scenario; `tests` "
-        "count every real run of the test command (pre-flight, search, checks). `triage`: one "
-        "`ddchange --results` over the whole suite; `one search per test`: `--results --test "
-        "NAME` for each failing test in turn, each on a fresh repository (its tests: the "
-        "fewest, the median and the most; and their sum, what triaging one test at a time "
-        "costs); `plain search`: `ddchange` without `--results`, the suite's exit code as its "
-        "one bit. `right`: every failing test attributed to the scenario's cause for it, each "
-        "cause with its expected changes.",
+        f"{platform.system()}: `.venv/bin/python "
+        f"{shlex.join(['benchmarks/whole_suite.py', *sys.argv[1:]])}`. "
+        "Each row on a fresh repository built from the scenario; `tests` count every real run "
+        "of the test command (pre-flight, bisection, search, checks). `triage`: one `ddchange "
+        "--results` over the whole suite, as by default (each failing test's history bisected, "
+        "then a triage inside each first bad commit); `whole range`: the same with `--strategy "
+        "diff`; `one search per test`: `--results --test NAME` for each failing test in turn, "
+        "each on a fresh repository (its tests: the fewest, the median and the most; and their "
+        "sum, what triaging one test at a time costs); `plain search`: `ddchange` without "
+        "`--results`, the suite's exit code as its one bit. `right`: every failing test "
+        "attributed to the scenario's cause for it, each cause with its expected changes "
+        "(inside the first bad commit where the scenario names that answer), by both triages.",
         "",
-        "| scenario | failing tests | causes | right | triage: tests | one search per test: "
-        "fewest / median / most | sum | triage / median | triage / sum | plain search |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| scenario | failing tests | causes | right | triage: tests | whole range: tests | "
+        "one search per test: fewest / median / most | sum | triage / median | triage / sum | "
+        "plain search |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         median = statistics.median(r.single)
         lines.append(
             f"| {r.scenario} | {r.targets} | {r.causes} | {'yes' if r.right else 'NO'} | "
-            f"{r.triage} | {min(r.single)} / {median:g} / {max(r.single)} | {sum(r.single)} | "
+            f"{r.triage} | {r.whole_range} | {min(r.single)} / {median:g} / {max(r.single)} | "
+            f"{sum(r.single)} | "
             f"{r.triage / median:.2f}× | {r.triage / sum(r.single):.2f}× | {r.plain} |"
         )
     return "\n".join(lines)

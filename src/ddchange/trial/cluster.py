@@ -20,7 +20,9 @@ the same as with `-j N` on one machine.
   started in its place; when it gives up (`KilledWorker`), when the task is cancelled (the
   cluster restarted), or when the scheduler is gone, the run stops (`errors.ClusterLost`):
   nothing is recorded, and the same command resumes. Never an outcome.
-- Ctrl-C stops the commands of this run on every worker (`runner.stop_all` there).
+- Ctrl-C stops the commands of this run on every worker (`runner.stop_all` there), and
+  cancels its tasks still on the cluster: where every worker was lost, a task waits for one
+  for ever. Each call that cleans up on the cluster is bounded (`_bounded`).
 
 The functions run on the workers (`_run_here`, `_stop_here`, `receive`, `forget`) are
 module-level, so that a worker with ddchange installed imports them by name.
@@ -110,20 +112,49 @@ def remote(
         if slots < 1:
             raise errors.SchedulerUnreachable(address, "the cluster has no workers")
 
+        going: set[Any] = set()  # this run's tasks on the cluster, not yet done
+        lock = threading.Lock()
+
         def run(_slot: int, config: Config) -> runner.Verdict:
             submitted = client.submit(_run_here, key, config, expectation(), pure=False)
-            return _result(submitted, address)
+            with lock:
+                going.add(submitted)
+            try:
+                return _result(submitted, address)
+            finally:
+                with lock:
+                    going.discard(submitted)
 
         def stop() -> None:
-            with contextlib.suppress(Exception):  # a cluster already gone has nothing to stop
-                client.run(_stop_here, key)
+            """Cancel this run's tasks (one waiting for a worker, where every worker was
+            lost, would wait for ever) and stop the commands running for it on the workers,
+            each bounded: a worker that is gone does not answer."""
+            with lock:
+                tasks = list(going)
+            _bounded(lambda: client.cancel(tasks, force=True))
+            _bounded(lambda: client.run(_stop_here, key, on_error="ignore"))
 
         with running(Ahead(slots, run, stop)) as ahead:
             yield ahead
     finally:
+        _bounded(lambda: client.unregister_worker_plugin(key))  # each worker forgets the run
+        _bounded(client.close)
+
+
+_BOUND = 10.0  # seconds a call to clean up on the cluster may take before it is left behind
+
+
+def _bounded(call: Callable[[], object]) -> None:
+    """`call`, in a thread of its own, waited for at most `_BOUND` seconds; its failure
+    ignored (a cluster already gone has nothing to clean up)."""
+
+    def quietly() -> None:
         with contextlib.suppress(Exception):
-            client.unregister_worker_plugin(key)  # each worker forgets the run
-        client.close()
+            call()
+
+    helper = threading.Thread(target=quietly, name="ddchange-cluster-cleanup", daemon=True)
+    helper.start()
+    helper.join(_BOUND)
 
 
 def _bundle(scratch: Scratch, source: str) -> bytes:
