@@ -368,6 +368,17 @@ class EnvironmentFault(DDChangeError):
 
 
 @dataclass
+class ScratchReplaced(DDChangeError):
+    """A test replaced `path`, the scratch tree or its .git, with a link or another directory:
+    ddchange's own git commands there would act where it points (the user's checkout or .git).
+    Found before anything more is written there; the run stops."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
+
+    path: Path
+
+
+@dataclass
 class DaskMissing(DDChangeError):
     """--scheduler without Dask's `distributed` installed."""
 

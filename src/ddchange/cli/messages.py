@@ -207,6 +207,12 @@ def explain(error: errors.DDChangeError) -> str:
                 "that test. Check the workers (their logs, `dask worker ...` on each machine), "
                 "then run the same command again: it resumes."
             )
+        case errors.ScratchReplaced(path):
+            return (
+                f"stopped: a test replaced {path}, in ddchange's scratch tree, with a link or "
+                "another directory; ddchange wrote nothing more there, and nothing outside it. "
+                "A test must leave the tree it runs in, and its .git, where they are."
+            )
         case errors.EnvironmentFault(problem, path):
             return (
                 f"stopped: {problem}, in {path}; nothing was recorded for that run. Fix it "

@@ -12,6 +12,7 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ddchange import errors, git
 from ddchange.diff import content, hunks
@@ -55,9 +56,16 @@ def attempt(
             outcome=Outcome.UNRESOLVED, reason=f"does not apply: {conflict}", build=None, test=None
         )
     where = tree.path / recipe.subdirectory
+    shown = recipe.subdirectory.rstrip("/")
+    reason = ""
     if not where.is_dir():
-        shown = recipe.subdirectory.rstrip("/")
         reason = f"no directory {shown}/ here, where the test runs (where you ran ddchange)"
+    elif not _within(where, tree.path):  # a link in the tree's path to it leads out
+        reason = (
+            f"{shown}/, where the test runs (where you ran ddchange), is a link to a directory "
+            "outside the scratch tree here: not run there"
+        )
+    if reason:
         return runner.Verdict(outcome=Outcome.UNRESOLVED, reason=reason, build=None, test=None)
     results.clear(recipe.results, where, tree.path)  # an earlier run's files are not this one's
     verdict = runner.run_candidate(
@@ -90,3 +98,9 @@ def _write(recipe: Recipe, tree: Scratch, states: States) -> None:
         raise errors.EnvironmentFault(
             f"the configuration could not be written ({''.join(detail)})", tree.path
         ) from None
+
+
+def _within(where: Path, tree: Path) -> bool:
+    """Whether `where`, its links followed, is `tree` or a directory in it."""
+    real, top = os.path.realpath(where), os.path.realpath(tree)
+    return os.path.commonpath([real, top]) == top

@@ -51,6 +51,7 @@ from ddchange.trial.watch import Watch
 from ddchange.trial.worktree import (
     Scratch,
     dispose,
+    identity,
     remove_dead_workers,
     remove_scratch,
     scratch_directory,
@@ -218,7 +219,11 @@ def _tree(shipment: Shipment) -> Scratch:
             remove_scratch(path)
             raise
         _TREES[key] = Scratch(
-            repo=git.open_repo(path), path=path, good=shipment.good, watch=Watch(path)
+            repo=git.open_repo(path),
+            path=path,
+            good=shipment.good,
+            watch=Watch(path),
+            identity=identity(path),
         )
     return _TREES[key]
 

@@ -10,6 +10,13 @@ IDEs take many, and -j N takes one a tree) or this process's open files, the wat
 (fs.inotify.max_user_watches) reached, or the kernel's queue of events overflowed during a test
 that wrote very many files.
 
+A file with more than one name (a hard link a test made) can be written through another
+name, and the kernel then names that one, not the tracked file it shares: where a path the
+events name is a file with other names, `changed()` cannot vouch for the tree and says so
+(None), after every test for as long as that file keeps them, and the caller compares the
+whole tree by content. (A link made from outside the tree to a tracked file, and written
+there, shows no event here at all: only a comparison of the whole tree would see it.)
+
 Invariant: when `changed()` returns a set, every path whose content, mode or existence
 changed since the last `mark()` is in it, or lies under a directory in it.
 """
@@ -19,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 from pathlib import Path
 
 try:  # Linux only (a dependency there); elsewhere `Watch` always says "ask git"
@@ -39,6 +47,7 @@ class Watch:
         self._inotify: INotify | None = None
         self._directories: dict[int, str] = {}  # watch descriptor -> directory, relative
         self._changed: set[str] = set()
+        self._linked: set[str] = set()  # files seen with other names (hard links) still
         self._complete = False
         self._start()
 
@@ -67,7 +76,10 @@ class Watch:
         """The paths changed since `mark()`, relative to the root (files, or directories for
         everything under them); None when the events may have missed some."""
         self._read()
-        return set(self._changed) if self._complete else None
+        if not self._complete:
+            return None
+        self._linked = {p for p in self._linked | self._changed if _names(self.root / p) > 1}
+        return None if self._linked else set(self._changed)
 
     def close(self) -> None:
         if self._inotify is not None:
@@ -113,3 +125,12 @@ class Watch:
                     self._inotify.close()
                 self._inotify = None
                 return
+
+
+def _names(path: Path) -> int:
+    """How many names the regular file at `path` has (0: none there, or not a regular file)."""
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return 0
+    return found.st_nlink if stat.S_ISREG(found.st_mode) else 0

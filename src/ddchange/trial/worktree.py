@@ -61,6 +61,21 @@ class Scratch:
     _tracked: list[str] = field(default_factory=list, repr=False, compare=False)  # sorted
     # HEAD and the index as `apply` last left them (`git.repository_state`); empty before.
     _git_state: list[object] = field(default_factory=list, repr=False, compare=False)
+    # The device and inode of the tree and of its .git, as made (`identity`); empty: unknown
+    identity: tuple[tuple[int, int], ...] = field(default=(), repr=False, compare=False)
+
+    def guard(self) -> None:
+        """Raise ScratchReplaced when a test replaced the tree or its .git with a link or
+        another directory (by lstat, against `identity`): every git command of ours there, and
+        every write, would act where that points. Called before each `apply` and `patch`. A
+        .git that is gone is not this: our commands there fail, and say so."""
+        for place, known in zip((self.path, self.path / ".git"), self.identity, strict=False):
+            try:
+                now = os.lstat(place)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(now.st_mode) or (now.st_dev, now.st_ino) != known:
+                raise errors.ScratchReplaced(place)
 
     def apply(self, states: Mapping[str, FileState | None]) -> list[str]:
         """Make the tracked files match `states` (None: must not exist) and every other tracked
@@ -70,6 +85,7 @@ class Scratch:
         `states` hold blob contents; files are written as a checkout would write them (line-end
         conversion, smudge filters; see `_checked_out`).
         """
+        self.guard()
         self._undo_git()
         touched = None if self.watch is None else self.watch.changed()
         restored = self._restore_others(states, touched)
@@ -150,6 +166,7 @@ class Scratch:
 
     def patch(self, base_sha: str, paths: Collection[str]) -> bytes:
         """A patch (for `git apply`) from `base_sha` to the files now at `paths`."""
+        self.guard()
         present = {path for path in paths if files.is_entry(self.path / path, self.path)}
         return git.tree_patch(self.path, base_sha, sorted(present), sorted({*paths} - present))
 
@@ -270,11 +287,16 @@ def scratch_worktree(repo: git.Repo, good_sha: str) -> Iterator[Scratch]:
             raise
         watch = Watch(path)
         try:
-            yield Scratch(repo=repo, path=path, good=good_sha, watch=watch)
+            yield Scratch(repo=repo, path=path, good=good_sha, watch=watch, identity=identity(path))
         finally:
             watch.close()
     finally:
         remove_scratch(path)
+
+
+def identity(tree: Path) -> tuple[tuple[int, int], ...]:
+    """The device and inode of `tree` and of its .git, as `Scratch.guard` checks them."""
+    return tuple((found.st_dev, found.st_ino) for found in map(os.lstat, (tree, tree / ".git")))
 
 
 def owners(repo: git.Repo) -> dict[Path, int]:
