@@ -7,6 +7,8 @@ index, HEAD, refs, reflogs, stash and config stay byte-identical (`ddchange` in 
 from __future__ import annotations
 
 import os
+import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -87,3 +89,32 @@ def test_a_subdirectory_that_is_a_link_out_of_the_tree_is_not_run_in(tmp_path: P
     assert run.returncode != 0
     assert "outside the scratch tree" in run.stderr + run.stdout
     assert list(outside.iterdir()) == []
+
+
+def test_a_mount_left_in_the_scratch_tree_is_never_crossed(tmp_path: Path) -> None:
+    """A test (as root) bind-mounts a directory of the user's into the scratch tree and leaves
+    it there: removing the tree never enters the mount, so the directory's files and mode
+    outside stay as they were; the mount point stays, with the directories above it."""
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "keep.txt").write_text("the user's file\n")
+    source.chmod(0o755)
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    if subprocess.run(["mount", "--bind", str(source), str(probe)], capture_output=True).returncode:
+        pytest.skip("no bind mounts here (not root, or no mount(8))")
+    subprocess.run(["umount", str(probe)], check=True)
+    test = '[ -d m ] || { mkdir m && mount --bind "$SOURCE" m; }\n' + CHECK
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, test)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    try:
+        run = search(repo, env={**os.environ, "SOURCE": str(source), "TMPDIR": str(temporary)})
+        assert run.culprits == [("a.txt", "text")], run.stderr
+    finally:
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            point = line.split(" ")[4]
+            if point.startswith(str(temporary)):
+                subprocess.run(["umount", point], check=False)
+    assert (source / "keep.txt").read_text() == "the user's file\n"
+    assert stat.S_IMODE(source.stat().st_mode) == 0o755

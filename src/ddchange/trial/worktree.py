@@ -467,9 +467,14 @@ def worker_directory() -> Path:
 def dispose(path: Path) -> None:
     """Delete the scratch tree, also where a build left directories without write permission.
     Ctrl-C, SIGTERM and the other `errors.STOPPING_SIGNALS` wait until it is gone: a tree half
-    removed is no use to anyone."""
+    removed is no use to anyone. A mount a test left inside it is never crossed (its source,
+    outside, is not ours): the mount point stays, with the directories above it."""
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, errors.STOPPING_SIGNALS)
     try:
+        mounts = _mounts_below(path)
+        if mounts:
+            _remove_around(Path(os.path.realpath(path)), mounts)
+            return
         try:
             shutil.rmtree(path)
         except FileNotFoundError:
@@ -479,6 +484,58 @@ def dispose(path: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _mounts_below(path: Path) -> set[str]:
+    """The mount points at or below `path` (real paths), from /proc/self/mountinfo; none where
+    it cannot be read (not Linux)."""
+    try:
+        table = Path("/proc/self/mountinfo").read_bytes()
+    except OSError:
+        return set()
+    top = os.path.realpath(path)
+    found = set()
+    for line in table.splitlines():
+        fields = line.split(b" ")
+        if len(fields) > 4:  # the fifth is the mount point, with octal escapes (\040: a space)
+            point = os.fsdecode(fields[4].decode("unicode_escape").encode("latin-1"))
+            if point == top or point.startswith(top + os.sep):
+                found.add(point)
+    return found
+
+
+def _remove_around(root: Path, mounts: set[str]) -> None:
+    """Delete what is under `root` but the mount points in `mounts` and directories on another
+    device: never entered, never changed. Directories left holding one stay."""
+    device = os.lstat(root).st_dev
+
+    def clear(directory: str) -> bool:
+        """Everything in `directory` deleted but mounts; whether it is empty now."""
+        empty = True
+        with contextlib.suppress(OSError):
+            os.chmod(directory, stat.S_IRWXU)
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            return False
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if not stat.S_ISDIR(info.st_mode):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+            elif entry.path in mounts or info.st_dev != device or not clear(entry.path):
+                empty = False
+            else:
+                with contextlib.suppress(OSError):
+                    os.rmdir(entry.path)
+        return empty
+
+    if os.fspath(root) not in mounts and clear(os.fspath(root)):
+        with contextlib.suppress(OSError):
+            os.rmdir(root)
 
 
 def _make_writable(path: Path) -> None:
