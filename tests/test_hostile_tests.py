@@ -9,10 +9,12 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from endtoend import Link, ddchange, refused, search, two_commits
+from gitsandbox import Sandbox, init
 
 CHECK = "grep -q BROKEN a.txt && exit 1; exit 0\n"
 
@@ -118,3 +120,103 @@ def test_a_mount_left_in_the_scratch_tree_is_never_crossed(tmp_path: Path) -> No
                 subprocess.run(["umount", point], check=False)
     assert (source / "keep.txt").read_text() == "the user's file\n"
     assert stat.S_IMODE(source.stat().st_mode) == 0o755
+
+
+# -- git settings real users have -------------------------------------------------------------
+
+
+def _three_commits(path: Path, test: str = CHECK) -> Sandbox:
+    """good, a harmless commit, then bad: a history the default bisects."""
+    repo = two_commits(path, {"a.txt": "fine\n", "b.txt": "one\n"}, {"b.txt": "two\n"}, test)
+    repo.git("tag", "-d", "bad")
+    repo.write("a.txt", "BROKEN\n")
+    repo.commit("the culprit")
+    repo.git("tag", "bad")
+    return repo
+
+
+def test_signed_commits_shown_with_their_signatures_are_read_as_any(tmp_path: Path) -> None:
+    """log.showSignature=true and commits signed (here with an SSH key): git log prints the
+    signature check beside each commit; ddchange's own commands do not ask for it."""
+    key = tmp_path / "key"
+    made = subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], capture_output=True
+    )
+    if made.returncode:
+        pytest.skip("no ssh-keygen here")
+    repo = init(tmp_path / "repo")
+    repo.git("config", "gpg.format", "ssh")
+    repo.git("config", "user.signingkey", str(key))
+    repo.git("config", "commit.gpgSign", "true")
+    for name, files in (
+        ("good", {"test.sh": CHECK, "a.txt": "fine\n", "b.txt": "one\n"}),
+        ("", {"b.txt": "two\n"}),
+        ("bad", {"a.txt": "BROKEN\n"}),
+    ):
+        for path, text in files.items():
+            repo.write(path, text)
+        repo.commit(name or "harmless")
+        if name:
+            repo.git("tag", name)
+    repo.git("config", "log.showSignature", "true")
+    assert b"No signature" in repo.git("log", "-1", "--format=%H", "bad")
+    run = search(repo)
+    assert run.culprits == [("a.txt", "text")], run.stderr
+    assert run.report["first_bad"] == repo.rev("bad")
+
+
+def test_a_log_output_encoding_of_utf_16_is_read_as_any(tmp_path: Path) -> None:
+    repo = _three_commits(tmp_path / "repo")
+    repo.git("config", "i18n.logOutputEncoding", "UTF-16")
+    run = search(repo)
+    assert run.culprits == [("a.txt", "text")], run.stderr
+    assert run.report["first_bad"] == repo.rev("bad")
+
+
+def test_a_blame_ignore_revs_file_that_is_missing_loses_no_commit(tmp_path: Path) -> None:
+    """blame.ignoreRevsFile naming a file that is not there makes `git blame` fail: ddchange's
+    own blame does not read it, and the culprit keeps the commit that brought it."""
+    repo = _three_commits(tmp_path / "repo")
+    repo.git("config", "blame.ignoreRevsFile", ".git-blame-ignore-revs")
+    run = search(repo, "--strategy", "diff")
+    assert run.culprits == [("a.txt", "text")], run.stderr
+    commits = [c["sha"] for change in run.report["culprits"] for c in change["commits"]]
+    assert commits == [repo.rev("bad")]
+
+
+def test_a_gitattributes_fifo_does_not_hang_ddchange(tmp_path: Path) -> None:
+    """.gitattributes in the user's work tree replaced by a FIFO: git blocks opening it.
+    ddchange's own git commands are bounded (DDCHANGE_GIT_TIMEOUT here), and it says which
+    one did not end."""
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n", ".gitattributes": "*.txt text\n"},
+                       {"a.txt": "BROKEN\n"}, CHECK)  # fmt: skip
+    (repo.path / ".gitattributes").unlink()
+    os.mkfifo(repo.path / ".gitattributes")
+    done = subprocess.run(
+        [sys.executable, "-m", "ddchange", "good..bad", "--", "sh", "test.sh"],
+        cwd=repo.path, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "DDCHANGE_GIT_TIMEOUT": "3"},
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "did not end within 3s" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_repository_owned_by_another_user_is_said_so_with_gits_advice(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to give the repository to another user")
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    subprocess.run(["chown", "-R", "nobody", str(repo.path)], check=True)
+    home = tmp_path / "home"  # no safe.directory of the machine's own user
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"}
+    env.pop("GIT_CONFIG_GLOBAL", None)
+    for command in (["good..bad", "--", "sh", "test.sh"], ["log"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "ddchange", *command],
+            cwd=repo.path, capture_output=True, text=True, timeout=120, env=env,
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert "owned by another user" in done.stderr, done.stderr
+        assert "git config --global --add safe.directory" in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1

@@ -250,6 +250,27 @@ class GitFailed(DDChangeError):
 
 
 @dataclass
+class GitTimedOut(DDChangeError):
+    """A git command of ours did not end within `seconds` (a FIFO where git reads a file, a
+    filter that never ends)."""
+
+    exit: ClassVar[Exit] = Exit.NOT_REPRODUCED
+
+    command: tuple[str, ...]
+    seconds: float
+
+
+@dataclass
+class UnsafeRepository(DDChangeError):
+    """git refuses the repository: it is owned by another user (git's safe.directory);
+    `said` is git's complaint, with its advice."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
+
+    said: str
+
+
+@dataclass
 class BadResults(DDChangeError):
     """A --results value that is not one: `complaint` says why."""
 

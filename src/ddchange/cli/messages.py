@@ -185,6 +185,19 @@ def explain(error: errors.DDChangeError) -> str:
                 f"`{shlex.join(command)}` failed (exit {code}): {_last_line(stderr)}; run it by "
                 "hand to see why (a failing filter or hook in .gitattributes or your git config?)."
             )
+        case errors.GitTimedOut(command, seconds):
+            return (
+                f"`{shlex.join(command)}` did not end within {seconds:g}s and was stopped; run it "
+                "by hand to see why (a FIFO or a filter that never ends?), or allow it longer "
+                "with DDCHANGE_GIT_TIMEOUT=SECONDS."
+            )
+        case errors.UnsafeRepository(said):
+            advice = [line.strip() for line in said.splitlines() if "safe.directory" in line]
+            allow = f" If you trust it: `{advice[-1]}`." if advice else ""
+            return (
+                "git refuses to work in this repository: it is owned by another user (git's "
+                f"safe.directory).{allow}"
+            )
         case errors.TestAborted(code, command):
             return (
                 f"`{command}` exited with {code} (above 127{_as_signal(code)}), which means "

@@ -74,19 +74,18 @@ class _Blamer:
             return set(git.path_commits(self.repo, self.good, self.bad, paths))
         if added:
             blamed = self._blame(file.path, False, added)
-            return {blamed[n] for n in added if n in blamed}
-        text = next(
-            (
-                line[1:]
-                for line in unit.diff.splitlines()
-                if line[1:].strip() and line.startswith("-")
-            ),
-            "",
-        )
-        if text:
-            found = git.pickaxe(self.repo, self.good, self.bad, text, paths)
+            found = {blamed[n] for n in added if n in blamed}
             if found:
-                return set(found)
+                return found
+            # git blame failed (a blame.ignoreRevsFile that is not there makes it fail for
+            # every path, and the setting cannot be undone from the command line): the
+            # commits that changed how often the first added line occurs, which brought it
+            text = _first(unit, "+")
+            return set(git.pickaxe(self.repo, self.good, self.bad, text, paths)) if text else set()
+        text = _first(unit, "-")
+        picked = git.pickaxe(self.repo, self.good, self.bad, text, paths) if text else []
+        if picked:
+            return set(picked)
         blamed = self._blame(file.origin, True, removed)
         holders = {blamed[n] for n in removed if n in blamed}
         return {r for r in (self._remover(h, paths) for h in holders) if r is not None}
@@ -114,3 +113,9 @@ class _Blamer:
         if key not in self._removers:
             self._removers[key] = git.first_changer(self.repo, last_holder, self.bad, paths)
         return self._removers[key]
+
+
+def _first(unit: Hunk, sign: str) -> str:
+    """The text of `unit`'s first changed line with `sign` ("+" or "-") that is not blank."""
+    lines = unit.diff.splitlines()
+    return next((line[1:] for line in lines if line[1:].strip() and line.startswith(sign)), "")

@@ -94,7 +94,39 @@ _SAFE = (
     *("-c", "core.fsmonitor=false"),
     # Never repack or prune the user's repository as a side effect of our commands.
     *("-c", "gc.auto=0", "-c", "maintenance.auto=false"),
+    # What `git log`, `rev-list` and `blame` print must not depend on the user's settings
+    # either: no signature check lines (log.showSignature), UTF-8 and not another encoding
+    # (i18n.logOutputEncoding), no colour, no --follow on a single path (log.follow), and no
+    # line of a blame marked. (blame.ignoreRevsFile cannot be undone from here: a value given
+    # here comes after the user's, and git fails on a missing file before it reads it;
+    # diff/provenance.py has another way to a line's commit.)
+    *("-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8"),
+    *("-c", "color.ui=false", "-c", "log.follow=false"),
+    *("-c", "blame.markIgnoredLines=false", "-c", "blame.markUnblamableLines=false"),
 )
+
+# How long one git command of ours may take (seconds; DDCHANGE_GIT_TIMEOUT sets another): a
+# FIFO where git reads a file (.gitattributes), or a filter that never ends, must not hang a
+# run for ever.
+GIT_TIMEOUT = 600.0
+
+
+def _timeout() -> float:
+    given = os.environ.get("DDCHANGE_GIT_TIMEOUT", "")
+    try:
+        seconds = float(given)
+    except ValueError:
+        return GIT_TIMEOUT
+    return seconds if 0 < seconds < float("inf") else GIT_TIMEOUT
+
+
+def _failed(args: Sequence[str], returncode: int, stderr: str) -> errors.DDChangeError:
+    """The error for a git command of ours that failed: git's refusal of a repository owned by
+    another user (safe.directory) is said as such, with git's own advice."""
+    if "detected dubious ownership" in stderr:
+        return errors.UnsafeRepository(stderr.strip())
+    return errors.GitFailed(("git", *args), returncode, stderr)
+
 
 # What `git diff` prints must not depend on the user's configuration: renames but not copies
 # (diff.renames=copies), a/ and b/ prefixes (diff.noprefix, diff.mnemonicPrefix), no colour
@@ -154,17 +186,21 @@ def run(
 
     git runs with `environment(base)`, plus the variables in `extra`, which are ours.
     """
-    proc = subprocess.run(
-        ["git", *_SAFE, *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        env={**environment(base), **(extra or {})},
-        check=False,
-    )
+    bound = _timeout()
+    try:
+        proc = subprocess.run(
+            ["git", *_SAFE, *args],
+            cwd=cwd,
+            input=stdin,
+            capture_output=True,
+            env={**environment(base), **(extra or {})},
+            check=False,
+            timeout=bound,
+        )
+    except subprocess.TimeoutExpired:
+        raise errors.GitTimedOut(("git", *args), bound) from None
     if proc.returncode != 0:
-        stderr = proc.stderr.decode("utf-8", "replace")
-        raise errors.GitFailed(("git", *args), proc.returncode, stderr)
+        raise _failed(args, proc.returncode, proc.stderr.decode("utf-8", "replace"))
     return proc.stdout
 
 
@@ -188,10 +224,21 @@ def reading(repo: Repo, args: Sequence[str], stdin: bytes, read: Callable[[IO[by
 
     writer = threading.Thread(target=feed, args=(process.stdin,), daemon=True)
     writer.start()
+    bound, fired = _timeout(), threading.Event()
+
+    def stop() -> None:
+        fired.set()
+        process.kill()
+
+    watchdog = threading.Timer(bound, stop)  # a git that hangs ends, and says so
+    watchdog.daemon = True
+    watchdog.start()
     try:
         result = read(process.stdout)
     except BaseException:
         process.kill()  # it may be blocked writing what we no longer read
+        if fired.is_set():
+            raise errors.GitTimedOut(("git", *args), bound) from None
         raise
     finally:
         writer.join()
@@ -199,8 +246,11 @@ def reading(repo: Repo, args: Sequence[str], stdin: bytes, read: Callable[[IO[by
         stderr = process.stderr.read()
         process.stderr.close()
         returncode = process.wait()
+        watchdog.cancel()
+    if fired.is_set():
+        raise errors.GitTimedOut(("git", *args), bound)
     if returncode != 0:
-        raise errors.GitFailed(("git", *args), returncode, stderr.decode("utf-8", "replace"))
+        raise _failed(args, returncode, stderr.decode("utf-8", "replace"))
     return result
 
 
