@@ -220,3 +220,17 @@ def test_a_repository_owned_by_another_user_is_said_so_with_gits_advice(tmp_path
         assert "owned by another user" in done.stderr, done.stderr
         assert "git config --global --add safe.directory" in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_stale_index_lock_left_by_a_killed_git_is_cleared(tmp_path: Path) -> None:
+    """A git that a test started and --timeout killed leaves .git/index.lock behind in the
+    scratch repository: no git of ddchange's runs there between tests, so it is stale and
+    removed, and the search goes on to its answer."""
+    test = (
+        '[ -e "$MARK" ] || { touch "$MARK"; echo edited >>b.txt; '
+        ": >.git/index.lock; : >.git/HEAD.lock; }\n"
+    )
+    good = {"a.txt": "fine\n", "b.txt": "a file the test edits\n"}
+    repo = two_commits(tmp_path / "repo", good, {"a.txt": "BROKEN\n"}, test + CHECK)
+    run = search(repo, env={**os.environ, "MARK": str(tmp_path / "mark")})
+    assert run.culprits == [("a.txt", "text")], run.stderr

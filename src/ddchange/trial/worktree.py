@@ -36,6 +36,7 @@ from ddchange.trial import files
 from ddchange.trial.runner import SCRATCH_VARIABLE
 from ddchange.trial.watch import Watch
 
+_LOCKS = ("index.lock", "HEAD.lock")  # in the scratch repository: see `Scratch._unlock`
 _MANY_PATHS = 2000  # more paths than this touched: git compares the whole tree instead
 _SECOND = 1_000_000_000  # ns
 
@@ -86,6 +87,7 @@ class Scratch:
         conversion, smudge filters; see `_checked_out`).
         """
         self.guard()
+        self._unlock()
         self._undo_git()
         touched = None if self.watch is None else self.watch.changed()
         restored = self._restore_others(states, touched)
@@ -118,6 +120,14 @@ class Scratch:
             self.watch.mark()
         self._git_state[:] = [git.repository_state(self.path)]
         return changed
+
+    def _unlock(self) -> None:
+        """Remove the lock files a git that a test started and `--timeout` killed left in the
+        tree's repository: no git runs there between tests, so each is stale, and would stop
+        every git command of ours there."""
+        for name in _LOCKS:
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                os.unlink(self.path / ".git" / name)
 
     def _undo_git(self) -> None:
         """HEAD and the index back at GOOD if a test moved them since the last `apply`: a
