@@ -10,6 +10,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -234,3 +235,47 @@ def test_a_stale_index_lock_left_by_a_killed_git_is_cleared(tmp_path: Path) -> N
     repo = two_commits(tmp_path / "repo", good, {"a.txt": "BROKEN\n"}, test + CHECK)
     run = search(repo, env={**os.environ, "MARK": str(tmp_path / "mark")})
     assert run.culprits == [("a.txt", "text")], run.stderr
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (("--scheduler", "x"), "'x' is not the address of a Dask scheduler"),
+        (("--scheduler", "bogus://x"), "'bogus://x' is not the address of a Dask scheduler"),
+        (("--scheduler", ""), "'' is not the address of a Dask scheduler"),
+        (("--worker-clone", "/x"), "--worker-clone needs --scheduler"),
+        (("--results", "junit:r.xml", "--patch-dir", "a.txt/x"), "a.txt is not a directory"),
+    ],
+)
+def test_options_that_cannot_work_are_refused_at_once(
+    tmp_path: Path, options: tuple[str, ...], message: str
+) -> None:
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    started = time.monotonic()
+    run = ddchange(repo.path, "good..bad", *options, "--", "sh", "test.sh", command=["run"])
+    refused(run, 2, message)
+    assert time.monotonic() - started < 15, "refused before anything runs"  # not Dask's 20 s
+
+
+def test_plain_ddchange_prints_its_help_and_a_leading_directory_suits_every_command(
+    tmp_path: Path,
+) -> None:
+    done = subprocess.run([sys.executable, "-m", "ddchange"], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.startswith("Usage: ddchange")
+    assert not done.stderr.startswith("ddchange: ")
+    assert "(see `" not in done.stderr
+    helped = subprocess.run(
+        [sys.executable, "-m", "ddchange", "-C", str(tmp_path), "help"], capture_output=True
+    )
+    assert helped.returncode == 0, helped.stderr
+    missing = subprocess.run(
+        [sys.executable, "-m", "ddchange", "-C", str(tmp_path / "nope"), "help"],
+        capture_output=True,
+        text=True,
+    )
+    assert missing.returncode == 2
+    assert "cannot change to" in missing.stderr

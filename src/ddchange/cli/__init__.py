@@ -59,6 +59,32 @@ def _jobs(ctx: click.Context, param: click.Parameter, value: str) -> int:
     return int(value)
 
 
+# The transports of a Dask scheduler's address that another machine can reach.
+_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def _scheduler(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--scheduler ADDRESS: SCHEME://HOST:PORT (tcp:// when no scheme is given, as Dask
+    reads it), checked before anything runs: Dask itself waits for a bad one, then fails."""
+    if value is None:
+        return None
+    scheme, sep, rest = value.partition("://")
+    if not sep:
+        scheme, rest = "tcp", value
+    host, _, port = rest.rpartition(":")
+    if scheme not in _SCHEMES or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter(
+            f"{value!r} is not the address of a Dask scheduler: tcp://HOST:PORT (or tls://, "
+            "ws://, wss://, ucx://)"
+        )
+    return value
+
+
+def _needs_scheduler(scheduler: str | None, worker_clone: str | None) -> None:
+    if worker_clone is not None and scheduler is None:
+        raise click.UsageError("--worker-clone needs --scheduler (the workers that clone it)")
+
+
 def _output_options(command: Any) -> Any:
     """The files and the verbosity of a search: every searching command and the demo."""
     for option in reversed(
@@ -107,6 +133,7 @@ def _common_options(command: Any) -> Any:
             click.option(
                 "--scheduler",
                 metavar="ADDRESS",
+                callback=_scheduler,
                 help="Run the tests on the workers of the Dask cluster at ADDRESS "
                 "(tcp://HOST:PORT; needs ddchange[dask] here and on the workers), as many at "
                 "once as it has threads (or -j N).",
@@ -136,7 +163,11 @@ class RangeGroup(click.Group):
         if args and args[0] not in self.commands and args[0] not in (*HELP, "--version"):
             args = ["run", *args]
         if where is not None and args and args[0] in self.commands:
-            args = [args[0], "-C", where, *args[1:]]
+            takes = any("-C" in p.opts for p in self.commands[args[0]].params)
+            if takes:
+                args = [args[0], "-C", where, *args[1:]]
+            elif not Path(where).is_dir():  # as git's `-C`: the directory must be there
+                raise click.UsageError(f"cannot change to {where!r}: no such directory", ctx)
         return super().parse_args(ctx, args)
 
 
@@ -363,6 +394,7 @@ def run(
     Rerunning the same command resumes an interrupted run: tests it completed are not run
     again (see `ddchange log`).
     """
+    _needs_scheduler(scheduler, worker_clone)
     request = model.Request(
         repo=repo,
         good=revisions[0],
@@ -429,6 +461,7 @@ def replay(
 
     logged = runs.read_log(Path(log_file), repo)
     (first, records), inside = logged[0], logged[1:]
+    _needs_scheduler(scheduler, worker_clone)
     request = dataclasses.replace(first, jobs=jobs, scheduler=scheduler, worker_clone=worker_clone)
     files = outputs.Outputs(patch_file, json_file, html_file)
     if request.results:  # a whole suite's log: its records, then the triage goes on
@@ -629,6 +662,9 @@ def _main(argv: list[str] | None) -> Any:
     try:
         with _signals_as_interrupt():
             return cli.main(args=argv, prog_name="ddchange", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as error:  # plain `ddchange`: its help, as git
+        click.echo(error.format_message(), err=True)
+        sys.exit(Exit.USAGE)
     except click.UsageError as error:  # one line, like every other error, and what to do
         click.echo(printable(f"ddchange: {_usage_message(error)}"), err=True)
         sys.exit(Exit.USAGE)

@@ -109,6 +109,21 @@ def validate(request: model.Request, outputs: Outputs) -> None:
         raise errors.ProgramNotFound(program)
 
 
+def _no_directory(path: Path) -> str | None:
+    """Why `path` cannot be (made) a directory to write files in, or None: checked before the
+    first test, not after the whole triage."""
+    if path.exists() or path.is_symlink():
+        if not path.is_dir():
+            return "it is not a directory"
+        return None if os.access(path, os.W_OK) else "permission denied"
+    above = path.absolute().parent
+    while not above.exists() and above != above.parent:
+        above = above.parent
+    if not above.is_dir():
+        return f"{above} is not a directory"
+    return None if os.access(above, os.W_OK) else f"permission denied in {above}"
+
+
 def _unwritable(path: Path) -> str | None:
     """Why `path` cannot be written as a file, or None."""
     if path.is_dir():
@@ -190,8 +205,8 @@ def triage(
         except ValueError as problem:
             raise errors.BadResults(spec, str(problem)) from None
     validate(request, files)
-    if patch_dir is not None and patch_dir.exists() and not patch_dir.is_dir():
-        raise errors.UnwritableOutput("--patch-dir", patch_dir, "it is not a directory")
+    if patch_dir is not None and (why := _no_directory(patch_dir)) is not None:
+        raise errors.UnwritableOutput("--patch-dir", patch_dir, why)
     from ddchange import suite
     from ddchange.report import suite as report
 
