@@ -279,3 +279,57 @@ def test_plain_ddchange_prints_its_help_and_a_leading_directory_suits_every_comm
     )
     assert missing.returncode == 2
     assert "cannot change to" in missing.stderr
+
+
+# -- a log from anyone ----------------------------------------------------------------------
+
+
+def _logged(tmp_path: Path) -> tuple[Sandbox, str]:
+    """A repository and the log of a finished search in it, its journal reset."""
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    assert search(repo, "--timeout", "60").returncode == 0
+    log = ddchange(repo.path, command=["log"]).stdout
+    subprocess.run([sys.executable, "-m", "ddchange", "reset"], cwd=repo.path, check=True)
+    return repo, log
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('"timeout": 60.0', '"timeout": NaN', "'timeout' must be a number of seconds"),
+        ('"timeout": 60.0', '"timeout": Infinity', "'timeout' must be a number of seconds"),
+        ('"fail_pattern": null', '"fail_pattern": "("', "'fail_pattern' is not a regular"),
+        ('"exit_code": 1,', '"exit_code": 10000000000000000000000000000000000000000,',
+         "'exit_code' must be a whole number"),
+        ('"duration": ', '"duration": NaN, "was": ', "'duration' must be a number"),
+    ],
+)  # fmt: skip
+def test_a_log_with_values_the_command_line_refuses_is_refused_in_one_line(
+    tmp_path: Path, old: str, new: str, message: str
+) -> None:
+    repo, log = _logged(tmp_path)
+    assert old in log
+    edited = tmp_path / "edited.log"
+    edited.write_text(log.replace(old, new))
+    run = ddchange(repo.path, str(edited), command=["replay"])
+    refused(run, 2, message)
+
+
+def test_a_log_naming_changes_of_no_diff_here_is_refused_not_flaky(tmp_path: Path) -> None:
+    repo, log = _logged(tmp_path)
+    edited = tmp_path / "edited.log"
+    edited.write_text(log.replace('"config": []', '"config": ["no.such.change"]', 1))
+    assert edited.read_text() != log
+    run = ddchange(repo.path, "-q", str(edited), command=["replay"])
+    refused(run, 2, "name changes that this run's diff does not have (no.such.change)")
+
+
+def test_replay_says_what_it_will_run_before_it_runs(tmp_path: Path) -> None:
+    repo, log = _logged(tmp_path)
+    path = tmp_path / "search.log"
+    path.write_text(log)
+    run = ddchange(repo.path, str(path), command=["replay"])
+    assert run.returncode == 0, run.stderr
+    first = run.stderr.splitlines()[0]
+    assert first.startswith(f"ddchange: replaying {path}: ")
+    assert "test `sh test.sh`" in first

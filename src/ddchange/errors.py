@@ -448,6 +448,16 @@ class BadLogFile(DDChangeError):
 
 
 @dataclass
+class UnknownChanges(DDChangeError):
+    """The records taken over (a replayed log's, most often an edited one) name `ids` that are
+    no changes of this run's diff."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
+
+    ids: tuple[str, ...]
+
+
+@dataclass
 class JournalUnavailable(DDChangeError):
     """The journal of completed tests cannot be opened or written (read-only .git, disk full)."""
 

@@ -148,6 +148,17 @@ Phase = Level | Stage
 _COMMIT = "commit:"
 
 
+# The longest wait the system's timers take: poll() and the like count milliseconds in a C int.
+MAX_TIMEOUT = (2**31 - 1) // 1000
+ON_GOOD = "on-good:"  # a configuration of the answer applied on GOOD as a patch (session.py)
+
+
+def whole_tree(config: frozenset[str]) -> bool:
+    """Whether `config` stands for a whole tree (a commit's, or a patch's on GOOD), not a
+    set of the diff's changes."""
+    return len(config) == 1 and next(iter(config)).startswith((_COMMIT, ON_GOOD))
+
+
 def commit_tree(sha: str) -> frozenset[str]:
     """The configuration that stands for the whole tree of commit `sha`."""
     return frozenset({_COMMIT + sha})

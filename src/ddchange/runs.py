@@ -8,12 +8,14 @@ resumes the first.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ddchange import errors, git
 from ddchange.model import (
     CONFIDENCE,
+    MAX_TIMEOUT,
     STRATEGIES,
     Earlier,
     Level,
@@ -252,14 +254,28 @@ def request_from(description: dict[str, object], repo: Path) -> Request:
     timeout = description.get("timeout")
     if not isinstance(test, list) or not test or not all(isinstance(a, str) for a in test):
         raise ValueError("'test' must be a non-empty list of strings")
-    if timeout is not None and not isinstance(timeout, int | float):
-        raise ValueError("'timeout' must be a number")
+    if timeout is not None and (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not 0 < timeout <= MAX_TIMEOUT  # NaN fails this too
+    ):
+        raise ValueError(f"'timeout' must be a number of seconds above 0, at most {MAX_TIMEOUT}")
+    pattern = description.get("fail_pattern")
+    if pattern is not None:
+        try:
+            re.compile(str(pattern))
+        except re.error as error:
+            raise ValueError(f"'fail_pattern' is not a regular expression: {error}") from None
     if description.get("strategy", "diff") not in STRATEGIES:
         raise ValueError(f"'strategy' must be one of {', '.join(STRATEGIES)}")
     retries, confidence = description.get("retries", 0), description.get("confidence", CONFIDENCE)
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise ValueError("'retries' must be a count from 0")
-    if not isinstance(confidence, int | float) or not 0 <= confidence < 1:
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, int | float)
+        or not 0 <= confidence < 1
+    ):
         raise ValueError("'confidence' must be a number from 0 to below 1")
     logged = text("subdirectory", optional=True)
     parts = (logged or "x/").split("/")

@@ -55,6 +55,7 @@ from ddchange.events import Events, Listener
 from ddchange.hierarchy import grouping, names
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
+    ON_GOOD,
     Confirmation,
     Ending,
     Level,
@@ -320,7 +321,7 @@ def _on_good(trials: Trials, found: Result, route: Route) -> Route:
     if applied is None:
         return dataclasses.replace(route, on_good_note="do not apply there")
     written, exact = applied
-    config = frozenset({f"on-good:{hashlib.sha256(found.patch).hexdigest()[:16]}"})
+    config = frozenset({ON_GOOD + hashlib.sha256(found.patch).hexdigest()[:16]})
     states = {
         path: None if state is None else hunks.FileState(state[1], state[0])
         for path, state in written.items()

@@ -197,8 +197,7 @@ def _check_finite(ctx: click.Context, param: click.Parameter, value: float | Non
     return value
 
 
-# The longest wait the system's timers take: poll() and the like count milliseconds in a C int.
-MAX_TIMEOUT = (2**31 - 1) // 1000
+MAX_TIMEOUT = model.MAX_TIMEOUT
 
 
 def _check_pattern(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -463,6 +462,15 @@ def replay(
     (first, records), inside = logged[0], logged[1:]
     _needs_scheduler(scheduler, worker_clone)
     request = dataclasses.replace(first, jobs=jobs, scheduler=scheduler, worker_clone=worker_clone)
+    if not quiet:  # a log is anyone's: what it will run, before it runs anything
+        build = f"build `{request.build}`, then " if request.build else ""
+        click.echo(
+            printable(
+                f"ddchange: replaying {log_file}: {request.good[:12]}..{request.bad[:12]}, "
+                f"{build}test `{shlex.join(request.test)}` in {request.repo}"
+            ),
+            err=True,
+        )
     files = outputs.Outputs(patch_file, json_file, html_file)
     if request.results:  # a whole suite's log: its records, then the triage goes on
         triaged = outputs.triage(

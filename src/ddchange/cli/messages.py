@@ -178,6 +178,13 @@ def explain(error: errors.DDChangeError) -> str:
         case errors.BadLogFile(path, line, problem):
             where = f"{path}:{line}" if line else str(path)
             return f"{where}: not a ddchange log ({problem}); make one with `ddchange log`."
+        case errors.UnknownChanges(ids):
+            shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+            return (
+                f"the tests taken over name changes that this run's diff does not have ({shown}): "
+                "a log edited, or of another range; fix its 'test' lines and replay it again, or "
+                "`ddchange reset` and run the command afresh."
+            )
         case errors.JournalUnavailable(path, reason):
             return f"the journal {path} {_journal_advice(reason)}"
         case errors.GitFailed(command, code, stderr):

@@ -4,6 +4,7 @@ back (comments for people, one JSON line per test)."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from ddchange.model import Outcome, TestRecord, cases_from, phase_of
@@ -66,8 +67,13 @@ def _parse_record(number: int, data: dict[str, Any]) -> TestRecord:
     config, exit_code = data["config"], data.get("exit_code")
     if not isinstance(config, list) or not all(isinstance(i, str) for i in config):
         raise ValueError("'config' must be a list of change ids")
-    if not (exit_code is None or type(exit_code) is int):
-        raise ValueError("'exit_code' must be a whole number or null")
+    if not (exit_code is None or (type(exit_code) is int and -(2**31) <= exit_code < 2**31)):
+        raise ValueError("'exit_code' must be a whole number (an exit status) or null")
+    duration = data.get("duration", 0.0)
+    if isinstance(duration, bool) or not isinstance(duration, int | float):
+        raise ValueError("'duration' must be a number of seconds")
+    if not 0 <= duration < math.inf:  # NaN fails this too
+        raise ValueError("'duration' must be a number of seconds from 0")
     return TestRecord(
         number=number,
         phase=phase_of(str(data["phase"])),
@@ -75,6 +81,6 @@ def _parse_record(number: int, data: dict[str, Any]) -> TestRecord:
         outcome=Outcome(data["outcome"]),
         reason=str(data.get("reason", "")),
         exit_code=exit_code,
-        duration=float(data.get("duration", 0.0)),
+        duration=float(duration),
         cases=cases_from(data.get("cases")),
     )

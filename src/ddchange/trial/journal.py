@@ -123,6 +123,10 @@ class Journal:
             self._db = sqlite3.connect(path, timeout=_WAIT, isolation_level=None)
             self._set_up()
 
+    @property
+    def path(self) -> Path:
+        return self._path
+
     @contextlib.contextmanager
     def _guard(self) -> Iterator[None]:
         try:

@@ -23,14 +23,23 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ddchange import git
+from ddchange import errors, git
 from ddchange.diff import content, read
 from ddchange.diff.hunks import Diff, FileState
-from ddchange.model import Claim, Disagreement, Outcome, Phase, Stage, TestRecord, commit_tree
+from ddchange.model import (
+    Claim,
+    Disagreement,
+    Outcome,
+    Phase,
+    Stage,
+    TestRecord,
+    commit_tree,
+    whole_tree,
+)
 from ddchange.search.hierarchical import Found
 from ddchange.trial import attempt, runner
 from ddchange.trial.ahead import Ahead
-from ddchange.trial.journal import Journal, RunInfo
+from ddchange.trial.journal import REPLAYED, Journal, RunInfo
 from ddchange.trial.missing import missing_names
 from ddchange.trial.results import Source
 from ddchange.trial.worktree import Scratch
@@ -144,6 +153,14 @@ class Trials:
         run as the journal knew it before (`before`) says where they came from."""
         self.before = self.setup.journal.begin(self.setup.key, request)
         self.log = self.setup.journal.records(self.setup.key)
+        known = {hunk.id for hunk in self.diff.hunks}
+        strange = {i for r in self.log if not whole_tree(r.config) for i in r.config} - known
+        if strange and self.before is not None and self.before.request.get(REPLAYED) is True:
+            raise errors.UnknownChanges(tuple(sorted(strange)))  # an edited log's test lines
+        if strange:  # not ddchange's records: a damaged journal
+            raise errors.JournalUnavailable(
+                self.setup.journal.path, f"tests of changes of no diff here: {min(strange)!r}"
+            )
         self.resumed = len(self.log)
         for record in self.log:
             self._by_config.setdefault(record.config, []).append(record)
