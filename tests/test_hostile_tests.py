@@ -333,3 +333,27 @@ def test_replay_says_what_it_will_run_before_it_runs(tmp_path: Path) -> None:
     first = run.stderr.splitlines()[0]
     assert first.startswith(f"ddchange: replaying {path}: ")
     assert "test `sh test.sh`" in first
+
+
+def test_a_scratch_tree_whose_owner_pid_was_reused_is_removed_by_reset(tmp_path: Path) -> None:
+    """The process that made a scratch tree died, and its pid now names another, unrelated
+    process: the marker holds when its owner started, so `reset` removes the tree instead of
+    asking, for ever, to stop that process."""
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    pid = os.getpid()  # alive, and no ddchange
+    stale = temporary / f"ddchange-scratch-{pid}-reused"
+    alternates = stale / "tree" / ".git" / "objects" / "info"
+    alternates.mkdir(parents=True)
+    (alternates / "alternates").write_text(f"{(repo.path / '.git' / 'objects').resolve()}\n")
+    info = stale.stat()
+    marker = f"ddchange {pid} {info.st_dev} {info.st_ino} {stale.name} 1\n"  # started at tick 1
+    (stale / "ddchange-owner").write_text(marker)
+    env = {**os.environ, "TMPDIR": str(temporary)}
+    done = subprocess.run(
+        [sys.executable, "-m", "ddchange", "reset"],
+        cwd=repo.path, capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not stale.exists()

@@ -348,7 +348,9 @@ def _named(prefix: str) -> dict[Path, int]:
 
 def _owner(path: Path) -> int | None:
     """The process that made the directory `path`, by our marker in it; None if `path`
-    carries none that names it (a directory a user made, or a copy of ours)."""
+    carries none that names it (a directory a user made, or a copy of ours), and 0 when the
+    process that made it is gone, even where its pid now names another process (the marker
+    holds when it started)."""
     try:
         with (path / _MARKER).open("rb") as marker:
             text = marker.read(_MARKER_SIZE).decode("ascii")
@@ -358,24 +360,47 @@ def _owner(path: Path) -> int | None:
     if len(fields) < 2 or not fields[1].isdigit():
         return None
     pid = int(fields[1])
+    started = fields[5].strip() if len(fields) > 5 else ""
     try:
-        return pid if text == _marker(path, pid) else None
+        if text not in (_marker(path, pid, started), _marker(path, pid)):  # (the latter: older)
+            return None
     except OSError:
         return None
+    now = _started(pid)
+    return 0 if started.isdigit() and now is not None and str(now) != started else pid
 
 
-def _marker(path: Path, pid: int) -> str:
-    """What our marker in the directory `path` says: ddchange made it, for process `pid`, and
-    it is this very directory (its name, device and inode: a copy or a move is not)."""
+def _marker(path: Path, pid: int, started: str | None = None) -> str:
+    """What our marker in the directory `path` says: ddchange made it, for process `pid`
+    (which started at `started`, clock ticks after boot), and it is this very directory (its
+    name, device and inode: a copy or a move is not). Without `started`: as markers were
+    written before they held it."""
     info = path.stat()
-    return f"ddchange {pid} {info.st_dev} {info.st_ino} {path.name}\n"
+    tail = "" if started is None else f" {started}"
+    return f"ddchange {pid} {info.st_dev} {info.st_ino} {path.name}{tail}\n"
+
+
+def _started(pid: int) -> int | None:
+    """When process `pid` started, in clock ticks after boot (/proc/PID/stat, its 22nd field);
+    None where it cannot be read (no such process, not Linux)."""
+    try:
+        data = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    fields = data.rpartition(b")")[2].split()  # after the command's name, which may hold spaces
+    try:
+        return int(fields[19])
+    except (IndexError, ValueError):
+        return None
 
 
 def _claimed(prefix: str, within: Path | None) -> Path:
     """A new empty directory named `prefix`<our pid>-…, in the temporary directory or
     `within`, with our marker in it."""
     path = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=within)).resolve()
-    (path / _MARKER).write_text(_marker(path, os.getpid()), "ascii")
+    started = _started(os.getpid())
+    marker = _marker(path, os.getpid(), "-" if started is None else str(started))
+    (path / _MARKER).write_text(marker, "ascii")
     return path
 
 
