@@ -357,3 +357,33 @@ def test_a_scratch_tree_whose_owner_pid_was_reused_is_removed_by_reset(tmp_path:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert not stale.exists()
+
+
+def test_the_bundle_for_a_cluster_holds_good_and_its_tags_only(tmp_path: Path) -> None:
+    """What goes to every Dask worker: GOOD, its history and the tags on it (for `git
+    describe`), never a tag of an unrelated commit (a secret file on an orphan tag)."""
+    from ddchange import git
+
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    repo.git("tag", "-a", "-m", "a release", "v1", "good")
+    repo.git("checkout", "-q", "--orphan", "private")
+    repo.git("rm", "-q", "-rf", ".")
+    repo.write("secret.txt", "the worker must not see this\n")
+    secret = repo.commit("secret")
+    repo.git("tag", "leak", secret)
+    repo.git("checkout", "-q", "-f", "bad")
+    tree, bundle = tmp_path / "scratch", tmp_path / "good.bundle"
+    tree.mkdir()
+    git.clone_scratch(git.open_repo(repo.path), tree, repo.rev("good"))
+    git.bundle(tree, bundle)
+    heads = subprocess.run(
+        ["git", "bundle", "list-heads", str(bundle)], capture_output=True, text=True, check=True
+    ).stdout
+    assert "refs/tags/v1" in heads
+    assert "refs/tags/good" in heads
+    assert "leak" not in heads
+    assert "bad" not in heads
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(bundle), str(clone)], check=True)
+    missing = subprocess.run(["git", "-C", str(clone), "cat-file", "-e", secret])
+    assert missing.returncode != 0, "the secret commit is in the bundle"

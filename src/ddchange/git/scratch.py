@@ -65,9 +65,13 @@ def checkout_setup(repo: Repo) -> CheckoutSetup:
 
 
 def bundle(worktree: Path, dest: Path) -> None:
-    """A git bundle at `dest` of the commit checked out in `worktree`, with every tag: what a
-    clone elsewhere needs to check it out (`clone_elsewhere`)."""
-    _in_tree(worktree, "bundle", "create", "--quiet", os.fspath(dest), "HEAD", "--tags")
+    """A git bundle at `dest` of the commit checked out in `worktree` (GOOD) and its history,
+    with the tags on that history (for version tools: `git describe`): what a clone elsewhere
+    needs to check it out (`clone_elsewhere`), and nothing else of the user's repository (no
+    tag of a commit GOOD does not contain, which may hold what the workers should not see)."""
+    tags = _in_tree(worktree, "for-each-ref", "--merged=HEAD", "--format=%(refname)", "refs/tags")
+    wanted = b"HEAD\n" + b"".join(line + b"\n" for line in tags.splitlines() if line)
+    _in_tree(worktree, "bundle", "create", "--quiet", os.fspath(dest), "--stdin", stdin=wanted)
 
 
 def clone_elsewhere(source: str, path: Path, setup: CheckoutSetup, sha: str) -> None:
