@@ -387,3 +387,32 @@ def test_the_bundle_for_a_cluster_holds_good_and_its_tags_only(tmp_path: Path) -
     subprocess.run(["git", "clone", "-q", str(bundle), str(clone)], check=True)
     missing = subprocess.run(["git", "-C", str(clone), "cat-file", "-e", secret])
     assert missing.returncode != 0, "the secret commit is in the bundle"
+
+
+def test_daemons_started_with_an_empty_environment_end_with_their_test_at_j_2(
+    tmp_path: Path,
+) -> None:
+    """`setsid env -i` leaves ddchange's process group and its variables: with -j 2 such a
+    daemon is still known as its test's by where it works (the scratch tree), and is killed
+    when the test ends, as with -j 1."""
+    pids = tmp_path / "pids"
+    test = (
+        f"setsid env -i sh -c 'echo $$ >>\"{pids}\"; exec sleep 300' </dev/null >/dev/null 2>&1 &\n"
+        "sleep 0.2\n" + CHECK
+    )
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, test)
+    run = search(repo, "-j", "2")
+    assert run.culprits == [("a.txt", "text")], run.stderr
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert started
+    time.sleep(0.5)
+    alive = [pid for pid in started if _alive(pid)]
+    assert alive == []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "zombie" not in status.lower()

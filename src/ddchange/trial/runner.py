@@ -452,9 +452,14 @@ def _kill_adopted(ours: set[int], scratch: str) -> None:
 
 
 def _marked(pid: int, scratch: str) -> bool:
-    """Whether process `pid` runs for the scratch tree `scratch` (its environment says so)."""
+    """Whether process `pid` runs for the scratch tree `scratch`: its environment says so, or
+    it works in that tree (a daemon started with `env -i` has no variable of ours left)."""
     if not scratch:
         return False
+    with contextlib.suppress(OSError):
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+        if cwd == scratch or cwd.startswith(scratch.rstrip("/") + "/"):
+            return True
     try:
         environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     except OSError:

@@ -489,7 +489,9 @@ def scratch_directory(within: Path | None = None) -> Path:
 
 
 def remove_scratch(tree: Path) -> None:
-    """Remove a tree that `scratch_directory` made, with the directory that holds it."""
+    """Remove a tree that `scratch_directory` made, with the directory that holds it, after
+    stopping what still works there (a daemon of a test that no other rule caught)."""
+    _kill_processes_in(tree.parent)
     dispose(tree.parent)
 
 
