@@ -416,3 +416,20 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return "zombie" not in status.lower()
+
+
+def test_a_path_too_long_for_the_system_says_so_and_not_to_free_space(tmp_path: Path) -> None:
+    """BAD holds a path longer than PATH_MAX (made with git's plumbing): it cannot be written
+    in any scratch tree here, and no free space helps; one line says which limit it is."""
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, CHECK)
+    long = "d/" * 2100 + "f.txt"
+    blob = repo.git("hash-object", "-w", "--stdin", stdin=b"deep\n").decode().strip()
+    repo.git("read-tree", "bad")
+    repo.git("update-index", "--add", "--cacheinfo", f"100644,{blob},{long}")
+    tree = repo.git("write-tree").decode().strip()
+    commit = repo.git("commit-tree", tree, "-p", "bad", "-m", "deep").decode().strip()
+    repo.git("tag", "deep", commit)
+    repo.git("reset", "-q")  # the index as it was, its stat data refreshed
+    run = ddchange(repo.path, "-q", "good..deep", "--", "sh", "test.sh")
+    refused(run, 2, "too long to write in the scratch tree")
+    assert "free" not in run.stderr

@@ -400,6 +400,16 @@ class ScratchReplaced(DDChangeError):
 
 
 @dataclass
+class PathTooLong(DDChangeError):
+    """A path of the range is too long for this system once it lies in the scratch tree at
+    `tree` (PATH_MAX, or a name longer than NAME_MAX)."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
+
+    tree: Path
+
+
+@dataclass
 class DaskMissing(DDChangeError):
     """--scheduler without Dask's `distributed` installed."""
 

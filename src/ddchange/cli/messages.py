@@ -227,6 +227,12 @@ def explain(error: errors.DDChangeError) -> str:
                 "that test. Check the workers (their logs, `dask worker ...` on each machine), "
                 "then run the same command again: it resumes."
             )
+        case errors.PathTooLong(tree):
+            return (
+                f"a path of this range is too long to write in the scratch tree {tree} (this "
+                "system's limit on a path or a name); with a shorter temporary directory "
+                "(TMPDIR=/tmp) the same command resumes, else choose revisions without it."
+            )
         case errors.ScratchReplaced(path):
             return (
                 f"stopped: a test replaced {path}, in ddchange's scratch tree, with a link or "

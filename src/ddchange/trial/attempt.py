@@ -9,6 +9,7 @@ the same way. Recording the verdict is trials.py's alone.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -95,6 +96,10 @@ def _write(recipe: Recipe, tree: Scratch, states: States) -> None:
     except (OSError, errors.GitFailed) as failure:
         said = failure.strerror if isinstance(failure, OSError) else failure.stderr
         detail = (said or str(failure)).strip().splitlines()[-1:]
+        if (isinstance(failure, OSError) and failure.errno == errno.ENAMETOOLONG) or (
+            "File name too long" in "".join(detail)
+        ):  # no fault of the machine's that a user fixes and resumes: the path itself
+            raise errors.PathTooLong(tree.path) from None
         raise errors.EnvironmentFault(
             f"the configuration could not be written ({''.join(detail)})", tree.path
         ) from None
