@@ -7,6 +7,11 @@ user's work tree, index, HEAD, refs, reflogs, stash, config and hooks are never 
 even by a test that runs git: the scratch repository has its own. Every git command we run
 there is one of `ddchange.git`'s.
 
+A test may attack the tree it runs in: before each write (`Scratch.guard`) the tree and its
+.git must still be the directories made (by lstat: no link, the same device and inode), or the
+run stops; stale lock files of a git a test started are removed (`Scratch._unlock`); removal
+never crosses a mount a test left inside (`dispose`), and first stops what still works there.
+
 `Scratch.apply` makes the tracked files match a configuration by rewriting only what differs
 from what is on disk right now, so file times stay put for everything else and an incremental
 build (make) redoes only what the configuration changed. Untracked files (build products)
