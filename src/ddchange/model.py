@@ -415,6 +415,9 @@ class Earlier:
     # Its options that choose which tests run, where they differ from this run's, as that run
     # was asked ("--no-dependencies", "--strategy auto", "with dependencies")
     options: tuple[str, ...] = ()
+    # The files its commands ran (`runs.named_files`) whose content changed since: then none
+    # of its tests were taken over
+    changed: tuple[str, ...] = ()
 
 
 @dataclass(kw_only=True)

@@ -7,7 +7,9 @@ resumes the first.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,7 +146,68 @@ def describe(request: Request, revisions: Revisions, subdirectory: str) -> dict[
         **({"tests": list(request.tests)} if request.tests else {}),
         # --strategy auto: the search inside the history of the user's GOOD..BAD
         **({"within": list(request.within)} if request.within else {}),
+        # What the commands run besides the tree: only when they name such files
+        **({"files": files} if (files := named_files(request)) else {}),
     }
+
+
+def named_files(request: Request) -> dict[str, str]:
+    """The files that the test and build commands run besides the scratch tree, each with a
+    digest of its content: every word of them that is an absolute path to a file (a check
+    script kept outside the repository), and the first word where PATH finds it as a script
+    (`#!`, one of the user's). A relative path names a file of the tree, whose content the
+    revisions give. A changed check is another run: none of its tests are taken over."""
+    import hashlib
+    import shlex
+    import shutil
+
+    words = [*request.test]
+    firsts = [request.test[0]]
+    if request.build:
+        with contextlib.suppress(ValueError):  # a build that shlex cannot split: run by sh
+            build = shlex.split(request.build)
+            words += build
+            firsts += build[:1]
+    found: dict[str, str] = {}
+    for word in words:
+        path = word if os.path.isabs(word) else None
+        if path is None and word in firsts and "/" not in word:
+            on_path = shutil.which(word)
+            path = on_path if on_path is not None and _is_script(on_path) else None
+        if path is not None and os.path.isfile(path):
+            digest = hashlib.sha256()
+            with contextlib.suppress(OSError), open(path, "rb") as file:
+                for block in iter(lambda: file.read(1 << 20), b""):
+                    digest.update(block)
+                found[path] = digest.hexdigest()[:16]
+    return found
+
+
+def _is_script(path: str) -> bool:
+    try:
+        with open(path, "rb") as file:
+            return file.read(2) == b"#!"
+    except OSError:
+        return False
+
+
+def changed_check(journal: Journal, now: dict[str, object]) -> Earlier | None:
+    """Where a run took nothing over because a file its commands run changed: the latest
+    earlier run of the same command (the same key but for those files), and which of them
+    differ; None if there is none."""
+    mine = now.get("files")
+    if not isinstance(mine, dict):
+        return None
+    ignored = {"files", "good_rev", "bad_rev", "tests", REPLAYED, *_SEARCH_OPTIONS}
+    same = {k: v for k, v in now.items() if k not in ignored}
+    for info in journal.runs():
+        theirs = info.request.get("files")
+        if not isinstance(theirs, dict) or theirs == mine or not info.tests:
+            continue
+        if {k: v for k, v in info.request.items() if k not in ignored} == same:
+            changed = sorted(p for p in {*mine, *theirs} if mine.get(p) != theirs.get(p))
+            return Earlier(info.updated, changed=tuple(changed))
+    return None
 
 
 # The options that choose which tests run, not what a test answers: not in the run key, so runs
@@ -164,7 +227,8 @@ def run_key(request: Request, revisions: Revisions, subdirectory: str) -> str:
     """What identifies a run for resuming: everything that can change a test's outcome.
 
     That is GOOD and BAD (as SHAs), the subdirectory the test runs in, the test and build
-    commands, the timeout, the fail pattern, the granularity (it makes the change units),
+    commands and the content of the files they run besides the tree (`named_files`), the
+    timeout, the fail pattern, the granularity (it makes the change units),
     --clean, --keep and --ignore (as given: with the subdirectory, which they are relative to,
     they say which paths they match), and the values of the environment variables named with
     --env-key (unset is a value of its own; the values are only hashed, never stored). The rest

@@ -70,7 +70,7 @@ from ddchange.model import (
     TestRecord,
     commit_tree,
 )
-from ddchange.runs import describe, earlier, journal_path, run_key
+from ddchange.runs import changed_check, describe, earlier, journal_path, run_key
 from ddchange.search import confidence, history
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.hierarchical import Found, Search
@@ -867,7 +867,9 @@ def _result(
         width=run.search.width,
         blocks=hierarchy.runs(culprits),
         wider=0 if found is None else found.wider,
-        earlier=earlier(trials.before, described, replayed=replayed) if trials.resumed else None,
+        earlier=earlier(trials.before, described, replayed=replayed)
+        if trials.resumed
+        else changed_check(trials.setup.journal, described),
     )
 
 

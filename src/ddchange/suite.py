@@ -65,7 +65,7 @@ from ddchange.model import (
     commit_tree,
 )
 from ddchange.report.words import plural
-from ddchange.runs import describe, earlier, journal_path
+from ddchange.runs import changed_check, describe, earlier, journal_path
 from ddchange.search import confidence, history
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.hierarchical import Found, Search
@@ -358,7 +358,9 @@ def _triage(
         command_time=trials.command_time,
         width=width,
         outcome=outcome,
-        earlier=earlier(trials.before, described, replayed=False) if trials.resumed else None,
+        earlier=earlier(trials.before, described, replayed=False)
+        if trials.resumed
+        else changed_check(journal, described),
     )
 
 

@@ -172,7 +172,13 @@ def render(result: Result) -> str:
 
 def resumed_from(earlier: Earlier | None) -> dict[str, object] | None:
     """Where the tests taken over came from: a replayed log, or the same command's earlier
-    run, "when" it last tested, and its search options that differ from this run's."""
+    run, "when" it last tested, and its search options that differ from this run's; or, where
+    nothing was taken over, the files its commands ran that "changed" since that run."""
     if earlier is None:
         return None
-    return {"replayed": earlier.replayed, "when": earlier.when, "options": list(earlier.options)}
+    return {
+        "replayed": earlier.replayed,
+        "when": earlier.when,
+        "options": list(earlier.options),
+        "changed": list(earlier.changed),
+    }

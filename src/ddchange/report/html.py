@@ -42,6 +42,7 @@ from ddchange.report.words import (
     headline,
     limits,
     location,
+    minimal_by_runs,
     plural,
     reused,
     route,
@@ -93,6 +94,14 @@ _OUTCOMES = {
     "no reliable answer",
     Ending.INTERRUPTED: "interrupted: the answer may not be minimal yet",
 }
+
+
+def _outcome_words(result: Result) -> str:
+    """The outcome in words; "1-minimal" only where each removal was seen to pass."""
+    single = [c.outcome for c in result.checks[: len(result.checks) - result.wider]]
+    if result.outcome == Ending.FOUND and not (result.request.isolate or minimal_by_runs(single)):
+        return "found: seen to fail; not shown to be 1-minimal (removals could not be tested)"
+    return _OUTCOMES.get(result.outcome, "")
 
 
 @dataclass(frozen=True)
@@ -160,7 +169,7 @@ def _page(result: Result) -> _Page:
         title=f"ddchange: {request.good}..{request.bad}",
         headline=headline(result),
         outcome=result.outcome,
-        outcome_words=_OUTCOMES.get(result.outcome, ""),
+        outcome_words=_outcome_words(result),
         good=request.good,
         good_sha=result.route.good or revisions.good,
         bad=request.bad,

@@ -83,15 +83,21 @@ def backing(cause: Cause, base: str = "GOOD") -> str:
             "NOT RELIABLE: runs of the same changes disagreed for one of its tests, or did not "
             "back the claim"
         )
-    checks = plural(cause.checks, "check")
-    if cause.unresolved:  # "did not fail" is true there, but it did not pass either
-        checks += (
-            f": {cause.checks - cause.unresolved} passed, {cause.unresolved} could not be "
-            "tested (no build, no result, or another failure)"
+    seen = f"each test failed in all {cause.runs} runs of these changes on {base}, passed at {base}"
+    passed = cause.checks - cause.unresolved
+    if not cause.unresolved:
+        return (
+            f"{seen}, and passed without each change ({plural(cause.checks, 'check')}): 1-minimal"
+        )
+    if not passed:  # "did not fail" is true there, but nothing passed: no 1-minimality shown
+        return (
+            f"{seen}; no removal of a change could be tested ({plural(cause.checks, 'check')}: "
+            "no build, no result, or another failure), so it is not shown to be 1-minimal"
         )
     return (
-        f"each test failed in all {cause.runs} runs of these changes on {base}, passed at {base}, "
-        f"and did not fail without each change ({checks})"
+        f"{seen}; of {plural(cause.checks, 'check')} (a change removed in each) {passed} "
+        f"passed and {cause.unresolved} could not be tested (no build, no result, or another "
+        "failure), so it is not shown to be 1-minimal"
     )
 
 

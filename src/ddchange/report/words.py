@@ -62,10 +62,16 @@ def reused(resumed: int, earlier: Earlier | None) -> str:
     """How many tests the run took over instead of running them (`resumed`), and from where
     (`earlier`): the same command's earlier run (and its search options, where they differ),
     or a replayed log."""
+    when = f" on {earlier.when} UTC" if earlier is not None and earlier.when else ""
+    if earlier is not None and earlier.changed:
+        files = ", ".join(earlier.changed)
+        return (
+            f"none taken from an earlier run of this command{when}: {files} changed since, so "
+            "every test ran again"
+        )
     taken = f"{resumed} taken from"
     if earlier is None or earlier.replayed:
         return f"{taken} the replayed log" if earlier is not None else ""
-    when = f" on {earlier.when} UTC" if earlier.when else ""
     said = f"{taken} an earlier run of this command{when}"
     if not earlier.options:
         return said
@@ -234,14 +240,37 @@ def _minimality(result: Result) -> str:
     if len(outcomes) == 1 and outcomes[0] is Outcome.PASS:
         return "Without it the test passes (checked by a run)."
     if outcomes and all(o is Outcome.PASS for o in outcomes):
-        return "Removing any one of them makes it pass (each checked by a run)."
-    said = f"It is 1-minimal: without any one of them, it {_tally(outcomes, Outcome.FAIL)}."
+        return "It is 1-minimal: removing any one of them makes it pass (each checked by a run)."
+    said = _not_shown(outcomes)
     if not wider:
         return said
     return (
         f"{said} Removed together with the changes that need them, or as whole blocks, hunks, "
         f"functions or files, where one alone could not be tested, it "
         f"{_tally(wider, Outcome.FAIL)}."
+    )
+
+
+def minimal_by_runs(outcomes: list[Outcome]) -> bool:
+    """Whether runs show 1-minimality: each removal was run, and passed."""
+    return bool(outcomes) and all(o is Outcome.PASS for o in outcomes)
+
+
+def _not_shown(outcomes: list[Outcome]) -> str:
+    """What the checks of a ddmin answer show where not every removal passed: 1-minimality is
+    shown only by removals seen to pass, so the word is not used."""
+    passed = sum(o is Outcome.PASS for o in outcomes)
+    untested = sum(o is Outcome.UNRESOLVED for o in outcomes)
+    if not passed:
+        return (
+            "No removal could be tested without breaking the build or the test "
+            f"({_tally(outcomes, Outcome.FAIL).removeprefix('did not fail (')}: it is not "
+            "shown to be 1-minimal."
+        )
+    return (
+        f"Removing {passed} of them one at a time makes it pass (each checked by a run); "
+        f"without each of the other {untested} the test could not be run (a broken build or "
+        "another failure), so it is not shown to be 1-minimal."
     )
 
 

@@ -1,0 +1,75 @@
+"""Claims that runs back, end to end: an answer is called 1-minimal only where each removal
+was seen to pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from endtoend import ddchange, two_commits
+
+# a.txt's BROKEN fails the test only with b.txt's NEED; either alone breaks the build (125)
+TEST = (
+    "if grep -q BROKEN a.txt; then grep -q NEED b.txt || exit 125; exit 1; fi\n"
+    "grep -q NEED b.txt && exit 125; exit 0\n"
+)
+
+
+def test_an_answer_no_removal_of_which_could_be_tested_is_not_called_1_minimal(
+    tmp_path: Path,
+) -> None:
+    repo = two_commits(
+        tmp_path / "repo",
+        {"a.txt": "fine\n", "b.txt": "plain\n"},
+        {"a.txt": "BROKEN\n", "b.txt": "NEED\n"},
+        TEST,
+    )
+    html = tmp_path / "report.html"
+    run = ddchange(repo.path, "good..bad", "--report", str(html), "--", "sh", "test.sh")
+    assert run.returncode == 0, run.stderr
+    assert sorted(path for path, _ in run.culprits) == ["a.txt", "b.txt"]
+    assert "1-minimal" in run.stdout
+    assert "It is 1-minimal" not in run.stdout
+    assert "No removal could be tested without breaking the build or the test" in run.stdout
+    assert "not shown to be 1-minimal" in run.stdout
+    page = html.read_text()
+    assert "not shown to be 1-minimal" in page
+    assert "1-minimal by runs" not in page
+
+
+def test_an_answer_each_removal_of_which_passed_is_called_1_minimal(tmp_path: Path) -> None:
+    test = "grep -q BROKEN a.txt && grep -q BROKEN b.txt && exit 1; exit 0\n"
+    repo = two_commits(
+        tmp_path / "repo",
+        {"a.txt": "fine\n", "b.txt": "fine\n"},
+        {"a.txt": "BROKEN\n", "b.txt": "BROKEN\n"},
+        test,
+    )
+    run = ddchange(repo.path, "good..bad", "--", "sh", "test.sh")
+    assert run.returncode == 0, run.stderr
+    assert "It is 1-minimal: removing any one of them makes it pass" in run.stdout
+
+
+def test_a_check_edited_between_two_runs_of_the_same_command_is_run_again(tmp_path: Path) -> None:
+    """A check script kept outside the repository, tightened between two runs of the same
+    command line: the second run takes none of the first's tests over, says why, and every
+    claim it prints rests on runs of the new check."""
+    check = tmp_path / "check.sh"
+    check.write_text("grep -q BROKEN a.txt && exit 1; exit 0\n")
+    repo = two_commits(
+        tmp_path / "repo",
+        {"a.txt": "fine\n", "b.txt": "fine\n"},
+        {"a.txt": "BROKEN\n", "b.txt": "WORSE\n"},
+        "",
+    )
+    first = ddchange(repo.path, "good..bad", "--", "sh", str(check))
+    assert first.returncode == 0, first.stderr
+    assert [path for path, _ in first.culprits] == ["a.txt"]
+    check.write_text("grep -q WORSE b.txt && exit 1; exit 0\n")  # the same command line
+    second = ddchange(repo.path, "good..bad", "--", "sh", str(check))
+    assert second.returncode == 0, second.stderr
+    assert [path for path, _ in second.culprits] == ["b.txt"]
+    assert second.report["resumed"] == 0
+    assert second.report["tests_run"] > 0
+    assert second.report["resumed_from"]["changed"] == [str(check)]
+    assert "none taken from an earlier run of this command on " in second.stdout
+    assert f"{check} changed since, so every test ran again" in second.stdout
