@@ -223,7 +223,8 @@ def test_a_check_that_could_not_be_tested_is_said_so(tmp_path: Path) -> None:
     assert cause_lines(document)[("suite.Text.test_encoding",)] == {"latin", "ENCODING"}
     assert (encoding["checks"], encoding["unresolved_checks"]) == (2, 1)
     assert by_tests[("suite.Money.test_round", "suite.Money.test_sum")]["unresolved_checks"] == 0
-    assert "(2 checks: 1 passed, 1 could not be tested" in said
+    assert "of 2 checks (a change removed in each) 1 passed and 1 could not be tested" in said
+    assert "so it is not shown to be 1-minimal" in said
 
 
 def test_no_results_at_good_is_said_clearly(tmp_path: Path) -> None:

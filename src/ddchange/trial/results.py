@@ -268,7 +268,33 @@ def _case(case: TestCase) -> Case:
 
 
 def _kind(case: TestCase, result: type[Error] | type[Failure]) -> str:
-    return next(str(entry.type or "") for entry in case.result if isinstance(entry, result))
+    """The signature of a failure or error, to tell "the same failure" from another: its
+    `type`; where a writer gives none (pytest 9.2's `<failure>`), the name of the exception
+    that its message begins with ("AssertionError: ..."), or that its text names as raised
+    (pytest's "E   ValueError: ..." or last line "test_x.py:3: AssertionError"), else its
+    message's first line."""
+    entry = next(entry for entry in case.result if isinstance(entry, result))
+    if entry.type:
+        return str(entry.type)
+    message, text = str(entry.message or ""), str(entry.text or "")
+    named = (
+        _BEGINS.match(message)
+        or _RAISED_AT.search(text)
+        or _RAISED.search(text)
+        or _NAMED.match(text)
+    )
+    if named:
+        return named["name"]
+    return message.strip().split("\n", 1)[0][:200]
+
+
+# An exception's name: "AssertionError", "pkg.module.CustomError"
+_NAME = r"(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Failed))"
+_BEGINS = re.compile(rf"\s*{_NAME}\b")
+# pytest's text: "E   ValueError: ..." where it was raised, "test_x.py:3: AssertionError" last
+_RAISED = re.compile(rf"^E\s+{_NAME}:", re.MULTILINE)
+_RAISED_AT = re.compile(rf"^\S+:\d+: {_NAME}$", re.MULTILINE)
+_NAMED = re.compile(rf"\s*{_NAME}:")  # a text that begins "ModuleNotFoundError: ..."
 
 
 # "ok 3 - name # SKIP why", "not ok 4 name", "ok": TAP's test lines.
