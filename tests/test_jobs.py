@@ -17,7 +17,6 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from endtoend import Run, ddchange, found, two_commits
@@ -183,10 +182,12 @@ def _alive(pid: int) -> bool:
 # -- a Dask cluster ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Path]]:
-    """A LocalCluster of 2 worker processes (with nannies) on loopback, whose temporary
-    directory is one of its own, and that directory."""
+@pytest.fixture
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """A LocalCluster of 2 worker processes (with nannies) on loopback, of this test alone (a
+    test that kills workers leaves none behind for the next one: a nanny may not start its
+    worker again), whose temporary directory is one of its own: its address, and that
+    directory."""
     distributed = pytest.importorskip("distributed")
     temporary = tmp_path_factory.mktemp("workers-tmp")
     with pytest.MonkeyPatch.context() as monkeypatch:
@@ -199,17 +200,8 @@ def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[An
             dashboard_address=None,
             worker_dashboard_address=None,
         ) as local:
-            yield local, temporary
-
-
-@pytest.fixture
-def cluster(local_cluster: tuple[Any, Path]) -> tuple[str, Path]:
-    """The module's cluster with both of its workers running: its address, and the workers'
-    temporary directory. A worker killed by an earlier test is started again by its nanny,
-    which takes its time."""
-    local, temporary = local_cluster
-    local.wait_for_workers(2)
-    return local.scheduler_address, temporary
+            local.wait_for_workers(2, timeout=120)
+            yield local.scheduler_address, temporary
 
 
 # With --scheduler the whole range is searched (the workers get GOOD, not the commits after
