@@ -210,7 +210,7 @@ def test_log_reset_and_replay(sample_repo: SampleRepo, tmp_path: Path) -> None:
     again = json.loads(report.read_text())
     assert again["culprits"] == first["culprits"]
     assert again["resumed"] == len(first["log"])
-    assert again["resumed_from"] == {"replayed": True, "when": None, "options": []}
+    assert again["resumed_from"] == {"replayed": True, "when": None, "options": [], "changed": []}
     assert f"{again['resumed']} taken from the replayed log" in replayed.stdout
     assert again["tests_run"] == 0, "the log holds every run, the confirmation runs too"
     # The same command run for real afterwards takes the same records over: it says they came

@@ -405,7 +405,7 @@ class Route:
         return bool(self.bisected) and self.searched != "range"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Earlier:
     """Where the records a run took over came from: its run before this one (the same key:
     the same test, revisions and options that change what a test means), or a replayed log."""

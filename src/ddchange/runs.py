@@ -206,7 +206,7 @@ def changed_check(journal: Journal, now: dict[str, object]) -> Earlier | None:
             continue
         if {k: v for k, v in info.request.items() if k not in ignored} == same:
             changed = sorted(p for p in {*mine, *theirs} if mine.get(p) != theirs.get(p))
-            return Earlier(info.updated, changed=tuple(changed))
+            return Earlier(when=info.updated, changed=tuple(changed))
     return None
 
 
@@ -253,10 +253,11 @@ def earlier(before: RunInfo | None, now: dict[str, object], *, replayed: bool) -
     `describe`), or the replayed log."""
     replayed = replayed or (before is not None and before.request.get(REPLAYED) is True)
     if replayed or before is None:  # before is None: its run's line is gone from the journal
-        return Earlier(None, replayed=replayed)
+        return Earlier(when=None, replayed=replayed)
     asked = before.request
     differ = [name for name in _SEARCH_OPTIONS if asked.get(name) != now.get(name)]
-    return Earlier(before.updated, options=tuple(_option(name, asked.get(name)) for name in differ))
+    options = tuple(_option(name, asked.get(name)) for name in differ)
+    return Earlier(when=before.updated, options=options)
 
 
 _ON = {"confirm": "the checks at the end"}
