@@ -173,22 +173,11 @@ def _history_first(
         trials.resume(json.dumps(describe(request, revisions, git.prefix(request.repo))))
         events.taken_over(trials.log)
 
-        def tree(sha: str) -> frozenset[str]:
-            return frozenset() if sha == good else commit_tree(sha)
-
-        def states(sha: str, runs: int) -> States | None:
-            """What writes the tree of `sha`, where it is to run (None: GOOD's, or enough
-            records of it are known)."""
-            if sha == good or len(trials.records(tree(sha))) >= runs:
-                return None
-            return trials.trees.get(tree(sha)) or trials.commit(good, sha)[1]
+        trees = CommitTrees(trials, good)
+        tree, states, offer = trees.tree, trees.states, trees.offer
 
         def test(sha: str, runs: int = 1) -> Outcome:
             return trials.repeat(tree(sha), runs, Stage.BISECT, states(sha, runs))[0]
-
-        def offer(shas: list[str]) -> None:
-            """With -j N, the commits of a round start at once in the slots."""
-            trials.offer([tree(sha) for sha in shas if states(sha, 1) is not None])
 
         def hold(side: _Side) -> bool:
             return _sides_hold(
@@ -276,6 +265,30 @@ def _history_first(
 
 
 NO_CHANGES = hunks.Diff((), (), ())
+
+
+@dataclass(frozen=True)
+class CommitTrees:
+    """The trees of the commits after `good` as configurations of `trials` (GOOD's own: the
+    empty one), as a bisection of the history runs them (session and suite alike)."""
+
+    trials: Trials
+    good: str
+
+    def tree(self, sha: str) -> frozenset[str]:
+        return frozenset() if sha == self.good else commit_tree(sha)
+
+    def states(self, sha: str, runs: int) -> States | None:
+        """What writes the tree of `sha`, where it is to run (None: GOOD's, or enough records
+        of it are known)."""
+        config = self.tree(sha)
+        if sha == self.good or len(self.trials.records(config)) >= runs:
+            return None
+        return self.trials.trees.get(config) or self.trials.commit(self.good, sha)[1]
+
+    def offer(self, shas: list[str]) -> None:
+        """With -j N, the commits of a round start at once in the slots."""
+        self.trials.offer([self.tree(sha) for sha in shas if self.states(sha, 1) is not None])
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,6 @@ from ddchange.model import (
     SuiteResult,
     Target,
     TestRecord,
-    commit_tree,
 )
 from ddchange.report.words import plural
 from ddchange.runs import changed_check, describe, earlier, journal_path
@@ -71,6 +70,7 @@ from ddchange.search.cache import OutcomeCache
 from ddchange.search.hierarchical import Found, Search
 from ddchange.session import (
     NO_CHANGES,
+    CommitTrees,
     Frame,
     Graph,
     analysis_aside,
@@ -137,28 +137,19 @@ def _history_first(
         )  # fmt: skip
         trials.resume(json.dumps(describe(request, revisions, git.prefix(request.repo))))
 
-        def tree(sha: str) -> Config:
-            return frozenset() if sha == good else commit_tree(sha)
+        trees = CommitTrees(trials, good)
+        tree, offer = trees.tree, trees.offer
 
         def ran(sha: str, runs: int, phase: Phase) -> list[TestRecord]:
-            """`sha`'s tree run until it has `runs` records (GOOD's tree is the scratch
-            tree's own: nothing to write)."""
+            """`sha`'s tree run until it has `runs` records."""
             config = tree(sha)
-            while len(trials.records(config)) < runs:
-                states = (
-                    None if sha == good else trials.trees.get(config) or trials.commit(good, sha)[1]
-                )
+            while (states := trees.states(sha, runs)) is not None or (
+                sha == good and len(trials.records(config)) < runs
+            ):
                 if states is None or config in trials.trees:
                     trials.offer(trials.owed(config, runs))
                 trials.once(config, phase, states)
             return trials.records(config)
-
-        def offer(shas: list[str]) -> None:
-            """With -j N, the commits of a round start at once in the slots."""
-            for sha in shas:
-                if sha != good and not trials.records(tree(sha)):
-                    trials.commit(good, sha)
-            trials.offer([tree(sha) for sha in shas if not trials.records(tree(sha))])
 
         with contextlib.ExitStack() as parallel:
             width = slots(request, repo, scratch, trials, parallel)
