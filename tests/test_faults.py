@@ -434,23 +434,42 @@ SPURIOUS_FAILURE = (
 )
 
 
-def test_a_failure_at_random_that_misleads_the_search_is_caught_by_the_reruns(
+def test_a_failure_at_random_that_misleads_the_search_is_caught_and_searched_past(
     tmp_path: Path,
 ) -> None:
     """The search ends on a wrong answer, seen to fail once at random; run again at the end it
-    passes: exit 4, with the runs as evidence, and no answer."""
+    passes, a fact: the search goes again from what was seen and ends on the culprit, exit 5
+    (found, though the test fails at random), with the runs as evidence."""
     good = {"a.txt": "one\n", "z.txt": "fine\n"}
     repo = two_commits(tmp_path / "repo", good, {"a.txt": "two\n", "z.txt": "BROKEN\n"},
                        SPURIOUS_FAILURE)  # fmt: skip
     run = search(repo, env={"COUNT": str(tmp_path / "count")})
-    assert run.returncode == 4, run.stderr
-    assert run.report["outcome"] == "flaky"
+    assert run.returncode == 5, run.stderr
+    assert run.report["outcome"] == "found"
     [evidence] = run.report["flaky"]
     assert evidence["phase"] == "confirm"
-    assert evidence["outcomes"][:2] == ["fail", "pass"], "the rerun of the answer passed"
-    assert "NO RELIABLE ANSWER: the test is flaky" in run.stdout
-    assert "Confirmed" not in run.stdout, "a flaky run does not contradict itself"
-    assert "z.txt" not in {path for path, _ in run.culprits}, "the misled search's answer"
+    assert evidence["outcomes"][:2] == ["fail", "pass"], "the rerun of the wrong answer passed"
+    assert "NOTE: the test fails at random" in run.stdout
+    assert [(path, kind) for path, kind in run.culprits] == [("z.txt", "text")]
+    answer = run.report["answer"]
+    assert answer["runs"] == answer["fails"] == 4, "its search runs and 3 reruns: all FAIL"
+    assert run.report["confirmation"]["reruns"] == 3
+
+
+def test_good_failing_once_at_random_in_the_preflight_does_not_end_the_run(
+    tmp_path: Path,
+) -> None:
+    """GOOD's first run fails at random: it runs again and passes, a fact, so GOOD passes;
+    the search goes on and finds the culprit (exit 5, the disagreement as evidence)."""
+    once = tmp_path / "failed-once"
+    test = f'if [ ! -e "{once}" ]; then : > "{once}"; exit 1; fi\n' + CHECK
+    good = {"a.txt": "fine\n", "b.txt": "one\n"}
+    bad = {"a.txt": "BROKEN\n", "b.txt": "two\n"}
+    run = search(two_commits(tmp_path / "repo", good, bad, test))
+    assert run.returncode == 5, run.stdout + run.stderr
+    assert [(path, kind) for path, kind in run.culprits] == [("a.txt", "text")]
+    [evidence] = run.report["flaky"]
+    assert (evidence["phase"], evidence["outcomes"][:2]) == ("good", ["fail", "pass"])
 
 
 def test_the_answer_is_run_again_as_often_as_the_confidence_needs(tmp_path: Path) -> None:

@@ -62,6 +62,7 @@ DDCHANGE_EXIT_CODES = [
     ("2", "usage error"),
     ("3", "internal error"),
     ("4", "flaky"),
+    ("5", "found, though the test fails at random"),
     ("130", "interrupted"),
 ]
 TEST_EXIT_CODES = [

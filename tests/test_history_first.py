@@ -335,6 +335,30 @@ def test_a_first_bad_commit_whose_failure_does_not_hold_is_flaky_not_blamed(
     assert run.report["route"]["tip_runs"]["fails"] < run.report["route"]["tip_runs"]["runs"]
 
 
+def test_a_commit_that_fails_at_random_misleads_the_bisection_only_until_it_passes(
+    tmp_path: Path,
+) -> None:
+    """The commit the bisection asks first fails once at random (it has no culprit): the
+    bisection ends on it, its reruns pass (a fact), and the bisection goes again from what
+    was seen, to the culprit's commit: found, exit 5, the disagreement as evidence."""
+    once = tmp_path / "failed-once"
+    check = Exe(
+        "#!/bin/sh\n"
+        f'if grep -q "step 4" notes.txt && [ ! -e "{once}" ]; then : > "{once}"; exit 1; fi\n'
+        + CHECK.content.split("\n", 1)[1]
+    )
+    steps: list[dict[str, str | Exe | None]] = [{"check.sh": check}] + [{} for _ in range(7)]
+    steps[4] = {"data.txt": "10\n20\n31\n"}  # the culprit: 30 -> 31
+    repo, commits = history(tmp_path / "repo", steps)
+    run = search(repo)
+    assert run.returncode == 5, run.stdout + run.stderr
+    assert run.report["first_bad"] == commits[5]
+    assert run.report["base"] == commits[4]
+    assert [c["path"] for c in run.report["culprits"]] == ["data.txt"]
+    misled = [b for b in run.report["route"]["bisection"] if b["commit"] == commits[4]]
+    assert misled == [{"commit": commits[4], "outcome": "pass", "runs": 2, "fails": 1}]
+
+
 def test_an_interrupt_during_the_bisection_leaves_a_run_that_resumes(tmp_path: Path) -> None:
     """Ctrl-C while commits are bisected: exit 130, one line that says how to go on, the
     repository as it was; the same command takes the tests over and ends as a fresh run."""

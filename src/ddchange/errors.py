@@ -31,6 +31,7 @@ class Exit(enum.IntEnum):
     USAGE = 2
     BUG = 3
     FLAKY = 4
+    FOUND_FLAKY = 5
     INTERRUPTED = 130
 
     @property
@@ -44,7 +45,10 @@ _MEANINGS = {
     Exit.NOT_REPRODUCED: "not reproduced: GOOD does not pass or BAD does not fail, or abort",
     Exit.USAGE: "usage error: bad options, revisions or repository",
     Exit.BUG: "internal error: a bug in ddchange, please report it",
-    Exit.FLAKY: "flaky: runs of the same changes disagreed; what was seen is shown, no answer",
+    Exit.FLAKY: "flaky: runs of the same changes disagreed, and no answer reached the confidence "
+    "asked; what was seen is shown",
+    Exit.FOUND_FLAKY: "found, though the test fails at random: the answer's FAILs were run again "
+    "as the flake rate seen asks, its confidence is shown",
     Exit.INTERRUPTED: "interrupted: Ctrl-C, SIGTERM/HUP/QUIT/USR1; best answer so far, unchecked",
 }
 

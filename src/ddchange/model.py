@@ -330,7 +330,9 @@ class Disagreement:
 @dataclass(frozen=True, kw_only=True)
 class Claim:
     """A statement about one configuration, read from the records of this run: the outcome
-    its real runs agree on (UNRESOLVED when they disagree) and how many of them failed."""
+    of its real runs (PASS where some passed and the others failed: a flaky test fails at
+    random, it never passes at random; UNRESOLVED where an unresolved run is among others that
+    disagree) and how many of them failed."""
 
     config: frozenset[str]
     outcome: Outcome
@@ -354,6 +356,9 @@ class Confirmation:
     # GOOD's runs in all, the one after the reruns included (none when a rerun disagreed):
     # PASS in every one, nothing the search's runs left behind makes it fail.
     good: Claim | None = None
+    # How many of GOOD's last runs failed in a row: as many as the answer's runs, and GOOD
+    # fails now (what the search's runs left in the scratch tree), so they tell nothing.
+    good_failing: int = 0
     # BAD without the answer (--isolate: GOOD + the passing set), when a run of it is on record
     # (the search's; it is not run for this): PASS, the answer is the whole cause.
     rest: Outcome | None = None

@@ -56,6 +56,7 @@ from ddchange.hierarchy import grouping, names
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
     ON_GOOD,
+    Claim,
     Confirmation,
     Ending,
     Level,
@@ -125,6 +126,9 @@ class Frame:
     pinned: dict[str, hunks.FileState | None]
     base: list[TestRecord]  # runs of the tree the search goes on from (its GOOD)
     tip: list[TestRecord]  # runs of the tree it ends at (its BAD)
+    # The bisection's other runs of commits seen to pass, and the FAILs among them: the
+    # evidence of a test that fails at random (`Trials.flakes`)
+    flakes: tuple[int, int] = (0, 0)
 
 
 def unbisectable(repo: git.Repo, revisions: Revisions, request: Request) -> str:
@@ -176,8 +180,8 @@ def _history_first(
         trees = CommitTrees(trials, good)
         tree, states, offer = trees.tree, trees.states, trees.offer
 
-        def test(sha: str, runs: int = 1) -> Outcome:
-            return trials.repeat(tree(sha), runs, Stage.BISECT, states(sha, runs))[0]
+        def test(sha: str) -> Outcome:
+            return trials.settle(tree(sha), Stage.BISECT, functools.partial(trees.write, sha))
 
         def hold(side: _Side) -> bool:
             return _sides_hold(
@@ -201,14 +205,23 @@ def _history_first(
             width = slots(request, repo, scratch, trials, parallel)
             flaky = not hold((Stage.BAD, tree(bad), functools.partial(states, bad)))
             graph = Graph(scratch.repo)
-            located = (
-                None if flaky else history.locate(good, bad, graph, test, width=width, offer=offer)
-            )
-            if located is not None and located.base == good:
-                flaky = not hold((Stage.GOOD, frozenset(), None))
-                located = None if flaky else located
-            if located is not None and events.ends:  # its FAIL is a claim: run again
-                test(located.tip, 1 + events.ends)
+
+            def bisected() -> history.Located:
+                return history.locate(good, bad, graph, test, width=width, offer=offer)
+
+            located = None if flaky else bisected()
+            for bisections in range(1, confidence.MAX_SEARCHES + 1):
+                if located is not None and located.base == good:
+                    flaky = not hold((Stage.GOOD, frozenset(), None))
+                    located = None if flaky else located
+                if located is None or not events.ends:
+                    break
+                if _tip_holds(trials, trees, located, request.confidence):
+                    break
+                # The first bad commit passed when run again (a fact): a FAIL at random
+                # misled the bisection, which goes again from what was seen.
+                flaky = located.tip == bad or bisections == confidence.MAX_SEARCHES
+                located = None if flaky else bisected()
             trials.alone()  # the slots close: the search inside has its own
         base, tip = (good, bad) if located is None else (located.base, located.tip)
         frame = Frame(
@@ -217,6 +230,7 @@ def _history_first(
             pinned=pinned,
             base=trials.records(tree(base)),
             tip=trials.records(tree(tip)),
+            flakes=trials.flakes(besides={tree(base), tree(tip)}),
         )
         inner = dataclasses.replace(
             request, good=base, bad=tip, strategy=Strategy.DIFF, within=(good, bad)
@@ -281,8 +295,14 @@ class CommitTrees:
     def states(self, sha: str, runs: int) -> States | None:
         """What writes the tree of `sha`, where it is to run (None: GOOD's, or enough records
         of it are known)."""
+        if len(self.trials.records(self.tree(sha))) >= runs:
+            return None
+        return self.write(sha)
+
+    def write(self, sha: str) -> States | None:
+        """What writes the tree of `sha` (None: GOOD's, the empty configuration)."""
         config = self.tree(sha)
-        if sha == self.good or len(self.trials.records(config)) >= runs:
+        if sha == self.good:
             return None
         return self.trials.trees.get(config) or self.trials.commit(self.good, sha)[1]
 
@@ -307,6 +327,16 @@ class Graph:
         return git.merge_base(self.repo, one, other)
 
 
+def _tip_holds(trials: Trials, trees: CommitTrees, located: history.Located, asked: float) -> bool:
+    """Whether the first bad commit fails again in as many runs as an answer's FAIL needs at
+    the confidence `asked` (its FAIL is a claim), at the flake rate seen so far; False where
+    it passed."""
+    rate = confidence.guarded_rate(trials.flake_rate())
+    runs = 1 + confidence.reruns(asked, rate)
+    states = trees.states(located.tip, runs)
+    return trials.repeat(trees.tree(located.tip), runs, Stage.BISECT, states)[0] is Outcome.FAIL
+
+
 def _searched_where(located: history.Located | None, good: str, bad: str) -> str:
     """What the search after the bisection goes over (`Route.searched`)."""
     if located is None or (located.base, located.tip) == (good, bad):
@@ -317,7 +347,7 @@ def _searched_where(located: history.Located | None, good: str, bad: str) -> str
 def _fell_back(flaky: bool, located: history.Located | None, good: str, bad: str) -> str:
     """Why the search after the bisection goes over all of GOOD..BAD ("" where it does not)."""
     if flaky:
-        return "the pre-flight's runs of GOOD or BAD disagreed"
+        return "runs of GOOD, of BAD or of the first bad commit disagreed"
     if located is not None and (located.base, located.tip) == (good, bad):
         return "no commit between GOOD and BAD could be tested"
     return ""
@@ -381,6 +411,7 @@ def _search(
         for config, outcome in trials.resume(json.dumps(described)).items():
             cache.store(config, outcome)
         if frame is not None:  # the bisection's runs of the two trees: the pre-flight's
+            trials.flakes_before = frame.flakes
             trials.adopt(frozenset(), frame.base)
             trials.adopt(frozenset(h.id for h in diff.hunks), frame.tip)
         events.taken_over(trials.log)
@@ -723,11 +754,13 @@ def _sides_hold(
     failed: Callable[[Stage, TestRecord, int], errors.PreflightFailed],
 ) -> bool:
     """Whether each of `sides` does as it must (GOOD passes, BAD fails), each in
-    PREFLIGHT_RUNS runs (earlier attempts' included); False if runs of one side disagree (a
-    flaky test). A side that is wrong in
-    every run runs again before we say so (`failed`), since that ends the run and a flaky test
-    must not pass for it: GOOD that fails as often as the answer's failure is rerun (a FAIL
-    may come at random), otherwise once. BAD's exit code becomes *the* failure."""
+    PREFLIGHT_RUNS runs (earlier attempts' included); False where BAD passed in one of its
+    runs (a flaky test that passes at random: nothing to search), or an unresolved run of a
+    side is among others that disagree. A side that is wrong in every run runs again before
+    we say so (`failed`), since that ends the run and a flaky test must not pass for it:
+    GOOD that fails as often as the answer's failure is rerun (a FAIL may come at random; one
+    PASS among them is a fact: GOOD passes, and the test is seen to fail at random),
+    otherwise once. BAD's exit code becomes *the* failure."""
     trials.offer(c for _, config, write in sides if write is None for c in trials.owed(config, 1))
     for phase, config, write in sides:
         wanted = Outcome.PASS if phase == Stage.GOOD else Outcome.FAIL
@@ -736,7 +769,8 @@ def _sides_hold(
         if agreed is not wanted and {r.outcome for r in runs} == {agreed}:
             runs_wanted += max(reruns, 1) if agreed is Outcome.FAIL else 1
             agreed, runs = trials.repeat(config, runs_wanted, phase, write and write(runs_wanted))
-        if len({r.outcome for r in runs}) > 1:
+        seen = {r.outcome for r in runs}
+        if len(seen) > 1 and (phase == Stage.BAD or Outcome.UNRESOLVED in seen):
             return False
         if agreed is not wanted:
             raise failed(phase, runs[-1], len(runs))
@@ -756,8 +790,17 @@ def _searched(run: _Run) -> _Ended:
     found = None
     try:
         history = request.strategy == Strategy.HISTORY
-        found = _by_origin(run, _descend(run, run.everything, history=history))
-        confirmation = _confirm(run, found) if request.confirm else None
+        found, confirmation = _checked(run, history=history)
+        for _ in range(confidence.MAX_SEARCHES - 1):
+            if not _passed_again(run, found):
+                break
+            # Its PASS is a fact: a FAIL the search acted on came at random. It goes again
+            # from what was seen, and FAILs not yet run as often as the flake rate asks for
+            # are run again when asked.
+            run.cache.reset(run.trials.settled())
+            run.cache.store(frozenset(), Outcome.PASS)
+            run.cache.store(run.everything, Outcome.FAIL)
+            found, confirmation = _checked(run, history=history)
     except KeyboardInterrupt:
         run.trials.stop_ahead()
         return _Ended(
@@ -769,7 +812,9 @@ def _searched(run: _Run) -> _Ended:
             found=found,
             route=route,
         )
-    backed = run.trials.backs(found, isolate=request.isolate)
+    backed = run.trials.backs(found, isolate=request.isolate) and not (
+        confirmation is not None and confirmation.good_failing
+    )
     return _Ended(
         ending=Ending.FOUND if backed else Ending.FLAKY,
         answer=found.answer,
@@ -778,6 +823,20 @@ def _searched(run: _Run) -> _Ended:
         route=route,
         confirmation=confirmation,
     )
+
+
+def _checked(run: _Run, *, history: bool) -> tuple[Found, Confirmation | None]:
+    """One search from BAD's changes down the levels, cut by origin, and its answer checked
+    at the end (unless --no-confirm)."""
+    found = _by_origin(run, _descend(run, run.everything, history=history))
+    return found, _confirm(run, found) if run.request.confirm else None
+
+
+def _passed_again(run: _Run, found: Found) -> bool:
+    """Whether the answer (with --isolate, its failing set) passed when run again: a flaky
+    test misled the search into it."""
+    claim = run.trials.claim(found.answer)
+    return claim is not None and claim.outcome is Outcome.PASS
 
 
 def _descend(run: _Run, start: frozenset[str], *, history: bool) -> Found:
@@ -806,32 +865,60 @@ def _by_origin(run: _Run, found: Found) -> Found:
 
 
 def _confirm(run: _Run, found: Found) -> Confirmation:
-    """Run GOOD + the answer (--isolate: the failing set) again until it has failed in
-    `reruns` runs besides the one that found it, then GOOD once more; a run that disagrees
-    ends the check (a flaky test). The claims that rest on a PASS need no rerun (see
-    search/confidence.py), but GOOD's last run shows whether what the search's runs left in
-    the scratch tree (build output, files the test wrote) makes a configuration fail that
-    passed in a fresh tree; it is also one more chance for a flaky test to show."""
+    """Run GOOD + the answer (--isolate: the failing set) again until it has failed in as
+    many runs besides the one that found it as the confidence asks at the flake rate seen
+    (`confidence.reruns`), then GOOD once more (`_good_at_end`); a PASS of the answer ends the
+    check (a flaky test misled the search). The claims that rest on a PASS need no rerun (see
+    search/confidence.py). Where GOOD's runs at the end show the test flaky, and so the rate
+    higher, the answer runs again as the new rate asks, once."""
     trials = run.trials
-    wanted = 1 + run.reruns
     good = frozenset[str]()
-    trials.offer([*trials.owed(found.answer, wanted), *trials.owed(good, PREFLIGHT_RUNS + 1)])
-    outcome, runs = trials.repeat(found.answer, wanted, Stage.CONFIRM)
     again = None
-    if outcome is Outcome.FAIL:
-        trials.repeat(good, PREFLIGHT_RUNS + 1, Stage.CONFIRM)
-        again = trials.claim(good)
+    for _ in range(2):
+        rate = confidence.guarded_rate(trials.flake_rate())
+        wanted = 1 + (confidence.reruns(run.request.confidence, rate) if run.reruns else 0)
+        trials.offer([*trials.owed(found.answer, wanted), *trials.owed(good, PREFLIGHT_RUNS + 1)])
+        outcome, runs = trials.repeat(found.answer, wanted, Stage.CONFIRM)
+        if outcome is not Outcome.FAIL:
+            break
+        again = _good_at_end(trials, wanted)
+        if rate == confidence.guarded_rate(trials.flake_rate()):
+            break
     rest = trials.claim(found.passing if run.request.isolate else run.everything - found.answer)
     reruns = len(runs) - 1
     return Confirmation(
         answer=outcome,
         runs=len(runs),
         reruns=reruns,
-        risk=confidence.risk(reruns),
-        flake_rate=confidence.FLAKE_RATE,
+        risk=confidence.risk(reruns, rate),
+        flake_rate=rate,
         good=again,
+        good_failing=0 if again is None else _failing_at_end(trials.records(good)),
         rest=None if rest is None else rest.outcome,
     )
+
+
+def _good_at_end(trials: Trials, wanted: int) -> Claim | None:
+    """GOOD run once more after the search (PREFLIGHT_RUNS + 1 runs in all): whether what the
+    search's runs left in the scratch tree (build output, files the test wrote) makes it fail.
+    Where it fails, it runs again until it passes (the FAIL came at random) or has failed
+    `wanted` times in a row (it fails now: the answer's runs do not tell)."""
+    good = frozenset[str]()
+    if len(trials.records(good)) < PREFLIGHT_RUNS + 1:
+        trials.once(good, Stage.CONFIRM)
+    while 0 < _failing_at_end(trials.records(good)) < wanted:
+        trials.once(good, Stage.CONFIRM)
+    return trials.claim(good)
+
+
+def _failing_at_end(records: list[TestRecord]) -> int:
+    """How many of a configuration's last runs in a row failed."""
+    streak = 0
+    for record in reversed(records):
+        if record.outcome is not Outcome.FAIL:
+            break
+        streak += 1
+    return streak
 
 
 def _result(

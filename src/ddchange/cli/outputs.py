@@ -153,8 +153,11 @@ def finish(result: model.Result, outputs: Outputs, *, resumable: bool = True) ->
             )
     if failed is not None:
         raise failed
-    if exit_code(result.outcome) != Exit.FOUND:
-        sys.exit(exit_code(result.outcome))
+    code = exit_code(result.outcome)
+    if code == Exit.FOUND and result.disagreements:
+        sys.exit(Exit.FOUND_FLAKY)
+    if code != Exit.FOUND:
+        sys.exit(code)
 
 
 def _write(option: str, path: Path, result: model.Result) -> None:

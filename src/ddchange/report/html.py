@@ -183,7 +183,9 @@ def _page(result: Result) -> _Page:
         cache_hits=stats.cache_hits,
         implied=stats.implied,
         times=_times(result),
-        warning="\n".join(flaky(result)) if result.outcome == Ending.FLAKY else "",
+        warning="\n".join(flaky(result))
+        if result.outcome == Ending.FLAKY or result.disagreements
+        else "",
         notes=notes,
         skipped=result.diff.skipped,
         answer=plural(len(result.culprits), "change"),

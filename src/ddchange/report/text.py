@@ -66,7 +66,7 @@ def _context(result: Result) -> list[str]:
 def render(result: Result) -> str:
     """The human summary: the answer first, then how sure it is, then what it cost."""
     lines = [headline(result), ""]
-    if result.outcome == Ending.FLAKY:
+    if result.outcome == Ending.FLAKY or result.disagreements:
         lines += [*flaky(result), ""]
     if route(result):
         lines += [route(result), ""]

@@ -20,6 +20,7 @@ from ddchange.model import (
     Result,
     Strategy,
 )
+from ddchange.search import confidence
 
 if TYPE_CHECKING:  # types only: `ddchange log` words records without loading the diff's code
     from ddchange.diff.hunks import Hunk
@@ -373,12 +374,7 @@ def confirmation(
         f"{one_in}, a wrong answer would have come through this {_percent(confirmation.risk)} of "
         "the time (--confidence asks for more reruns)."
     ]
-    if confirmation.good is not None:
-        lines.append(
-            f"{base[0].upper()}{base[1:]} passed again at the end "
-            f"({plural(confirmation.good.runs, 'run')} in all): "
-            "nothing the search's runs left in the scratch tree makes it fail."
-        )
+    lines += _good_at_end(confirmation, base)
     if isolate:
         return lines
     rest = {
@@ -392,6 +388,25 @@ def confirmation(
     return lines
 
 
+def _good_at_end(confirmation: Confirmation, base: str) -> list[str]:
+    """What GOOD's runs after the search showed (`base` is what the answer applies on)."""
+    good, capital = confirmation.good, f"{base[0].upper()}{base[1:]}"
+    if good is None:
+        return []
+    if confirmation.good_failing:
+        return [
+            f"{capital} FAILED in its last {confirmation.good_failing} runs at the end "
+            f"({plural(good.runs, 'run')} in all): what the search's runs left in the scratch "
+            "tree makes it fail, or it fails now, so the answer's runs tell nothing (--clean "
+            "removes build output between tests)."
+        ]
+    random = f", {good.fails} of them a FAIL at random" if good.fails else ""
+    return [
+        f"{capital} passed again at the end ({plural(good.runs, 'run')} in all{random}): "
+        "nothing the search's runs left in the scratch tree makes it fail."
+    ]
+
+
 def _percent(share: float) -> str:
     """A share as a percentage with the digits it needs: 99.6%, 0.39%, 99.98%."""
     for digits in range(1, 6):
@@ -402,14 +417,29 @@ def _percent(share: float) -> str:
 
 
 def flaky(result: Result) -> list[str]:
-    lines = [
-        "WARNING: the test is flaky: the same changes gave different outcomes, so the answer "
-        "below is not reliable. Evidence:"
-    ]
+    """The evidence of a flaky test: why there is no answer (FLAKY), or what the answer
+    found in spite of it rests on."""
+    if result.outcome == Ending.FLAKY:
+        lines = [
+            "WARNING: the test is flaky: the same changes gave different outcomes, and no answer "
+            f"was confirmed (the search goes again at most {confidence.MAX_SEARCHES - 1} "
+            "times), so the answer below is not reliable. Evidence:"
+        ]
+    else:
+        lines = [
+            "NOTE: the test fails at random: the same changes failed and then passed (a PASS is "
+            "taken as a fact, a flaky test does not pass at random). Every FAIL the answer rests "
+            "on was run again as the rate seen asks, and the answer as the confidence asks. "
+            "Evidence:"
+        ]
     for evidence in result.disagreements:
         outcomes = ", ".join(o.value.upper() for o in evidence.outcomes)
         lines.append(f"  {plural(evidence.size, 'change')} ({evidence.phase}): {outcomes}")
-    lines.append("Make the test deterministic, or rerun with --retries N to see how often.")
+    checked = result.confirmation
+    if checked is not None and checked.good_failing:
+        lines += _good_at_end(checked, base_name(result))
+    if result.outcome == Ending.FLAKY:
+        lines.append("Make the test deterministic, or rerun with --retries N to see how often.")
     return lines
 
 

@@ -13,7 +13,7 @@ UNRESOLVED outcomes are recorded exactly but imply nothing about other configura
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from typing import Generic, TypeVar
 
 from ddchange.model import Outcome
@@ -62,6 +62,13 @@ class OutcomeCache(Generic[K]):
         if outcome is Outcome.PASS:
             return max((p for p in self._passing if config <= p), key=len)
         return min((f for f in self._failing if f <= config), key=len)
+
+    def reset(self, known: Mapping[frozenset[K], Outcome]) -> None:
+        """Forget every outcome, then know `known` (a search that starts again, told only
+        what needs no more runs)."""
+        self._exact, self._passing, self._failing = {}, [], []
+        for config, outcome in known.items():
+            self.store(config, outcome)
 
     def store(self, config: frozenset[K], outcome: Outcome) -> None:
         self._exact[config] = outcome

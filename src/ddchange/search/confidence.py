@@ -37,3 +37,44 @@ def reruns(confidence: float, flake_rate: float = FLAKE_RATE) -> int:
 def risk(reruns: int, flake_rate: float = FLAKE_RATE) -> float:
     """The chance that a wrong answer fails `reruns` runs in a row, at `flake_rate`."""
     return float(flake_rate**reruns)
+
+
+# -- once the test has shown that it fails at random ------------------------------------------
+#
+# A configuration that both passed and failed shows the test flaky: its FAILs came at random
+# (a PASS is a fact). From then on a FAIL the search acts on is run again until a wrong one
+# would have come through at most SEARCH_RISK of the time at the flake rate the runs show
+# (`fails_needed`), and an answer that passes when rerun is not the end: its PASS is a fact,
+# and the search goes on from what was seen (at most MAX_SEARCHES searches in all). The
+# reruns at the end guard the answer against the larger of that rate and FLAKE_RATE.
+
+# The chance, per FAIL acted on, that the search is misled: the reruns at the end guard the
+# answer; this only spares searches that end on an answer that passes.
+SEARCH_RISK = 0.1
+# Searches a run makes at most, each after an answer that passed when run again.
+MAX_SEARCHES = 5
+# The weight, in runs, of the prior belief that the rate is FLAKE_RATE.
+_PRIOR_RUNS = 4
+
+
+def flake_rate(random_fails: int, runs: int) -> float:
+    """The rate at which the test fails at random, from `runs` runs of configurations seen to
+    pass (a PASS is a fact), `random_fails` of which failed: 0 while no run failed at random,
+    else the mean of the posterior from a prior of mean FLAKE_RATE worth _PRIOR_RUNS runs."""
+    if random_fails == 0:
+        return 0.0
+    return (random_fails + FLAKE_RATE * _PRIOR_RUNS) / (runs + _PRIOR_RUNS)
+
+
+def fails_needed(rate: float) -> int:
+    """FAILs in a row a search acts on, for a test that fails at random at `rate` (1 for a
+    test not seen to: a deterministic test pays no run more)."""
+    if rate <= 0:
+        return 1
+    return max(1, math.ceil(math.log(SEARCH_RISK) / math.log(rate) - 1e-9))
+
+
+def guarded_rate(rate: float) -> float:
+    """The rate the reruns at the end guard against: FLAKE_RATE, or more where the runs
+    showed more."""
+    return max(FLAKE_RATE, rate)

@@ -11,15 +11,19 @@ ahead in other scratch trees, but a run becomes a record only when it is asked f
 order it is asked for; so the records, and every decision taken from them, are the same for
 every N.
 
-Flakiness: the outcome of a configuration is the one all its recorded runs agree on (its
-earlier runs in resumed attempts included); when they disagree it is UNRESOLVED, and the
-disagreement is kept as evidence for the report.
+Flakiness, as search/confidence.py models it (a flaky test fails at random and never passes at
+random): the outcome of a configuration is the one all its recorded runs agree on (its earlier
+runs in resumed attempts included); where some passed and the others failed it is PASS, a
+fact, and its FAILs came at random; where an UNRESOLVED run is among others that disagree, it
+is UNRESOLVED. Every disagreement is kept as evidence for the report, and the FAILs at random
+give the flake rate (`flake_rate`), by which a FAIL is run again before it is an outcome
+(`run`, `settle`): never for a test that has not failed at random.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +40,7 @@ from ddchange.model import (
     commit_tree,
     whole_tree,
 )
+from ddchange.search import confidence
 from ddchange.search.hierarchical import Found
 from ddchange.trial import attempt, runner
 from ddchange.trial.ahead import Ahead
@@ -91,6 +96,9 @@ class Trials:
     # Each configuration whose runs disagree, with the evidence of all its runs so far
     # (asked again, its latest evidence replaces the earlier one: listed once).
     disagreed: dict[frozenset[str], Disagreement] = field(default_factory=dict)
+    # Runs of passing configurations, and FAILs among them, seen by another trial layer of the
+    # same run (the bisection, for the search inside the history): the flake rate counts them.
+    flakes_before: tuple[int, int] = (0, 0)
     # -- what the run learns as it goes ---------------------------------------------------------
     expect: runner.Expectation = field(default_factory=lambda: runner.Expectation(None, None))
     # Paths outside the diff that a commit's tree wrote (bisection), with GOOD's state: every
@@ -178,13 +186,68 @@ class Trials:
         self.expect = runner.Expectation(exit_code, self.expect.pattern)
 
     def run(self, config: frozenset[str], phase: Phase, states: States | None = None) -> Outcome:
-        """The outcome of `config` from 1 + retries real runs, recorded under `phase`,
-        agreeing with its earlier runs (UNRESOLVED, with the evidence kept, when they
-        disagree)."""
+        """The outcome of `config` from 1 + retries real runs, recorded under `phase`, with
+        its earlier runs (see the module docstring); a FAIL is run again as the flake rate
+        asks (`settle`)."""
         runs = [self.once(config, phase, states).outcome]
         while runs[-1] is not Outcome.UNRESOLVED and len(runs) <= self.setup.retries:
             runs.append(self.once(config, phase, states).outcome)
-        return self._agreed(self.records(config))
+        return self.settle(config, phase, lambda: states)
+
+    def settle(
+        self,
+        config: frozenset[str],
+        phase: Phase,
+        write: Callable[[], States | None] = lambda: None,
+        runs: int = 1,
+    ) -> Outcome:
+        """The outcome of `config` once it has `runs` records at least and, where they all
+        failed, as many FAILs as the flake rate asks before a FAIL is acted on
+        (confidence.fails_needed: one while the test has not failed at random); run under
+        `phase`, its tree written by what `write` gives (None: the configuration itself)."""
+        while True:
+            records = self.records(config)
+            outcome = self._agreed(records)
+            wanted = runs if outcome is not Outcome.FAIL else max(runs, self.fails_needed())
+            if len(records) >= wanted or outcome is Outcome.UNRESOLVED and records:
+                return outcome
+            states = write()
+            if states is None or config in self.trees:
+                self.offer([config])
+            self.once(config, phase, states)
+
+    def flakes(self, besides: Collection[Config] = ()) -> tuple[int, int]:
+        """The runs of the configurations seen to pass (but those `besides`), and the FAILs
+        among them (with those of `flakes_before`): the evidence of FAILs at random."""
+        runs, fails = self.flakes_before
+        for config, records in self._by_config.items():
+            if config in besides:
+                continue
+            if _outcomes(records) in ({Outcome.PASS}, {Outcome.PASS, Outcome.FAIL}):
+                runs += len(records)
+                fails += sum(r.outcome is Outcome.FAIL for r in records)
+        return runs, fails
+
+    def flake_rate(self) -> float:
+        """The rate at which the test fails at random (confidence.flake_rate): 0 while no run
+        of a configuration seen to pass failed."""
+        runs, fails = self.flakes()
+        return confidence.flake_rate(fails, runs)
+
+    def fails_needed(self) -> int:
+        """FAILs in a row before a FAIL is an outcome the search acts on."""
+        return confidence.fails_needed(self.flake_rate())
+
+    def settled(self) -> dict[frozenset[str], Outcome]:
+        """Every configuration's outcome that needs no more runs (`settle`): a search that
+        starts again is told these, and asks for the others."""
+        needed = self.fails_needed()
+        known = {}
+        for config, records in self._by_config.items():
+            outcome = self._agreed(records)
+            if outcome is not Outcome.FAIL or len(records) >= needed:
+                known[config] = outcome
+        return known
 
     def once(
         self, config: frozenset[str], phase: Phase, states: States | None = None
@@ -282,18 +345,16 @@ class Trials:
         if not records:
             return None
         fails = sum(r.outcome is Outcome.FAIL for r in records)
-        outcomes = {r.outcome for r in records}
-        agreed = outcomes.pop() if len(outcomes) == 1 else Outcome.UNRESOLVED
-        return Claim(config=config, outcome=agreed, runs=len(records), fails=fails)
+        return Claim(config=config, outcome=verdict(records), runs=len(records), fails=fails)
 
     def claims(self, configs: tuple[frozenset[str], ...]) -> list[Claim]:
         """The claims about those of `configs` that ran."""
         return [claim for config in configs if (claim := self.claim(config)) is not None]
 
     def backs(self, found: Found | None, *, isolate: bool) -> bool:
-        """Whether the records back every claim "found" makes: the answer failed in every run,
-        each check gave what 1-minimality needs, and no configuration's runs disagreed."""
-        if found is None or self.disagreements:
+        """Whether the records back every claim "found" makes: the answer failed in every run
+        and each check gave what 1-minimality needs (a check that passed once passes)."""
+        if found is None:
             return False
         answer = self.claim(found.answer)
         checks = self.claims(found.checks)
@@ -346,16 +407,24 @@ class Trials:
         return list(self._by_config.get(config, ()))
 
     def _agreed(self, records: list[TestRecord]) -> Outcome:
-        """The outcome all `records` (all the runs of one configuration) agree on; else note
-        the evidence, in place of any noted before for that configuration."""
-        outcomes = tuple(dict.fromkeys(r.outcome for r in records))
-        if len(outcomes) == 1:
-            return outcomes[0]
-        last = records[-1]
-        self.disagreed[last.config] = Disagreement(
-            last.phase, last.size, tuple(r.outcome for r in records)
-        )
-        return Outcome.UNRESOLVED
+        """The outcome of one configuration by all its `records` (`verdict`); where they
+        disagree, note the evidence, in place of any noted before for that configuration."""
+        if len(_outcomes(records)) > 1:
+            last = records[-1]
+            self.disagreed[last.config] = Disagreement(
+                last.phase, last.size, tuple(r.outcome for r in records)
+            )
+        return verdict(records)
+
+
+def verdict(records: list[TestRecord]) -> Outcome:
+    """The outcome of one configuration by all its runs: the one they agree on; PASS where
+    the others failed (a PASS is a fact, the FAILs came at random); UNRESOLVED where an
+    UNRESOLVED run is among others that disagree."""
+    outcomes = _outcomes(records)
+    if len(outcomes) == 1:
+        return outcomes.pop()
+    return Outcome.PASS if outcomes == {Outcome.PASS, Outcome.FAIL} else Outcome.UNRESOLVED
 
 
 def _outcomes(records: list[TestRecord]) -> set[Outcome]:
