@@ -496,3 +496,40 @@ def test_a_resumed_triage_reads_results_of_a_run_with_another_exit_code(tmp_path
     assert code == 0, err
     assert "different failure" not in json.dumps(second["log"])
     assert cause_lines(second) == cause_lines(first)
+
+
+def test_each_cause_names_every_test_its_own_runs_show_failing(tmp_path: Path) -> None:
+    """test_round fails with a.txt's BROKEN or with 0.txt's ALSO: its search ends on ALSO,
+    test_sum's on BROKEN, whose runs show test_round failing too (and its check, GOOD,
+    passing it). Each cause names all the tests its patch fails on GOOD, judged apart here."""
+    runner = SUITE.replace(
+        '"suite.Money.test_round": not has("a.txt", "BROKEN"),',
+        '"suite.Money.test_round": not (has("a.txt", "BROKEN") or has("0.txt", "ALSO")),',
+    )
+    assert runner != SUITE
+    good = {**GOOD, "suite.py": runner, "0.txt": LINES}
+    bad = {**BAD, "0.txt": edit(LINES, ("line 5\n", "ALSO\n"))}
+    repo = two_commits(tmp_path / "repo", good, bad, "")
+    patches = tmp_path / "causes"
+    code, _, err, document = triage(repo, *JUNIT, "--test", "suite.Money.*",
+                                    "--patch-dir", str(patches))  # fmt: skip
+    assert code == 0, err
+    assert cause_lines(document) == {
+        ("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"},
+        ("suite.Money.test_round",): {"ALSO"},
+    }
+    for number, cause in enumerate(document["causes"], 1):
+        clone = tmp_path / f"clone{number}"
+        subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True)
+        subprocess.run(["git", "-C", str(clone), "checkout", "-q", cause["base"]], check=True)
+        patch = patches / f"cause-{number}.patch"
+        subprocess.run(["git", "-C", str(clone), "apply", str(patch)], check=True)
+        subprocess.run(["python3", "suite.py"], cwd=clone, check=False)
+        report = (clone / "report.xml").read_text()
+        failing = {
+            f"suite.Money.{m}"
+            for m in ("test_round", "test_sum")
+            if f'name="{m}"><failure' in report
+        }
+        assert failing == set(cause["tests"]), number
+    assert [t["causes"] for t in document["targets"]] == [[1, 2], [2]]

@@ -502,7 +502,7 @@ def _causes(
     while reruns and len(trials.records(frozenset())) < 2:  # GOOD again, after the search
         trials.once(frozenset(), Stage.CONFIRM)
     causes = []
-    for answer, mine in grouped.items():
+    for answer, mine in _by_runs(trials, targets, found, grouped).items():
         checks = tuple(dict.fromkeys(c for t in mine for c in found[t.name].checks))
         flaky = any(
             disagree(trials, c, t) for t in mine for c in (answer, frozenset(), everything, *checks)
@@ -527,6 +527,36 @@ def _causes(
             )
         )
     return causes
+
+
+def _by_runs(
+    trials: Trials,
+    targets: list[Target],
+    found: dict[str, Found],
+    grouped: dict[Config, list[Target]],
+) -> dict[Config, list[Target]]:
+    """Each answer's tests as its own runs show them: besides the targets whose search ended
+    there, every target that failed in all its runs and in none of its checks (its 1-minimal
+    answer too, as their records say). An answer that holds another one whose tests include
+    all of its own goes: the smaller says all it says."""
+    checks = {
+        answer: {c for t in mine for c in found[t.name].checks} for answer, mine in grouped.items()
+    }
+    tests = {
+        answer: [
+            t
+            for t in targets
+            if t in mine
+            or outcome_of(trials, answer, t) is Outcome.FAIL
+            and all(outcome_of(trials, c, t) is not Outcome.FAIL for c in checks[answer])
+        ]
+        for answer, mine in grouped.items()
+    }
+    return {
+        answer: mine
+        for answer, mine in tests.items()
+        if not any(other < answer and set(mine) <= set(theirs) for other, theirs in tests.items())
+    }
 
 
 def _unchecked(targets: list[Target], found: dict[str, Found]) -> list[Cause]:

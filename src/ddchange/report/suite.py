@@ -160,7 +160,10 @@ def render(result: SuiteResult) -> str:
 
 def render_json(result: SuiteResult) -> str:
     """Everything the text says, per target and per cause, with whole diffs and the test log."""
-    cause_of = {name: n for n, cause in enumerate(result.causes, 1) for name in cause.tests}
+    causes_of: dict[str, list[int]] = {}
+    for number, cause in enumerate(result.causes, 1):
+        for name in cause.tests:
+            causes_of.setdefault(name, []).append(number)
     document: dict[str, Any] = {
         "good": result.revisions.good,
         "bad": result.revisions.bad,
@@ -173,7 +176,8 @@ def render_json(result: SuiteResult) -> str:
             {
                 "name": t.name,
                 "at_bad": {"status": t.at_bad.status.value, "kind": t.at_bad.kind},
-                "cause": cause_of.get(t.name),
+                "cause": causes_of.get(t.name, [None])[0],  # the first; all in "causes"
+                "causes": causes_of.get(t.name, []),
             }
             for t in result.targets
         ],
