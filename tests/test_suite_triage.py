@@ -533,3 +533,34 @@ def test_each_cause_names_every_test_its_own_runs_show_failing(tmp_path: Path) -
         }
         assert failing == set(cause["tests"]), number
     assert [t["causes"] for t in document["targets"]] == [[1, 2], [2]]
+
+
+def test_retries_run_every_configuration_of_the_search_that_often(tmp_path: Path) -> None:
+    """--retries 1 with --results: each configuration a search asks about runs twice, and the
+    causes are those of a triage without it."""
+    code, _, err, once = triage(repository(tmp_path / "once"), *JUNIT)
+    assert code == 0, err
+    code, _, err, twice = triage(repository(tmp_path / "twice"), *JUNIT, "--retries", "1")
+    assert code == 0, err
+    assert cause_lines(twice) == cause_lines(once)
+    searched = [r for r in twice["log"] if r["phase"] not in ("good", "bad", "confirm")]
+    runs: dict[tuple[str, ...], int] = {}
+    for record in searched:
+        runs[tuple(record["config"])] = runs.get(tuple(record["config"]), 0) + 1
+    assert runs
+    assert all(count >= 2 for count in runs.values()), runs
+
+
+def test_strategy_history_triages_the_whole_range_commit_by_commit(tmp_path: Path) -> None:
+    """--strategy history with --results: the whole range, its commits the first level (no
+    bisection), and the bundled suite's three causes, each patch on GOOD."""
+    scenario = samples.load("suite-triage")
+    repo = samples.build_repo(scenario, tmp_path / "repo")
+    request = dataclasses.replace(samples.request(scenario, repo), strategy="history")
+    result = suite.run(request)
+    assert result.outcome == "found"
+    assert samples.causes_match(scenario, result)
+    assert not any(r.phase == "bisect" for r in result.log)
+    assert any(r.phase == "commit" for r in result.log), "the commit level was searched"
+    good = Sandbox(repo).git("rev-parse", f"{scenario.good}^{{commit}}").decode().strip()
+    assert {changes.base for changes in result.changes} == {good}

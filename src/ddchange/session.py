@@ -415,21 +415,7 @@ def _search(
             trials.adopt(frozenset(), frame.base)
             trials.adopt(frozenset(h.id for h in diff.hunks), frame.tip)
         events.taken_over(trials.log)
-        # Every unit's commits: the commit level orders by them.
-        attribution = (
-            provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff)
-            if request.strategy == Strategy.HISTORY
-            else {}
-        )
-        hierarchy = Hierarchy(
-            diff,
-            dependencies=request.dependencies,
-            commits=provenance.positions(
-                attribution, git.commits(scratch.repo, revisions.good, revisions.bad)
-            ),
-            analysis=analysis,
-            whole_blocks=request.granularity == Level.BLOCK,
-        )
+        attribution, hierarchy = hierarchy_for(request, scratch.repo, revisions, diff, analysis)
         search = Search(
             diff=diff,
             test=trials.run,
@@ -458,6 +444,30 @@ def _search(
         paths = [*content.touched_paths(diff), *limited.kept]  # the answer needs what is kept
         patch = scratch.patch(revisions.good, sorted(set(paths)))
     return _result(fixed, ended, patch, time.monotonic() - started, described, replayed=replayed)
+
+
+def hierarchy_for(
+    request: Request,
+    repo: git.Repo,
+    revisions: Revisions,
+    diff: hunks.Diff,
+    analysis: Callable[[], names.Analysis] | None,
+) -> tuple[dict[str, tuple[str, ...]], Hierarchy]:
+    """The hierarchy a search of `diff` goes down, and with --strategy history every unit's
+    commits (the commit level orders by them; else none)."""
+    attribution = (
+        provenance.attribute(repo, revisions.good, revisions.bad, diff)
+        if request.strategy == Strategy.HISTORY
+        else {}
+    )
+    hierarchy = Hierarchy(
+        diff,
+        dependencies=request.dependencies,
+        commits=provenance.positions(attribution, git.commits(repo, revisions.good, revisions.bad)),
+        analysis=analysis,
+        whole_blocks=request.granularity == Level.BLOCK,
+    )
+    return attribution, hierarchy
 
 
 @contextlib.contextmanager

@@ -74,6 +74,7 @@ from ddchange.session import (
     Frame,
     Graph,
     analysis_aside,
+    hierarchy_for,
     pinned_states,
     read_diff,
     resolve,
@@ -289,13 +290,9 @@ def _triage(
         targets, failing, passing = _targets(request, good, bad)
         if only is not None:
             targets = [t for t in targets if t.name in only]
-        hierarchy = Hierarchy(
-            diff,
-            dependencies=request.dependencies,
-            analysis=analysis,
-            whole_blocks=request.granularity == Level.BLOCK,
-        )
-        levels = grouping.levels_for(request.granularity, diff)
+        _, hierarchy = hierarchy_for(request, scratch.repo, revisions, diff, analysis)
+        history = request.strategy == Strategy.HISTORY  # the commit level first
+        levels = grouping.levels_for(request.granularity, diff, history=history)
         found: dict[str, Found] = {}
         outcome = Ending.FOUND
         try:
@@ -464,7 +461,7 @@ def _search(
     cache.store(start, outcome_of(trials, start, target))
 
     def test(config: Config, phase: Phase) -> Outcome:
-        if not trials.records(config):
+        while len(trials.records(config)) < 1 + request.retries:  # --retries: more runs
             trials.once(config, phase)
         return outcome_of(trials, config, target)
 

@@ -192,8 +192,6 @@ def triage(
         raise errors.NeedsResults("--test" if request.tests else "--patch-dir")
     refused = (
         ("--isolate", request.isolate),
-        ("--strategy history", request.strategy == model.Strategy.HISTORY),
-        ("--retries", request.retries > 0),
         ("--fail-pattern", request.fail_pattern is not None),
         ("--patch (use --patch-dir)", files.patch is not None),
     )
