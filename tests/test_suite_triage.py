@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from endtoend import LINES, ddchange, edit, interrupted_after, refused, two_commits
+from endtoend import LINES, ddchange, edit, interrupted_after, put, refused, two_commits
 from gitsandbox import Sandbox
 
 from ddchange import samples, suite
@@ -564,3 +564,21 @@ def test_strategy_history_triages_the_whole_range_commit_by_commit(tmp_path: Pat
     assert any(r.phase == "commit" for r in result.log), "the commit level was searched"
     good = Sandbox(repo).git("rev-parse", f"{scenario.good}^{{commit}}").decode().strip()
     assert {changes.base for changes in result.changes} == {good}
+
+
+def test_a_block_of_two_commits_is_cut_by_commit_in_a_triage(tmp_path: Path) -> None:
+    """One commit documents a.txt (a line beside the one that breaks), the next breaks it:
+    GOOD..BAD has them as one block, but only the breaking commit's line is the cause, as a
+    search of one test finds it (cut by commit, then each part removed)."""
+    repo = two_commits(tmp_path / "repo", GOOD, {}, "")
+    put(repo, {"a.txt": edit(LINES, ("line 19\n", "line 19, documented\n"))})
+    repo.commit("docs: a.txt")
+    put(
+        repo,
+        {"a.txt": edit(LINES, ("line 19\n", "line 19, documented\n"), ("line 20\n", "BROKEN\n"))},
+    )
+    repo.commit("a.txt: break it")
+    repo.git("tag", "-f", "bad")
+    code, _, err, document = triage(repo, *JUNIT, "--strategy", "diff", "--test", "suite.Money.*")
+    assert code == 0, err
+    assert cause_lines(document) == {("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"}}

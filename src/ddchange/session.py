@@ -863,15 +863,7 @@ def _by_origin(run: _Run, found: Found) -> Found:
     if run.request.granularity != Level.BLOCK or run.request.isolate:
         return found
     units = [h for h in run.diff.hunks if h.id in found.answer]
-    origins = run.attribution or _origins(run, units)
-    hierarchy = run.search.hierarchy
-    blocks: dict[int, set[tuple[str, ...]]] = {}
-    for unit in units:
-        blocks.setdefault(hierarchy.block(unit.id), set()).add(origins.get(unit.id, ()))
-    if all(len(commits) < 2 for commits in blocks.values()):
-        return found
-    hierarchy.know_origins({unit.id: origins.get(unit.id, ()) for unit in units})
-    return run.search.refine(found.answer, Level.ORIGIN)
+    return run.search.by_origin(found, run.attribution or _origins(run, units))
 
 
 def _confirm(run: _Run, found: Found) -> Confirmation:

@@ -23,9 +23,15 @@ record), so one run answers for every test at once. The phases pass values along
    A search takes the path its own search would take alone: it draws no implication from
    another target's runs (moving to their configurations by monotony led one search on the
    click suite of benchmarks/real/ to four times the tests of the same search alone).
+   At block granularity each answer is then cut by commit (`Search.by_origin`), as a single
+   search's is: no block whose lines came from two commits stands as one change unless each
+   part is needed.
 3. causes (`_causes`): targets whose answers are the same configuration are one cause. Each
    answer is run again (`confidence.reruns`), and every target of the cause must fail in
-   every run; GOOD runs once more at the end.
+   every run; GOOD runs once more at the end. A cause's tests are those its own runs show
+   failing (`_by_runs`): a target whose search ended elsewhere is one of them too where the
+   answer failed it in every run and none of the answer's checks did; an answer that holds
+   another whose tests include all of its own goes.
 
 Claims: "test T fails with these changes" is a record of the answer in which T failed; "and
 without each of them it does not" is a record of each check in which T did not fail. Both are
@@ -295,13 +301,19 @@ def _triage(
         levels = grouping.levels_for(request.granularity, diff, history=history)
         found: dict[str, Found] = {}
         outcome = Ending.FOUND
+
+        def commits_of(answer: Config) -> dict[str, tuple[str, ...]]:
+            """The commits that brought each unit of `answer`."""
+            units = [h for h in diff.hunks if h.id in answer]
+            return provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff, units)
+
         try:
             for number, target in enumerate(targets, 1):
                 searching[0] = target
                 answers = len({f.answer for f in found.values()})
                 far[0] = f"target {number} of {len(targets)}, {plural(answers, 'answer')} so far"
                 found[target.name] = _search(
-                    request, trials, hierarchy, target, levels, width, everything
+                    request, trials, hierarchy, target, levels, width, everything, commits_of
                 )
             searching[0] = None
             causes = _causes(request, trials, targets, found, everything)
@@ -313,8 +325,7 @@ def _triage(
             outcome = Ending.FLAKY
         trials.stop_ahead()  # the scratch tree is the patches' alone now
         paths = sorted({*content.touched_paths(diff), *limited.kept})
-        units = [h for h in diff.hunks if any(h.id in cause.answer for cause in causes)]
-        origins = provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff, units)
+        origins = commits_of(frozenset(unit for cause in causes for unit in cause.answer))
         infos = git.commit_infos(scratch.repo, (sha for s in origins.values() for sha in s))
         changes = []
         for cause in causes:
@@ -450,8 +461,11 @@ def _search(
     levels: Sequence[Level],
     width: int,
     start: Config,
+    origins: Callable[[Config], Mapping[str, tuple[str, ...]]],
 ) -> Found:
-    """One target's search from `start`, the path its own search would take alone: its cache
+    """One target's search from `start`, then cut by commit (`Search.by_origin`, from the
+    commits `origins` gives each unit of the answer), the path its own search would take
+    alone: its cache
     begins with GOOD and `start` only, so no outcome is implied from another target's runs
     (moving to another search's configurations by monotony led a search astray: on the click
     suite one target's search ran four times as many tests so); but a configuration another
@@ -474,7 +488,10 @@ def _search(
         width=width,
         offer=trials.offer,
     )
-    return search.minimize(start, levels)
+    found = search.minimize(start, levels)
+    if request.granularity != Level.BLOCK:
+        return found
+    return search.by_origin(found, origins(found.answer))  # no block of two commits as one
 
 
 def _causes(

@@ -48,7 +48,7 @@ Extending it:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -273,6 +273,19 @@ class Search:
         removals; removals the search ran already are taken from the cache."""
         self.best, self.current, self.finest = answer, answer, level
         return self.verify_minimal(level, answer)
+
+    def by_origin(self, found: Found, origins: Mapping[str, tuple[str, ...]]) -> Found:
+        """`found`, where a block of its answer holds lines that came from more than one
+        commit (`origins`: each unit's commits), cut by commit and checked again by removal
+        there (`refine` at the origin level), so that no block of two commits stands in the
+        answer as one change unless each part is needed; else `found` itself."""
+        blocks: dict[int, set[tuple[str, ...]]] = {}
+        for unit in found.answer:
+            blocks.setdefault(self.hierarchy.block(unit), set()).add(origins.get(unit, ()))
+        if all(len(commits) < 2 for commits in blocks.values()):
+            return found
+        self.hierarchy.know_origins({unit: origins.get(unit, ()) for unit in found.answer})
+        return self.refine(found.answer, Level.ORIGIN)
 
     def _remove_each(self, failing: Config, removals: list[Config]) -> tuple[Config, bool]:
         """`failing` without each of `removals` in turn, run for real; every one that still
