@@ -15,7 +15,7 @@ from pathlib import Path
 from endtoend import ddchange, interrupted_after, two_commits
 
 from ddchange.cli.display import Tally
-from ddchange.events import estimate
+from ddchange.events import estimate, triage_estimate
 from ddchange.model import Estimate, Outcome, Progress, Running, Source
 
 LINE = re.compile(
@@ -140,3 +140,30 @@ def test_the_estimate_is_the_checks_to_come_plus_as_many_search_tests_again() ->
     assert (later.low, later.likely, later.high) == (4 + 11, 4 + 31, 4 + 93)
     ending = estimate([*searched, "confirm"], "confirm", 1, 1024, preflight=1, ends=4)
     assert (ending.fixed, ending.search, ending.likely) == (3, 0, 3)
+
+
+def test_a_triage_estimates_the_running_search_the_targets_to_come_and_the_reruns() -> None:
+    """The running target's search as one search is guessed, each target to come at the
+    median of the finished ones, and 3 reruns of each answer so far and of one more."""
+    first = triage_estimate([], 0, 64, 3, 0, 3)  # 4 targets, the first just begun
+    assert first == Estimate(fixed=3, search=10 + 3 * 10)  # 1.5 * log2(64) + 1 = 10 each
+    later = triage_estimate([12, 0, 2], 1, 64, 1, 2, 3)
+    assert later == Estimate(fixed=9, search=10 + 1 * 2)
+    last = triage_estimate([12, 0, 2], 20, 64, 0, 2, 3)
+    assert last == Estimate(fixed=9, search=21), "as many again as the running search ran"
+
+
+def test_a_triage_shows_its_estimate_on_each_line_of_a_search(tmp_path: Path) -> None:
+    """Each line of a target's search says which target, the answers so far, and about how
+    many tests are left, said to be a guess."""
+    from test_suite_triage import JUNIT
+    from test_suite_triage import repository as suite_repository
+
+    repo = suite_repository(tmp_path / "repo")
+    report = str(tmp_path / "t.json")
+    run = ddchange(repo.path, "good..bad", *JUNIT, "--json", report, "--", "python3", "suite.py",
+                   command=["run"])  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    lines = [line for line in run.stderr.splitlines() if "target " in line]
+    assert lines
+    assert all(re.search(r"about \d+ tests? left \(\d+-\d+, a guess", line) for line in lines)

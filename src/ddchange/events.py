@@ -133,6 +133,19 @@ def estimate(
     return Estimate(fixed=fixed, search=max(one_cause, searched + 1))
 
 
+def triage_estimate(
+    spent: Sequence[int], current: int, units: int, targets_left: int, answers: int, ends: int
+) -> Estimate:
+    """The real tests a triage still runs, from its searches so far: the running target's
+    search (as `estimate` guesses one: as many again as it ran, and no less than one cause
+    would take over `units` changes), each target still to come at the median of what the
+    finished ones ran (a target whose cause was found already runs few or none), and `ends`
+    reruns of each cause at the end: the `answers` found so far and one more."""
+    running = max(math.ceil(_LEAST_RATE * math.log2(max(units, 1))) + 1, current + 1)
+    each = sorted(spent)[len(spent) // 2] if spent else running
+    return Estimate(fixed=ends * (answers + 1), search=running + targets_left * each)
+
+
 def _commit(config: frozenset[str]) -> str:
     """The commit a commit's own tree stands for (the bisection's, and BAD's before it); ""
     for every other configuration."""

@@ -47,8 +47,9 @@ import fnmatch
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from ddchange import errors, git
+from ddchange import errors, events, git
 from ddchange.diff import content, provenance, read
 from ddchange.hierarchy import grouping
 from ddchange.hierarchy.grouping import Hierarchy
@@ -274,10 +275,11 @@ def _triage(
         contextlib.ExitStack() as parallel,
     ):
         searching: list[Target | None] = [None]
-        far = [""]
+        pace = _Pace(reruns=confidence.reruns(request.confidence) if request.confirm else 0)
 
         def recorded(record: TestRecord) -> None:
-            tell(record, searching[0], far[0])
+            pace.current += searching[0] is not None
+            tell(record, searching[0], str(pace) if searching[0] is not None else "")
 
         pinned = (
             frame.pinned
@@ -308,10 +310,10 @@ def _triage(
             return provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff, units)
 
         try:
-            for number, target in enumerate(targets, 1):
+            pace.begin(len(targets), len(everything))
+            for target in targets:
                 searching[0] = target
-                answers = len({f.answer for f in found.values()})
-                far[0] = f"target {number} of {len(targets)}, {plural(answers, 'answer')} so far"
+                pace.next({f.answer for f in found.values()})
                 found[target.name] = _search(
                     request, trials, hierarchy, target, levels, width, everything, commits_of
                 )
@@ -361,6 +363,40 @@ def _triage(
         if trials.resumed
         else changed_check(journal, described),
     )
+
+
+@dataclass(kw_only=True)
+class _Pace:
+    """How far a triage's searches are, for the progress line: which target, the answers so
+    far, and about how many tests are left (`events.triage_estimate`)."""
+
+    reruns: int  # of each cause at the end
+    targets: int = 0
+    units: int = 0
+    spent: list[int] = field(default_factory=list)  # each finished target's search's tests
+    current: int = 0  # the running target's search's tests so far
+    number: int = 0  # the running target's, from 1
+    answers: int = 0
+
+    def begin(self, targets: int, units: int) -> None:
+        self.targets, self.units = targets, units
+
+    def next(self, answers: set[Config]) -> None:
+        """The next target's search begins; `answers`: the distinct answers so far."""
+        if self.number:
+            self.spent.append(self.current)
+        self.number, self.current, self.answers = self.number + 1, 0, len(answers)
+
+    def __str__(self) -> str:
+        left = events.triage_estimate(
+            self.spent, self.current, self.units, self.targets - self.number, self.answers,
+            self.reruns,
+        )  # fmt: skip
+        return (
+            f"target {self.number} of {self.targets}, {plural(self.answers, 'answer')} so far; "
+            f"about {plural(left.likely, 'test')} left ({left.low}-{left.high}, a guess from "
+            "the searches so far)"
+        )
 
 
 def outcome_of(trials: Trials, config: Config, target: Target) -> Outcome:
