@@ -408,10 +408,11 @@ def _search(
         )
         described = describe(request, revisions, git.prefix(request.repo))
         cache = OutcomeCache[str](monotony=request.monotony)
-        for config, outcome in trials.resume(json.dumps(described)).items():
-            cache.store(config, outcome)
+        trials.flakes_before = frame.flakes if frame is not None else (0, 0)
+        trials.resume(json.dumps(described))
+        # an earlier attempt's outcomes, but FAILs that the flake rate seen asks to run again
+        cache.reset(trials.settled())
         if frame is not None:  # the bisection's runs of the two trees: the pre-flight's
-            trials.flakes_before = frame.flakes
             trials.adopt(frozenset(), frame.base)
             trials.adopt(frozenset(h.id for h in diff.hunks), frame.tip)
         events.taken_over(trials.log)

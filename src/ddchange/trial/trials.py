@@ -156,9 +156,9 @@ class Trials:
         if self.ahead is not None:
             self.ahead.stop()
 
-    def resume(self, request: str) -> dict[frozenset[str], Outcome]:
-        """Take over the records of earlier attempts of this run; their agreed outcomes. The
-        run as the journal knew it before (`before`) says where they came from."""
+    def resume(self, request: str) -> None:
+        """Take over the records of earlier attempts of this run (their outcomes: `settled`).
+        The run as the journal knew it before (`before`) says where they came from."""
         self.before = self.setup.journal.begin(self.setup.key, request)
         self.log = self.setup.journal.records(self.setup.key)
         known = {hunk.id for hunk in self.diff.hunks}
@@ -177,7 +177,8 @@ class Trials:
         for record in self.log if not self.setup.results else ():
             if record.phase == Stage.BAD and record.outcome is Outcome.FAIL:
                 self.adopt_failure(record.exit_code)
-        return {config: self._agreed(records) for config, records in self._by_config.items()}
+        for records in self._by_config.values():
+            self._agreed(records)  # the evidence of disagreements taken over
 
     def adopt_failure(self, exit_code: int | None) -> None:
         """BAD's exit code becomes *the* failure: another exit code is a different failure.
