@@ -1,14 +1,14 @@
 """A test that fails at random: how often the default run ends on the right answer, how often
 on a wrong one, and what it costs against the same runs with the test made deterministic.
 
-    .venv/bin/python benchmarks/flaky.py [--runs 100] [--rate 0.25] [--jobs 2]
+    .venv/bin/python benchmarks/flaky.py [--runs 100] [--steady RUNS] [--rate 0.25] [--jobs 2]
     # rewrites its section of benchmarks/RESULTS.md
 
 Each run builds a bundled scenario (`two-files` by default) afresh and runs the real command
 with the default options; the scenario's own test is wrapped by a script outside the
 repository that fails first, at random, in `rate` of its runs (whatever the changes), and
-otherwise runs the test. The same number of runs with the unwrapped test gives the
-deterministic cost. Per end (exit code, and whether the answer is the scenario's expected
+otherwise runs the test. `--steady` runs (as many by default) with the unwrapped test give
+the deterministic cost. Per end (exit code, and whether the answer is the scenario's expected
 one): how many runs, and the tests they ran.
 """
 
@@ -82,12 +82,14 @@ def table(ends: list[tuple[str, int]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--steady", type=int, help="runs of the deterministic test (--runs)")
     parser.add_argument("--rate", type=float, default=0.25)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--scenario", default="two-files")
     args = parser.parse_args()
     scenario = samples.load(args.scenario)
-    steady = runs(scenario, 0.0, args.runs, args.jobs)
+    steadies = args.runs if args.steady is None else args.steady
+    steady = runs(scenario, 0.0, steadies, args.jobs)
     flaky = runs(scenario, args.rate, args.runs, args.jobs)
     right = sum(e.endswith("right answer") for e, _ in flaky)
     wrong = sum(e.endswith("WRONG answer") for e, _ in flaky)
@@ -95,9 +97,10 @@ def main() -> None:
     body = (
         f"One run on {platform.machine()}, Python {platform.python_version()}, "
         f"{platform.system()}, {os.cpu_count()} cores: `benchmarks/flaky.py --runs {args.runs} "
-        f"--rate {args.rate} --jobs {args.jobs} --scenario {args.scenario}`.\n\n"
+        f"--steady {steadies} --rate {args.rate} --jobs {args.jobs} --scenario "
+        f"{args.scenario}`.\n\n"
         f"The `{args.scenario}` scenario, each run on a fresh repository with the default "
-        f"options. **Deterministic test** ({args.runs} runs):\n\n"
+        f"options. **Deterministic test** ({steadies} runs):\n\n"
         + table(steady)
         + f"\n**The same test failing at random in {args.rate:g} of its runs** (whatever the "
         f"changes; {args.runs} runs): {right} right, {wrong} wrong; tests "
