@@ -151,6 +151,7 @@ def render(result: Result) -> str:
             "flake_rate": confirmation.flake_rate,
             "rest": None if confirmation.rest is None else confirmation.rest.value,
             "good": _claim(confirmation.good),
+            "good_failing_at_end": confirmation.good_failing,
         },
         "kept": list(result.kept),
         "ignored": list(result.ignored),
