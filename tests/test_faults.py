@@ -399,7 +399,12 @@ def test_a_symlink_that_becomes_a_directory_and_back(tmp_path: Path) -> None:
 def test_clean_removes_build_output_that_a_test_cannot_take(tmp_path: Path) -> None:
     test = "[ -e out.o ] && exit 3; touch out.o\n" + CHECK  # fails on its own leftovers
     repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n"}, {"a.txt": "BROKEN\n"}, test)
-    assert search(repo).returncode == 4, "without --clean, GOOD's last run sees what others left"
+    run = search(repo)
+    assert run.returncode == 4, "without --clean, GOOD's last run sees what others left"
+    wanted = run.report["confirmation"]["runs"]  # GOOD fails again as often as the answer did
+    assert run.report["confirmation"]["good_failing_at_end"] == wanted
+    assert f"FAILED in its last {wanted} runs at the end" in run.stdout
+    assert "--clean" in run.stdout
     assert found(search(repo, "--clean")) == [("a.txt", "text")]
 
 
