@@ -295,7 +295,6 @@ def test_a_logged_triage_replays_to_the_same_causes(tmp_path: Path) -> None:
     ("options", "message"),
     [
         (("--results", "xml:out.xml"), "--results 'xml:out.xml'"),
-        ((*JUNIT, "--patch", "x.patch"), "--patch (use --patch-dir) does not work with --results"),
         (("--results", "junit:"), "--results 'junit:'"),
         (("--test", "x.*"), "--test needs --results"),
         ((*JUNIT, "--isolate"), "--isolate does not work with --results yet"),
@@ -582,3 +581,29 @@ def test_a_block_of_two_commits_is_cut_by_commit_in_a_triage(tmp_path: Path) -> 
     code, _, err, document = triage(repo, *JUNIT, "--strategy", "diff", "--test", "suite.Money.*")
     assert code == 0, err
     assert cause_lines(document) == {("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"}}
+
+
+def test_patch_holds_every_cause_where_they_apply_on_one_commit(tmp_path: Path) -> None:
+    """--patch with --results: over the whole range (the single commit after GOOD) one patch
+    holds both causes, and on GOOD it fails every target; where the causes are inside
+    different first bad commits, no patch and one line that says why (exit 2)."""
+    repo = repository(tmp_path / "repo")
+    patch = tmp_path / "all.patch"
+    code, _, err, document = triage(repo, *JUNIT, "--patch", str(patch))
+    assert code == 0, err
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", "good"], check=True)
+    subprocess.run(["git", "-C", str(clone), "apply", str(patch)], check=True)
+    subprocess.run(["python3", "suite.py"], cwd=clone, check=False)
+    report = (clone / "report.xml").read_text()
+    for target in document["targets"]:
+        assert f'name="{target["name"].rpartition(".")[2]}"><failure' in report
+    scenario = samples.load("suite-triage")
+    apart = samples.build_repo(scenario, tmp_path / "apart")
+    results = [a for spec in scenario.results for a in ("--results", spec)]
+    run = ddchange(apart, f"{scenario.good}..{scenario.bad}", "-q", "--patch",
+                   str(tmp_path / "x.patch"), *results, "--", *scenario.test,
+                   command=["run"])  # fmt: skip
+    refused(run, 2, "no --patch written: the causes apply on 3 different commits")
+    assert not (tmp_path / "x.patch").exists()

@@ -294,6 +294,16 @@ class NeedsResults(DDChangeError):
 
 
 @dataclass
+class CausesApart(DDChangeError):
+    """--patch with --results, where the causes apply on `bases` different commits (each
+    inside its own tests' first bad commit): no one patch holds them."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
+
+    bases: int
+
+
+@dataclass
 class NotWithResults(DDChangeError):
     """An option that a whole-suite triage (--results) does not take yet."""
 

@@ -544,3 +544,6 @@ class SuiteResult:
     located_in: int = 0
     commits: dict[str, CommitInfo] = field(default_factory=dict)
     fallback: str = ""
+    # Every cause's changes together, as one patch, where all causes apply on one commit (the
+    # base of each of `changes`); None where they do not, or there is no cause.
+    patch: bytes | None = None

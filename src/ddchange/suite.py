@@ -243,6 +243,7 @@ def _history_first(
         located_in=located_in,
         commits=commits,
         fallback="" if (good, bad) not in ends else _whole_range(len(ends)),
+        patch=parts[0].patch if len(parts) == 1 else None,  # else the causes' bases differ
     )
 
 
@@ -330,6 +331,8 @@ def _triage(
         origins = commits_of(frozenset(unit for cause in causes for unit in cause.answer))
         infos = git.commit_infos(scratch.repo, (sha for s in origins.values() for sha in s))
         changes = []
+        scratch.apply(content.materialize(diff, frozenset().union(*(c.answer for c in causes))))
+        patch = scratch.patch(revisions.good, paths) if causes else None
         for cause in causes:
             scratch.apply(content.materialize(diff, cause.answer))
             mine = [h for h in diff.hunks if h.id in cause.answer]
@@ -362,6 +365,7 @@ def _triage(
         earlier=earlier(trials.before, described, replayed=False)
         if trials.resumed
         else changed_check(journal, described),
+        patch=patch,
     )
 
 

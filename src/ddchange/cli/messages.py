@@ -138,6 +138,13 @@ def explain(error: errors.DDChangeError) -> str:
                 f"{option} needs --results: it is about the tests of a whole suite (give "
                 "--results junit:PATH or --results tap)."
             )
+        case errors.CausesApart(bases):
+            return (
+                f"no --patch written: the causes apply on {bases} different commits, each "
+                "inside its tests' first bad commit; run the same command with --patch-dir DIR "
+                "for one patch per cause (every test is taken from the journal), or with "
+                "--strategy diff for causes that all apply on GOOD."
+            )
         case errors.NotWithResults(option):
             return (
                 f"{option} does not work with --results yet: a whole-suite triage runs one test "

@@ -193,7 +193,6 @@ def triage(
     refused = (
         ("--isolate", request.isolate),
         ("--fail-pattern", request.fail_pattern is not None),
-        ("--patch (use --patch-dir)", files.patch is not None),
     )
     for option, given in refused:
         if given:
@@ -279,7 +278,24 @@ def triage(
             ),
             err=True,
         )
+    if files.patch is not None:  # last: where it cannot be written, the rest is
+        _all_causes(files.patch, result)
     return result
+
+
+def _all_causes(path: Path, result: model.SuiteResult) -> None:
+    """--patch with --results: every cause's changes in one patch, where they apply on one
+    commit; else the causes apply each on its own first bad commit's parent (exit 2, the rest
+    written: the same command with --patch-dir takes every test from the journal)."""
+    if result.patch is None and result.changes:
+        raise errors.CausesApart(len({found.base for found in result.changes}))
+    if result.patch is None:
+        click.echo(f"patch: none written to {path} (no cause)", err=True)
+        return
+    path.write_bytes(result.patch)
+    base = result.changes[0].base
+    on = "GOOD" if base == result.revisions.good else f"{base[:12]}, which the report names"
+    click.echo(f"patch: {path}, every cause (apply it on {on} with `git apply`)", err=True)
 
 
 def exit_code(outcome: model.Ending) -> int:
