@@ -357,6 +357,33 @@ def test_a_commit_that_fails_at_random_misleads_the_bisection_only_until_it_pass
     assert [c["path"] for c in run.report["culprits"]] == ["data.txt"]
     misled = [b for b in run.report["route"]["bisection"] if b["commit"] == commits[4]]
     assert misled == [{"commit": commits[4], "outcome": "pass", "runs": 2, "fails": 1}]
+    assert [d["outcomes"] for d in run.report["flaky"]] == [["fail", "pass"]]
+
+
+def test_the_bisections_evidence_of_a_flaky_test_is_reported_whatever_commit_showed_it(
+    tmp_path: Path,
+) -> None:
+    """Steps 4 and 2 each fail once at random, and the bisection is misled to step 2 before
+    its rerun passes; the search goes on inside step 5, and both disagreements are the
+    evidence (exit 5), though step 2 is neither end of that search."""
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    check = Exe(
+        "#!/bin/sh\n"
+        "step=$(sed -n 's/^step //p' notes.txt)\n"
+        f'if [ "$step" = 4 ] || [ "$step" = 2 ]; then\n'
+        f'  [ -e "{seen}/$step" ] || {{ : > "{seen}/$step"; exit 1; }}\n'
+        "fi\n" + CHECK.content.split("\n", 1)[1]
+    )
+    steps: list[dict[str, str | Exe | None]] = [{"check.sh": check}] + [{} for _ in range(7)]
+    steps[4] = {"data.txt": "10\n20\n31\n"}  # the culprit: 30 -> 31
+    repo, commits = history(tmp_path / "repo", steps)
+    run = search(repo)
+    assert run.returncode == 5, run.stdout + run.stderr
+    assert (run.report["first_bad"], run.report["base"]) == (commits[5], commits[4])
+    assert sorted(d["outcomes"] for d in run.report["flaky"]) == [["fail", "pass"]] * 2
+    tested = [b["commit"] for b in run.report["route"]["bisection"]]
+    assert commits[2] in tested, "every commit a bisection ran is listed"
 
 
 def test_an_interrupt_during_the_bisection_leaves_a_run_that_resumes(tmp_path: Path) -> None:

@@ -206,8 +206,12 @@ def _history_first(
             flaky = not hold((Stage.BAD, tree(bad), functools.partial(states, bad)))
             graph = Graph(scratch.repo)
 
+            asked: dict[str, None] = {}  # every commit any bisection asked, in order
+
             def bisected() -> history.Located:
-                return history.locate(good, bad, graph, test, width=width, offer=offer)
+                located = history.locate(good, bad, graph, test, width=width, offer=offer)
+                asked.update(dict.fromkeys(sha for sha, _ in located.asked))
+                return located
 
             located = None if flaky else bisected()
             for bisections in range(1, confidence.MAX_SEARCHES + 1):
@@ -241,7 +245,7 @@ def _history_first(
             bad=bad,
             bisected=tuple(
                 (sha, claim)
-                for sha, _ in (() if located is None else located.asked)
+                for sha in (() if located is None else asked)
                 if (claim := trials.claim(tree(sha))) is not None
             ),
             first_bad=None if located is None else located.first_bad,
@@ -272,6 +276,11 @@ def _history_first(
         log=[dataclasses.replace(record, number=n) for n, record in enumerate(log, 1)],
         tests_run=found.tests_run + trials.tests_run,
         command_time=found.command_time + trials.command_time,
+        # the bisection's evidence of a flaky test too (its two ends' is the search's)
+        disagreements=[
+            *(d for c, d in trials.disagreed.items() if c not in (tree(base), tree(tip))),
+            *found.disagreements,
+        ],
         # the search's own records taken over: those it took from the bisection are not
         resumed=trials.resumed + sum(r.phase != Stage.BISECT for r in found.log[: found.resumed]),
         wall_time=time.monotonic() - started,
