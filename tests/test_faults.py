@@ -457,8 +457,11 @@ def test_a_failure_at_random_that_misleads_the_search_is_caught_and_searched_pas
     assert "NOTE: the test fails at random" in run.stdout
     assert [(path, kind) for path, kind in run.culprits] == [("z.txt", "text")]
     answer = run.report["answer"]
-    assert answer["runs"] == answer["fails"] == 4, "its search runs and 3 reruns: all FAIL"
-    assert run.report["confirmation"]["reruns"] == 3
+    # the second check asks for half the risk: 4 reruns at 1 in 4 (0.25 ** 4 < 0.01)
+    assert answer["runs"] == answer["fails"] == 5, "its search runs and 4 reruns: all FAIL"
+    assert run.report["confirmation"]["reruns"] == 4
+    assert run.report["confirmation"]["risk"] == 0.25**3 + 0.25**4, "both checks' chances"
+    assert run.report["confirmation"]["bad"]["fails"] == 5, "BAD as often as the answer"
 
 
 def test_good_failing_once_at_random_in_the_preflight_does_not_end_the_run(

@@ -350,7 +350,7 @@ class Confirmation:
     runs: int  # runs of the answer in all: the one that found it, and the reruns
     reruns: int  # runs after the one that found it, all failing when `answer` is FAIL
     # The chance that a wrong answer fails as many reruns in a row, for a test that fails at
-    # random in `flake_rate` of its runs.
+    # random in `flake_rate` of its runs (summed over every answer checked in the run).
     risk: float
     flake_rate: float
     # GOOD's runs in all, the one after the reruns included (none when a rerun disagreed):
@@ -359,6 +359,9 @@ class Confirmation:
     # How many of GOOD's last runs failed in a row: as many as the answer's runs, and GOOD
     # fails now (what the search's runs left in the scratch tree), so they tell nothing.
     good_failing: int = 0
+    # BAD's runs in all, where the test was seen to fail at random: run again as the answer
+    # was (every answer rests on BAD's FAIL); a PASS among them and there is no answer.
+    bad: Claim | None = None
     # BAD without the answer (--isolate: GOOD + the passing set), when a run of it is on record
     # (the search's; it is not run for this): PASS, the answer is the whole cause.
     rest: Outcome | None = None

@@ -810,8 +810,8 @@ def _searched(run: _Run) -> _Ended:
     found = None
     try:
         history = request.strategy == Strategy.HISTORY
-        found, confirmation = _checked(run, history=history)
-        for _ in range(confidence.MAX_SEARCHES - 1):
+        found, confirmation = _checked(run, history=history, before=0.0, searches=1)
+        for searches in range(2, confidence.MAX_SEARCHES + 1):
             if not _passed_again(run, found):
                 break
             # Its PASS is a fact: a FAIL the search acted on came at random. It goes again
@@ -820,7 +820,8 @@ def _searched(run: _Run) -> _Ended:
             run.cache.reset(run.trials.settled())
             run.cache.store(frozenset(), Outcome.PASS)
             run.cache.store(run.everything, Outcome.FAIL)
-            found, confirmation = _checked(run, history=history)
+            before = 0.0 if confirmation is None else confirmation.risk
+            found, confirmation = _checked(run, history=history, before=before, searches=searches)
     except KeyboardInterrupt:
         run.trials.stop_ahead()
         return _Ended(
@@ -833,7 +834,11 @@ def _searched(run: _Run) -> _Ended:
             route=route,
         )
     backed = run.trials.backs(found, isolate=request.isolate) and not (
-        confirmation is not None and confirmation.good_failing
+        confirmation is not None
+        and (
+            confirmation.good_failing
+            or (confirmation.bad is not None and confirmation.bad.outcome is not Outcome.FAIL)
+        )
     )
     return _Ended(
         ending=Ending.FOUND if backed else Ending.FLAKY,
@@ -845,11 +850,14 @@ def _searched(run: _Run) -> _Ended:
     )
 
 
-def _checked(run: _Run, *, history: bool) -> tuple[Found, Confirmation | None]:
+def _checked(
+    run: _Run, *, history: bool, before: float, searches: int
+) -> tuple[Found, Confirmation | None]:
     """One search from BAD's changes down the levels, cut by origin, and its answer checked
-    at the end (unless --no-confirm)."""
+    at the end (unless --no-confirm): the search number `searches` of this run, after
+    answers whose checks had the risk `before` (see `_confirm`)."""
     found = _by_origin(run, _descend(run, run.everything, history=history))
-    return found, _confirm(run, found) if run.request.confirm else None
+    return found, _confirm(run, found, before, searches) if run.request.confirm else None
 
 
 def _passed_again(run: _Run, found: Found) -> bool:
@@ -876,24 +884,35 @@ def _by_origin(run: _Run, found: Found) -> Found:
     return run.search.by_origin(found, run.attribution or _origins(run, units))
 
 
-def _confirm(run: _Run, found: Found) -> Confirmation:
+def _confirm(run: _Run, found: Found, before: float = 0.0, searches: int = 1) -> Confirmation:
     """Run GOOD + the answer (--isolate: the failing set) again until it has failed in as
     many runs besides the one that found it as the confidence asks at the flake rate seen
     (`confidence.reruns`), then GOOD once more (`_good_at_end`); a PASS of the answer ends the
     check (a flaky test misled the search). The claims that rest on a PASS need no rerun (see
     search/confidence.py). Where GOOD's runs at the end show the test flaky, and so the rate
-    higher, the answer runs again as the new rate asks, once."""
+    higher, the answer runs again as the new rate asks, once.
+
+    Each check is one more chance for a wrong answer to come through: the risk stated is the
+    sum of this check's and those of the answers checked `before` in this run (a union
+    bound), and check number `searches` asks for half the risk of the one before it, so that
+    the sum stays below twice what --confidence asks (the first check, alone for a test never
+    seen to fail at random, asks for just that). Once the test is seen to fail at random,
+    BAD's FAIL, on which every answer rests, runs again as the answer's does."""
     trials = run.trials
     good = frozenset[str]()
-    again = None
+    again = bad = None
+    allowed = (1 - run.request.confidence) / 2 ** (searches - 1)
     for _ in range(2):
         rate = confidence.guarded_rate(trials.flake_rate())
-        wanted = 1 + (confidence.reruns(run.request.confidence, rate) if run.reruns else 0)
+        wanted = 1 + (confidence.reruns(1 - allowed, rate) if run.reruns else 0)
         trials.offer([*trials.owed(found.answer, wanted), *trials.owed(good, PREFLIGHT_RUNS + 1)])
         outcome, runs = trials.repeat(found.answer, wanted, Stage.CONFIRM)
         if outcome is not Outcome.FAIL:
             break
         again = _good_at_end(trials, wanted)
+        if trials.flake_rate() > 0 and run.reruns:
+            trials.repeat(run.everything, wanted, Stage.CONFIRM)
+            bad = trials.claim(run.everything)
         if rate == confidence.guarded_rate(trials.flake_rate()):
             break
     rest = trials.claim(found.passing if run.request.isolate else run.everything - found.answer)
@@ -902,10 +921,13 @@ def _confirm(run: _Run, found: Found) -> Confirmation:
         answer=outcome,
         runs=len(runs),
         reruns=reruns,
-        risk=confidence.risk(reruns, rate),
+        # this check's chance to pass a wrong answer, as planned (a check that a PASS ended
+        # had that chance too), with the earlier checks'
+        risk=min(before + confidence.risk(wanted - 1, rate), 1.0),
         flake_rate=rate,
         good=again,
         good_failing=0 if again is None else _failing_at_end(trials.records(good)),
+        bad=bad,
         rest=None if rest is None else rest.outcome,
     )
 

@@ -152,6 +152,7 @@ def render(result: Result) -> str:
             "rest": None if confirmation.rest is None else confirmation.rest.value,
             "good": _claim(confirmation.good),
             "good_failing_at_end": confirmation.good_failing,
+            "bad": _claim(confirmation.bad),
         },
         "kept": list(result.kept),
         "ignored": list(result.ignored),

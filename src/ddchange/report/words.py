@@ -375,6 +375,11 @@ def confirmation(
         "the time (--confidence asks for more reruns)."
     ]
     lines += _good_at_end(confirmation, base)
+    if confirmation.bad is not None and confirmation.bad.outcome is Outcome.FAIL:
+        lines.append(
+            f"BAD failed again in all {confirmation.bad.runs} of its runs: every answer rests "
+            "on its FAIL, run again as the answer's since the test fails at random."
+        )
     if isolate:
         return lines
     rest = {
