@@ -344,6 +344,50 @@ def test_a_test_that_kills_every_worker_stops_the_run_with_one_line_and_nothing_
     assert _records(repo) == [], run.stderr
 
 
+def test_a_cluster_left_with_no_worker_stops_the_run_after_the_grace(
+    sample_repo: SampleRepo, tmp_path: Path
+) -> None:
+    """The cluster's one worker (no nanny to start it again) is killed while a test is out:
+    the run waits DDCHANGE_NO_WORKER_GRACE seconds for a worker, then stops with one line and
+    records nothing for that test, where it used to wait for ever."""
+    distributed = pytest.importorskip("distributed")
+    repo, scenario = sample_repo("wrong-line")
+    started = tmp_path / "started"
+    slow = ("sh", "-c", f': > {started}; sleep 30; exec "$@"', "sh", *scenario.test)
+    with distributed.LocalCluster(
+        n_workers=0, host="127.0.0.1", dashboard_address=None, processes=True
+    ) as local:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", local.scheduler_address,
+             "--nthreads", "1", "--no-nanny", "--no-dashboard"],
+            env={**os.environ, "TMPDIR": str(tmp_path)}, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            local.wait_for_workers(1, timeout=120)
+            argv = [sys.executable, "-m", "ddchange", f"{scenario.good}..{scenario.bad}",
+                    "--scheduler", local.scheduler_address, "--", *slow]  # fmt: skip
+            env = {**os.environ, "DDCHANGE_NO_WORKER_GRACE": "5"}
+            run = subprocess.Popen(argv, cwd=repo, env=env, stderr=subprocess.PIPE, text=True)
+            deadline = time.monotonic() + 120
+            while not started.exists() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert started.exists(), "a test started on the cluster"
+            worker.kill()
+            try:
+                _, err = run.communicate(timeout=120)
+            finally:
+                run.kill()  # a run that waits for ever (before the grace) is not left behind
+                run.wait()
+        finally:
+            worker.kill()
+            worker.wait()
+    assert run.returncode == 1, err
+    assert (
+        err.strip().splitlines()[-1].startswith("ddchange: stopped: it has had no worker for 5 s")
+    ), err
+    assert _records(repo) == [], "the test that was out is no outcome"
+
+
 def _outcomes(records: list[dict[str, object]]) -> list[tuple[object, object]]:
     return [(record["config"], record["outcome"]) for record in records]
 

@@ -20,9 +20,12 @@ the same as with `-j N` on one machine.
   started in its place; when it gives up (`KilledWorker`), when the task is cancelled (the
   cluster restarted), or when the scheduler is gone, the run stops (`errors.ClusterLost`):
   nothing is recorded, and the same command resumes. Never an outcome.
+- A cluster left with no worker at all (each retired, or lost and not started again): a task
+  would wait for one for ever, so a run that has waited `NO_WORKER_GRACE` seconds with none
+  there stops (`errors.ClusterLost`), as above.
 - Ctrl-C stops the commands of this run on every worker (`runner.stop_all` there), and
-  cancels its tasks still on the cluster: where every worker was lost, a task waits for one
-  for ever. Each call that cleans up on the cluster is bounded (`_bounded`).
+  cancels its tasks still on the cluster. Each call that cleans up on the cluster is bounded
+  (`_bounded`).
 
 The functions run on the workers (`_run_here`, `_stop_here`, `receive`, `forget`) are
 module-level, so that a worker with ddchange installed imports them by name.
@@ -121,7 +124,7 @@ def remote(
             with lock:
                 going.add(submitted)
             try:
-                return _result(submitted, address)
+                return _result(submitted, address, lambda: sum(client.nthreads().values()))
             finally:
                 with lock:
                     going.discard(submitted)
@@ -167,13 +170,37 @@ def _bundle(scratch: Scratch, source: str) -> bytes:
         return path.read_bytes()
 
 
-def _result(future: Any, address: str) -> runner.Verdict:
-    """The verdict of a remote run; a lost worker or scheduler is no outcome. A run is never
-    cancelled from here (`stop` ends its commands, and it returns), so a cancelled one is one
-    the cluster dropped (it was restarted, or it lost this client)."""
+# Seconds a run waits for a test while the cluster has no worker at all (a worker lost is
+# often started again in a few seconds); DDCHANGE_NO_WORKER_GRACE sets another.
+NO_WORKER_GRACE = 120.0
+_POLL = 5.0  # seconds between looks at the cluster's workers while a test is out
+
+
+def _no_worker_grace() -> float:
+    try:
+        seconds = float(os.environ.get("DDCHANGE_NO_WORKER_GRACE", ""))
+    except ValueError:
+        return NO_WORKER_GRACE
+    return seconds if 0 < seconds < float("inf") else NO_WORKER_GRACE
+
+
+def _result(future: Any, address: str, threads: Callable[[], int]) -> runner.Verdict:
+    """The verdict of a remote run; a lost worker or scheduler is no outcome, nor is a
+    cluster with no worker (`threads` counts them) for `_no_worker_grace` seconds. A run is
+    never cancelled from here (`stop` ends its commands, and it returns), so a cancelled one
+    is one the cluster dropped (it was restarted, or it lost this client)."""
     import distributed
 
+    grace, alone = _no_worker_grace(), 0.0
     try:
+        while not future.done():
+            with contextlib.suppress(TimeoutError):  # distributed.TimeoutError is the same
+                future.result(timeout=min(_POLL, grace))
+            if future.done():
+                break
+            alone = alone + min(_POLL, grace) if threads() == 0 else 0.0
+            if alone >= grace:
+                raise errors.ClusterLost(address, f"it has had no worker for {grace:g} s")
         verdict: runner.Verdict = future.result()
     except distributed.KilledWorker as lost:
         raise errors.ClusterLost(address, f"it lost the workers that ran a test ({lost})") from None
