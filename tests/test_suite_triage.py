@@ -607,3 +607,30 @@ def test_patch_holds_every_cause_where_they_apply_on_one_commit(tmp_path: Path) 
                    command=["run"])  # fmt: skip
     refused(run, 2, "no --patch written: the causes apply on 3 different commits")
     assert not (tmp_path / "x.patch").exists()
+
+
+def test_a_test_that_fails_once_at_random_is_searched_past_not_given_up(tmp_path: Path) -> None:
+    """test_round fails once at random, in the first run that has a.txt's "line two" and not
+    its BROKEN (a hunk its search tries alone): its search is misled there, the reruns of
+    that answer pass (a fact), and it searches again: the causes are those of a steady
+    suite, backed by their records, with exit 5 and the disagreement flagged (it ended in
+    exit 4, no reliable answer, before)."""
+    mark = tmp_path / "failed-once"
+    once = (
+        f"if has('a.txt', 'line two') and not has('a.txt', 'BROKEN') "
+        f"and not os.path.exists({str(mark)!r}):\n"
+        f"    open({str(mark)!r}, 'w').close()\n"
+        "    tests['suite.Money.test_round'] = False\n"
+    )
+    runner = SUITE.replace('if has("e.txt", "BOMB"):', once + 'if has("e.txt", "BOMB"):')
+    assert runner != SUITE
+    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, BAD, "")
+    code, _, err, document = triage(repo, *JUNIT)
+    assert mark.exists(), "the failure at random came"
+    assert code == 5, err
+    assert cause_lines(document) == {
+        ("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"},
+        ("suite.Text.test_encoding",): {"latin", "ENCODING"},
+    }
+    assert not any(cause["flaky"] for cause in document["causes"])
+    assert any(cause["disagreed"] for cause in document["causes"])

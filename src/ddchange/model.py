@@ -498,9 +498,12 @@ class Cause:
     # Of those, the ones where one of its tests gave no verdict (no build, no result, another
     # failure): "did not fail" there, but did not pass either.
     unresolved: int = 0
-    # Some records of the answer, of GOOD or of a check disagree for one of its tests, or do
-    # not back the claim: the cause is what was seen, not a verdict.
+    # The records of the answer, of GOOD or of a check do not back the claim for one of its
+    # tests: the cause is what was seen, not a verdict.
     flaky: bool
+    # Some of those records disagree for one of its tests (a test that fails at random), and
+    # back the claim all the same (a PASS is a fact).
+    disagreed: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -35,8 +35,12 @@ record), so one run answers for every test at once. The phases pass values along
 
 Claims: "test T fails with these changes" is a record of the answer in which T failed; "and
 without each of them it does not" is a record of each check in which T did not fail. Both are
-read from the records by `verdict`, never implied. A target whose records of one configuration
-disagree is flaky: its cause is reported, flagged, and the run ends with exit 4.
+read from the records by `verdict`, never implied. A flaky test is taken as a single search
+takes it (search/confidence.py): where T passed in one run of a configuration and failed in
+the others, it passes there; a FAIL a search acts on runs again as the flake rate seen asks;
+a target that passes in a rerun of its answer is searched again from what was seen (at most
+confidence.MAX_SEARCHES searches). A cause its records do not back is flaky, reported and
+flagged (exit 4); one they back in spite of runs that disagreed ends with exit 5.
 """
 
 from __future__ import annotations
@@ -312,14 +316,29 @@ def _triage(
 
         try:
             pace.begin(len(targets), len(everything))
-            for target in targets:
-                searching[0] = target
-                pace.next({f.answer for f in found.values()})
-                found[target.name] = _search(
-                    request, trials, hierarchy, target, levels, width, everything, commits_of
-                )
-            searching[0] = None
-            causes = _causes(request, trials, targets, found, everything)
+
+            rate = _Flakes(trials, targets).rate
+
+            searched = targets
+            for _ in range(confidence.MAX_SEARCHES):
+                for target in searched:
+                    searching[0] = target
+                    pace.next({f.answer for f in found.values()})
+                    found[target.name] = _search(
+                        request, trials, hierarchy, target, levels, width, everything,
+                        commits_of, rate,
+                    )  # fmt: skip
+                searching[0] = None
+                causes = _causes(request, trials, targets, found, rate())
+                # A target that passed in a rerun of its answer (a fact): a FAIL at random
+                # misled its search, which goes again from what was seen.
+                searched = [
+                    t
+                    for t in targets
+                    if outcome_of(trials, found[t.name].answer, t) is Outcome.PASS
+                ]
+                if not searched:
+                    break
         except KeyboardInterrupt:
             trials.stop_ahead()
             outcome = Ending.INTERRUPTED
@@ -404,10 +423,38 @@ class _Pace:
 
 
 def outcome_of(trials: Trials, config: Config, target: Target) -> Outcome:
-    """What the records of exactly `config` say of `target`: the outcome they agree on,
-    UNRESOLVED when they disagree or none is on record."""
+    """What the records of exactly `config` say of `target`: the outcome they agree on; PASS
+    where it passed in some and failed in the others (a flaky test fails at random, it does
+    not pass at random: search/confidence.py); UNRESOLVED where they disagree otherwise or
+    none is on record."""
     seen = {verdict(record, target) for record in trials.records(config)}
+    if seen == {Outcome.PASS, Outcome.FAIL}:
+        return Outcome.PASS
     return seen.pop() if len(seen) == 1 else Outcome.UNRESOLVED
+
+
+@dataclass
+class _Flakes:
+    """The rate at which the targets fail at random (confidence.flake_rate), from the runs of
+    configurations in which a target passed: 0 while none of them failed there. Kept up as
+    the log grows: each call reads again only the configurations run since the last one."""
+
+    trials: Trials
+    targets: Sequence[Target]
+    _read: int = 0  # records of the log read
+    _counts: dict[Config, tuple[int, int]] = field(default_factory=dict)  # runs, FAILs at random
+
+    def rate(self) -> float:
+        for config in {record.config for record in self.trials.log[self._read :]}:
+            records, runs, fails = self.trials.records(config), 0, 0
+            for target in self.targets:
+                seen = [verdict(record, target) for record in records]
+                if Outcome.PASS in seen and set(seen) <= {Outcome.PASS, Outcome.FAIL}:
+                    runs, fails = runs + len(seen), fails + seen.count(Outcome.FAIL)
+            self._counts[config] = (runs, fails)
+        self._read = len(self.trials.log)
+        runs = sum(runs for runs, _ in self._counts.values())
+        return confidence.flake_rate(sum(fails for _, fails in self._counts.values()), runs)
 
 
 def disagree(trials: Trials, config: Config, target: Target) -> bool:
@@ -502,10 +549,11 @@ def _search(
     width: int,
     start: Config,
     origins: Callable[[Config], Mapping[str, tuple[str, ...]]],
+    rate: Callable[[], float],
 ) -> Found:
     """One target's search from `start`, then cut by commit (`Search.by_origin`, from the
     commits `origins` gives each unit of the answer), the path its own search would take
-    alone: its cache
+    alone (each FAIL it acts on run as often as the flake `rate` seen asks): its cache
     begins with GOOD and `start` only, so no outcome is implied from another target's runs
     (moving to another search's configurations by monotony led a search astray: on the click
     suite one target's search ran four times as many tests so); but a configuration another
@@ -516,6 +564,11 @@ def _search(
 
     def test(config: Config, phase: Phase) -> Outcome:
         while len(trials.records(config)) < 1 + request.retries:  # --retries: more runs
+            trials.once(config, phase)
+        # a FAIL acted on runs again as the flake rate seen asks (none for a steady suite)
+        while outcome_of(trials, config, target) is Outcome.FAIL and len(
+            trials.records(config)
+        ) < confidence.fails_needed(rate()):
             trials.once(config, phase)
         return outcome_of(trials, config, target)
 
@@ -539,13 +592,16 @@ def _causes(
     trials: Trials,
     targets: list[Target],
     found: dict[str, Found],
-    everything: Config,
+    rate: float,
 ) -> list[Cause]:
     """Targets with the same answer, one cause each (in the order first found); each answer
-    run again until it has 1 + reruns records, and GOOD once more at the end. A cause is
-    flaky where the records of its answer, of GOOD, of `everything` (BAD's side) or of a
-    check disagree for one of its tests."""
-    reruns = confidence.reruns(request.confidence) if request.confirm else 0
+    run again until it has 1 + reruns records (as many as the confidence asks at the flake
+    `rate` seen, or 1 in 4), and GOOD once more at the end. A cause is flaky where its records
+    do not back it (a test passed in a run of its answer, or failed at GOOD, or in a check);
+    it `disagreed` where the records of any configuration disagree for one of its tests (a
+    search misled by a FAIL at random, say), and they back it all the same."""
+    guarded = confidence.guarded_rate(rate)
+    reruns = confidence.reruns(request.confidence, guarded) if request.confirm else 0
     grouped: dict[Config, list[Target]] = {}
     for target in targets:
         grouped.setdefault(found[target.name].answer, []).append(target)
@@ -556,11 +612,10 @@ def _causes(
     while reruns and len(trials.records(frozenset())) < 2:  # GOOD again, after the search
         trials.once(frozenset(), Stage.CONFIRM)
     causes = []
+    configs = {record.config for record in trials.log}
     for answer, mine in _by_runs(trials, targets, found, grouped).items():
         checks = tuple(dict.fromkeys(c for t in mine for c in found[t.name].checks))
-        flaky = any(
-            disagree(trials, c, t) for t in mine for c in (answer, frozenset(), everything, *checks)
-        )
+        disagreed = any(disagree(trials, c, t) for t in mine for c in configs)
         backed = all(
             outcome_of(trials, answer, t) is Outcome.FAIL
             and outcome_of(trials, frozenset(), t) is Outcome.PASS
@@ -577,7 +632,8 @@ def _causes(
                     any(outcome_of(trials, c, t) is Outcome.UNRESOLVED for t in mine)
                     for c in checks
                 ),
-                flaky=flaky or not backed,
+                flaky=not backed,
+                disagreed=disagreed,
             )
         )
     return causes

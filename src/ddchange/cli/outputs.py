@@ -298,6 +298,15 @@ def _all_causes(path: Path, result: model.SuiteResult) -> None:
     click.echo(f"patch: {path}, every cause (apply it on {on} with `git apply`)", err=True)
 
 
+def triage_exit(result: model.SuiteResult) -> int:
+    """The exit code for a whole-suite triage: `exit_code`'s, but 5 where every cause is
+    backed by its records and some of them disagreed (a test that fails at random)."""
+    code = exit_code(result.outcome)
+    if code == Exit.FOUND and any(cause.disagreed for cause in result.causes):
+        return Exit.FOUND_FLAKY
+    return code
+
+
 def exit_code(outcome: model.Ending) -> int:
     """The exit code for how a search or a triage ended."""
     return {

@@ -84,6 +84,8 @@ def backing(cause: Cause, base: str = "GOOD") -> str:
             "back the claim"
         )
     seen = f"each test failed in all {cause.runs} runs of these changes on {base}, passed at {base}"
+    if cause.disagreed:  # backed all the same: a PASS is a fact
+        seen += " (the test failed at random in some other runs: each PASS is taken as a fact)"
     passed = cause.checks - cause.unresolved
     if not cause.unresolved:
         return (
@@ -191,6 +193,7 @@ def render_json(result: SuiteResult) -> str:
                 "checks": cause.checks,
                 "unresolved_checks": cause.unresolved,
                 "flaky": cause.flaky,
+                "disagreed": cause.disagreed,
                 "base": found.base,
                 "first_bad": found.first_bad,
                 "changes": [
