@@ -121,7 +121,7 @@ def test_each_failing_test_gets_its_own_cause_from_shared_runs(tmp_path: Path) -
         assert len(runs) == cause["runs"] >= 2
         for test in cause["tests"]:
             classname, _, name = test.rpartition(".")
-            assert all(r["cases"][test] == ["fail", "AssertionError"] for r in runs), name
+            assert all(r["cases"][test][:2] == ["fail", "AssertionError"] for r in runs), name
     assert "Cause 1: 1 change breaks 2 tests" in out
     assert "Already failing at GOOD (not searched): suite.Old.test_known_bug" in out
     html = page.read_text()
@@ -634,3 +634,23 @@ def test_a_test_that_fails_once_at_random_is_searched_past_not_given_up(tmp_path
     }
     assert not any(cause["flaky"] for cause in document["causes"])
     assert any(cause["disagreed"] for cause in document["causes"])
+
+
+def test_fail_pattern_narrows_a_triage_to_the_failures_whose_message_matches(
+    tmp_path: Path,
+) -> None:
+    """--fail-pattern with --results: test_round fails "off by a cent", the others "no"; only
+    test_round is a target, and it fails only where its message matches."""
+    runner = SUITE.replace(
+        """    body = "" if ok else '<failure type="AssertionError" message="no"/>\'""",
+        """    said = "off by a cent" if method == "test_round" else "no"
+    body = "" if ok else '<failure type="AssertionError" message="%s"/>' % said""",
+    )
+    assert runner != SUITE
+    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, BAD, "")
+    code, _, err, document = triage(repo, *JUNIT, "--fail-pattern", "off by a cent")
+    assert code == 0, err
+    assert [t["name"] for t in document["targets"]] == ["suite.Money.test_round"]
+    assert cause_lines(document) == {("suite.Money.test_round",): {"BROKEN"}}
+    failing = [r for r in document["log"] if r["phase"] == "bad"]
+    assert failing[0]["cases"]["suite.Money.test_round"][2] == "off by a cent"

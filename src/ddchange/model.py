@@ -53,13 +53,20 @@ class Case:
 
     status: Status
     kind: str = ""
+    # What the writer said of a failure or error (JUnit's message, and the end of its text),
+    # for --fail-pattern; not part of the signature: "the same failure" is the same kind.
+    message: str = field(default="", compare=False)
 
 
 def cases_json(cases: Mapping[str, Case] | None) -> dict[str, list[str]] | None:
-    """Test results as the journal and the log hold them: {test id: [status, kind]}."""
+    """Test results as the journal and the log hold them: {test id: [status, kind]}, with
+    the message third where there is one."""
     if cases is None:
         return None
-    return {name: [case.status.value, case.kind] for name, case in cases.items()}
+    return {
+        name: [case.status.value, case.kind, *([case.message] if case.message else [])]
+        for name, case in cases.items()
+    }
 
 
 def cases_from(value: object) -> dict[str, Case] | None:
@@ -71,10 +78,10 @@ def cases_from(value: object) -> dict[str, Case] | None:
     cases: dict[str, Case] = {}
     for name, pair in value.items():
         if not (
-            isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)
+            isinstance(pair, list) and len(pair) in (2, 3) and all(isinstance(p, str) for p in pair)
         ):
-            raise ValueError(f"a test result that is not [status, kind]: {name!r}")
-        cases[name] = Case(Status(pair[0]), pair[1])
+            raise ValueError(f"a test result that is not [status, kind(, message)]: {name!r}")
+        cases[name] = Case(Status(pair[0]), pair[1], *pair[2:])
     return cases
 
 
@@ -484,6 +491,8 @@ class Target:
     # Every test that passes at GOOD, with its result at BAD (None: absent there); shared by
     # all targets of a run: a failure counts only where none of them breaks anew.
     ends: Mapping[str, Case | None] = field(default_factory=dict)
+    # --fail-pattern: a failure counts only where its message matches this (a regex)
+    pattern: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -649,7 +649,11 @@ def trials_for(
     the states `pinned`), where each run's results are (--results); told of each record and
     of each test as it starts."""
     subdirectory = git.prefix(request.repo)
-    pattern = re.compile(request.fail_pattern) if request.fail_pattern else None
+    # With --results the pattern is on each test's failure message (suite.verdict), not on
+    # the command's output
+    pattern = (
+        re.compile(request.fail_pattern) if request.fail_pattern and not request.results else None
+    )
     setup = Setup(
         diff=diff,
         scratch=scratch,

@@ -49,6 +49,7 @@ import contextlib
 import dataclasses
 import fnmatch
 import json
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -475,6 +476,8 @@ def verdict(record: TestRecord, target: Target) -> Outcome:
         return Outcome.PASS
     if case != target.at_bad or _broken_anew(record.cases, target.ends):
         return Outcome.UNRESOLVED
+    if target.pattern is not None and not re.search(target.pattern, case.message):
+        return Outcome.UNRESOLVED  # --fail-pattern: another failure
     return Outcome.FAIL
 
 
@@ -518,13 +521,15 @@ def _targets(
         name: (results.lookup(good, name), results.lookup(bad, name))
         for name in sorted(set(good) | set(bad))
     }
+    pattern = request.fail_pattern
     targets = [
-        Target(name=name, at_bad=after, ends=ends)
+        Target(name=name, at_bad=after, ends=ends, pattern=pattern)
         for name, (before, after) in at.items()
         if before is not None
         and before.status is Status.PASS
         and after is not None
         and after.status in broken
+        and (pattern is None or re.search(pattern, after.message) is not None)
         and (not request.tests or any(fnmatch.fnmatchcase(name, g) for g in request.tests))
     ]
     failing = tuple(n for n, (b, a) in at.items() if _broken(b) and _broken(a))

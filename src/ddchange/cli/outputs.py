@@ -190,10 +190,7 @@ def triage(
     log: each run's request and records), those in place of the journal's first."""
     if not request.results:
         raise errors.NeedsResults("--test" if request.tests else "--patch-dir")
-    refused = (
-        ("--isolate", request.isolate),
-        ("--fail-pattern", request.fail_pattern is not None),
-    )
+    refused = (("--isolate", request.isolate),)
     for option, given in refused:
         if given:
             raise errors.NotWithResults(option)

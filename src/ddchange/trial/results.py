@@ -261,10 +261,21 @@ def _test_id(case: TestCase) -> str:
 
 def _case(case: TestCase) -> Case:
     if case.is_error:
-        return Case(Status.ERROR, _kind(case, Error))
+        return Case(Status.ERROR, _kind(case, Error), _message(case, Error))
     if case.is_failure:
-        return Case(Status.FAIL, _kind(case, Failure))
+        return Case(Status.FAIL, _kind(case, Failure), _message(case, Failure))
     return Case(Status.SKIP if case.is_skipped else Status.PASS)
+
+
+MESSAGE_LIMIT = 500  # characters of a failure's message, and of the end of its text, kept
+
+
+def _message(case: TestCase, result: type[Error] | type[Failure]) -> str:
+    """What a failure or error says (for --fail-pattern): its message and the end of its
+    text, each cut to MESSAGE_LIMIT characters."""
+    entry = next(entry for entry in case.result if isinstance(entry, result))
+    message, text = str(entry.message or "")[:MESSAGE_LIMIT], str(entry.text or "")
+    return "\n".join(part for part in (message, text[-MESSAGE_LIMIT:]) if part.strip())
 
 
 def _kind(case: TestCase, result: type[Error] | type[Failure]) -> str:
