@@ -265,7 +265,8 @@ def help_(ctx: click.Context, command: str | None) -> None:
     "--fail-pattern",
     callback=_check_pattern,
     metavar="REGEX",
-    help="The output must also match (searched in its last 1 MiB).",
+    help="The output must also match (searched in its last 1 MiB); with --results, each "
+    "test's failure message.",
 )
 @click.option(
     "--granularity",
