@@ -376,9 +376,11 @@ def confirmation(
     ]
     lines += _good_at_end(confirmation, base)
     if confirmation.bad is not None and confirmation.bad.outcome is Outcome.FAIL:
+        tip = "BAD" if base == "GOOD" else "the commit searched"
         lines.append(
-            f"BAD failed again in all {confirmation.bad.runs} of its runs: every answer rests "
-            "on its FAIL, run again as the answer's since the test fails at random."
+            f"{tip[0].upper()}{tip[1:]} failed again in all {confirmation.bad.runs} of its "
+            "runs: every answer rests on its FAIL, run again as the answer's since the test "
+            "fails at random."
         )
     if isolate:
         return lines
