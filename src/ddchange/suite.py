@@ -318,7 +318,7 @@ def _triage(
         try:
             pace.begin(len(targets), len(everything))
 
-            rate = _Flakes(trials, targets).rate
+            rate = _Flakes(trials=trials, targets=targets).rate
 
             searched = targets
             for _ in range(confidence.MAX_SEARCHES):
@@ -434,7 +434,7 @@ def outcome_of(trials: Trials, config: Config, target: Target) -> Outcome:
     return seen.pop() if len(seen) == 1 else Outcome.UNRESOLVED
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Flakes:
     """The rate at which the targets fail at random (confidence.flake_rate), from the runs of
     configurations in which a target passed: 0 while none of them failed there. Kept up as

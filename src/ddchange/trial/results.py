@@ -203,7 +203,7 @@ def _junit_file(path: Path, where: Path, top: Path) -> list[tuple[str, Case]]:
     shown = path.relative_to(where).as_posix()
     root = _xml(_contents(path, top, shown), shown)
     try:
-        cases = [(_test_id(case), _case(case)) for case in _testcases(root)]
+        cases = [(_test_id(case), _case(case, top)) for case in _testcases(root)]
     except RecursionError:  # junitparser walks nested suites recursively
         raise _Refused(f"{shown}: test suites nested too deeply") from None
     if not cases:
@@ -259,23 +259,29 @@ def _test_id(case: TestCase) -> str:
     return f"{classname}.{name}" if classname else name
 
 
-def _case(case: TestCase) -> Case:
+def _case(case: TestCase, top: Path) -> Case:
     if case.is_error:
-        return Case(Status.ERROR, _kind(case, Error), _message(case, Error))
+        return Case(Status.ERROR, _kind(case, Error), _message(case, Error, top))
     if case.is_failure:
-        return Case(Status.FAIL, _kind(case, Failure), _message(case, Failure))
+        return Case(Status.FAIL, _kind(case, Failure), _message(case, Failure, top))
     return Case(Status.SKIP if case.is_skipped else Status.PASS)
 
 
 MESSAGE_LIMIT = 500  # characters of a failure's message, and of the end of its text, kept
 
 
-def _message(case: TestCase, result: type[Error] | type[Failure]) -> str:
+def _message(case: TestCase, result: type[Error] | type[Failure], top: Path) -> str:
     """What a failure or error says (for --fail-pattern): its message and the end of its
-    text, each cut to MESSAGE_LIMIT characters."""
+    text, each cut to MESSAGE_LIMIT characters, with the paths into the tree it ran in
+    (`top`) made relative, so that the same failure reads the same in every tree (-j N, a
+    cluster's workers)."""
     entry = next(entry for entry in case.result if isinstance(entry, result))
-    message, text = str(entry.message or "")[:MESSAGE_LIMIT], str(entry.text or "")
-    return "\n".join(part for part in (message, text[-MESSAGE_LIMIT:]) if part.strip())
+    room = MESSAGE_LIMIT + 4096  # the paths go before the cut, wherever it falls
+    message, text = str(entry.message or "")[:room], str(entry.text or "")[-room:]
+    for tree in dict.fromkeys((str(top), str(top.resolve()))):
+        message, text = message.replace(tree + "/", ""), text.replace(tree + "/", "")
+    said = message[:MESSAGE_LIMIT], text[-MESSAGE_LIMIT:]
+    return "\n".join(part for part in said if part.strip())
 
 
 def _kind(case: TestCase, result: type[Error] | type[Failure]) -> str:
