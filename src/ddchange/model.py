@@ -562,3 +562,9 @@ class SuiteResult:
     # Every cause's changes together, as one patch, where all causes apply on one commit (the
     # base of each of `changes`); None where they do not, or there is no cause.
     patch: bytes | None = None
+
+    @property
+    def disagreed(self) -> bool:
+        """Whether runs of the same changes disagreed for a test of some cause (a test that
+        fails at random), the causes backed all the same."""
+        return any(cause.disagreed for cause in self.causes)

@@ -340,8 +340,7 @@ def _tip_holds(trials: Trials, trees: CommitTrees, located: history.Located, ask
     """Whether the first bad commit fails again in as many runs as an answer's FAIL needs at
     the confidence `asked` (its FAIL is a claim), at the flake rate seen so far; False where
     it passed."""
-    rate = confidence.guarded_rate(trials.flake_rate())
-    runs = 1 + confidence.reruns(asked, rate)
+    runs = confidence.runs_to_confirm(asked, trials.flake_rate())
     states = trees.states(located.tip, runs)
     return trials.repeat(trees.tree(located.tip), runs, Stage.BISECT, states)[0] is Outcome.FAIL
 
@@ -760,9 +759,14 @@ def _preflight(run: _Run) -> bool:
         ),
     )
     if held:
-        run.cache.store(frozenset(), Outcome.PASS)
-        run.cache.store(run.everything, Outcome.FAIL)
+        _know_the_sides(run)
     return held
+
+
+def _know_the_sides(run: _Run) -> None:
+    """The search's cache told what the pre-flight's runs showed: GOOD passes, BAD fails."""
+    run.cache.store(frozenset(), Outcome.PASS)
+    run.cache.store(run.everything, Outcome.FAIL)
 
 
 # A side of the pre-flight: its phase, its configuration, and what writes its tree when it is
@@ -822,8 +826,7 @@ def _searched(run: _Run) -> _Ended:
             # from what was seen, and FAILs not yet run as often as the flake rate asks for
             # are run again when asked.
             run.cache.reset(run.trials.settled())
-            run.cache.store(frozenset(), Outcome.PASS)
-            run.cache.store(run.everything, Outcome.FAIL)
+            _know_the_sides(run)
             before = 0.0 if confirmation is None else confirmation.risk
             found, confirmation = _checked(run, history=history, before=before, searches=searches)
     except KeyboardInterrupt:
@@ -908,7 +911,7 @@ def _confirm(run: _Run, found: Found, before: float = 0.0, searches: int = 1) ->
     allowed = (1 - run.request.confidence) / 2 ** (searches - 1)
     for _ in range(2):
         rate = confidence.guarded_rate(trials.flake_rate())
-        wanted = 1 + (confidence.reruns(1 - allowed, rate) if run.reruns else 0)
+        wanted = confidence.runs_to_confirm(1 - allowed, rate) if run.reruns else 1
         trials.offer([*trials.owed(found.answer, wanted), *trials.owed(good, PREFLIGHT_RUNS + 1)])
         outcome, runs = trials.repeat(found.answer, wanted, Stage.CONFIRM)
         if outcome is not Outcome.FAIL:

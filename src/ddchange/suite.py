@@ -428,10 +428,8 @@ def outcome_of(trials: Trials, config: Config, target: Target) -> Outcome:
     where it passed in some and failed in the others (a flaky test fails at random, it does
     not pass at random: search/confidence.py); UNRESOLVED where they disagree otherwise or
     none is on record."""
-    seen = {verdict(record, target) for record in trials.records(config)}
-    if seen == {Outcome.PASS, Outcome.FAIL}:
-        return Outcome.PASS
-    return seen.pop() if len(seen) == 1 else Outcome.UNRESOLVED
+    seen = [verdict(record, target) for record in trials.records(config)]
+    return confidence.outcome_of_runs(seen) if seen else Outcome.UNRESOLVED
 
 
 @dataclass(kw_only=True)
@@ -447,12 +445,9 @@ class _Flakes:
 
     def rate(self) -> float:
         for config in {record.config for record in self.trials.log[self._read :]}:
-            records, runs, fails = self.trials.records(config), 0, 0
-            for target in self.targets:
-                seen = [verdict(record, target) for record in records]
-                if Outcome.PASS in seen and set(seen) <= {Outcome.PASS, Outcome.FAIL}:
-                    runs, fails = runs + len(seen), fails + seen.count(Outcome.FAIL)
-            self._counts[config] = (runs, fails)
+            records = self.trials.records(config)
+            seen = [confidence.at_random([verdict(r, t) for r in records]) for t in self.targets]
+            self._counts[config] = (sum(s[0] for s in seen), sum(s[1] for s in seen))
         self._read = len(self.trials.log)
         runs = sum(runs for runs, _ in self._counts.values())
         return confidence.flake_rate(sum(fails for _, fails in self._counts.values()), runs)
@@ -605,8 +600,7 @@ def _causes(
     do not back it (a test passed in a run of its answer, or failed at GOOD, or in a check);
     it `disagreed` where the records of any configuration disagree for one of its tests (a
     search misled by a FAIL at random, say), and they back it all the same."""
-    guarded = confidence.guarded_rate(rate)
-    reruns = confidence.reruns(request.confidence, guarded) if request.confirm else 0
+    reruns = confidence.runs_to_confirm(request.confidence, rate) - 1 if request.confirm else 0
     grouped: dict[Config, list[Target]] = {}
     for target in targets:
         grouped.setdefault(found[target.name].answer, []).append(target)

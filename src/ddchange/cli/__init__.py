@@ -424,7 +424,7 @@ def run(
     files = outputs.Outputs(patch_file, json_file, html_file)
     if results or tests or patch_dir:
         triaged = outputs.triage(request, files, patch_dir, quiet=quiet, verbose=verbose)
-        sys.exit(outputs.triage_exit(triaged))
+        sys.exit(outputs.exit_code(triaged.outcome, disagreed=triaged.disagreed))
     outputs.validate(request, files)
     from ddchange import session
 
@@ -477,7 +477,7 @@ def replay(
         triaged = outputs.triage(
             request, files, None, quiet=quiet, verbose=verbose, logged=[(request, records), *inside]
         )
-        sys.exit(outputs.triage_exit(triaged))
+        sys.exit(outputs.exit_code(triaged.outcome, disagreed=triaged.disagreed))
     outputs.validate(request, files)
     result = outputs.search(
         lambda show: session.replay([(request, records), *inside], show),
@@ -591,8 +591,9 @@ def _demo_search(
     request = samples.request(scenario, repo)
     if scenario.causes:
         triaged = outputs.triage(request, files, None, quiet=quiet, verbose=verbose)
-        if outputs.triage_exit(triaged) != Exit.FOUND:
-            sys.exit(outputs.triage_exit(triaged))
+        code = outputs.exit_code(triaged.outcome, disagreed=triaged.disagreed)
+        if code != Exit.FOUND:
+            sys.exit(code)
         same = samples.causes_match(scenario, triaged)
         click.echo(f"The causes {'match' if same else 'DIFFER FROM'} the scenario's causes.")
         if not same:

@@ -153,9 +153,7 @@ def finish(result: model.Result, outputs: Outputs, *, resumable: bool = True) ->
             )
     if failed is not None:
         raise failed
-    code = exit_code(result.outcome)
-    if code == Exit.FOUND and result.disagreements:
-        sys.exit(Exit.FOUND_FLAKY)
+    code = exit_code(result.outcome, disagreed=bool(result.disagreements))
     if code != Exit.FOUND:
         sys.exit(code)
 
@@ -295,17 +293,11 @@ def _all_causes(path: Path, result: model.SuiteResult) -> None:
     click.echo(f"patch: {path}, every cause (apply it on {on} with `git apply`)", err=True)
 
 
-def triage_exit(result: model.SuiteResult) -> int:
-    """The exit code for a whole-suite triage: `exit_code`'s, but 5 where every cause is
-    backed by its records and some of them disagreed (a test that fails at random)."""
-    code = exit_code(result.outcome)
-    if code == Exit.FOUND and any(cause.disagreed for cause in result.causes):
+def exit_code(outcome: model.Ending, *, disagreed: bool) -> int:
+    """The exit code for how a search or a triage ended: 5 for an answer found where runs
+    of the same changes `disagreed` (a test that fails at random), backed all the same."""
+    if outcome == model.Ending.FOUND and disagreed:
         return Exit.FOUND_FLAKY
-    return code
-
-
-def exit_code(outcome: model.Ending) -> int:
-    """The exit code for how a search or a triage ended."""
     return {
         model.Ending.FOUND: Exit.FOUND,
         model.Ending.FLAKY: Exit.FLAKY,

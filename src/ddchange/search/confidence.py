@@ -20,6 +20,9 @@ default confidence of 0.98); one PASS among them shows the test flaky, and no an
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+
+from ddchange.model import Outcome
 
 # The highest rate of random failures the check guards against.
 FLAKE_RATE = 0.25
@@ -78,3 +81,27 @@ def guarded_rate(rate: float) -> float:
     """The rate the reruns at the end guard against: FLAKE_RATE, or more where the runs
     showed more."""
     return max(FLAKE_RATE, rate)
+
+
+def outcome_of_runs(outcomes: Sequence[Outcome]) -> Outcome:
+    """The outcome of one configuration by all its runs' outcomes: the one they agree on;
+    PASS where the others failed (a PASS is a fact, the FAILs came at random); UNRESOLVED
+    where an UNRESOLVED run is among others that disagree."""
+    seen = set(outcomes)
+    if len(seen) == 1:
+        return seen.pop()
+    return Outcome.PASS if seen == {Outcome.PASS, Outcome.FAIL} else Outcome.UNRESOLVED
+
+
+def at_random(outcomes: Sequence[Outcome]) -> tuple[int, int]:
+    """The evidence one configuration's runs give of FAILs at random: where it passed and
+    every other run failed, its runs and its FAILs; else (0, 0)."""
+    if Outcome.PASS in outcomes and set(outcomes) <= {Outcome.PASS, Outcome.FAIL}:
+        return len(outcomes), sum(o is Outcome.FAIL for o in outcomes)
+    return 0, 0
+
+
+def runs_to_confirm(asked: float, rate: float) -> int:
+    """Runs of a FAIL a claim rests on (the one that found it and the reruns) for the
+    confidence `asked`, at the larger of FLAKE_RATE and the flake `rate` seen."""
+    return 1 + reruns(asked, guarded_rate(rate))

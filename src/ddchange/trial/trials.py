@@ -222,11 +222,9 @@ class Trials:
         among them (with those of `flakes_before`): the evidence of FAILs at random."""
         runs, fails = self.flakes_before
         for config, records in self._by_config.items():
-            if config in besides:
-                continue
-            if _outcomes(records) in ({Outcome.PASS}, {Outcome.PASS, Outcome.FAIL}):
-                runs += len(records)
-                fails += sum(r.outcome is Outcome.FAIL for r in records)
+            if config not in besides:
+                seen = confidence.at_random([r.outcome for r in records])
+                runs, fails = runs + seen[0], fails + seen[1]
         return runs, fails
 
     def flake_rate(self) -> float:
@@ -419,13 +417,8 @@ class Trials:
 
 
 def verdict(records: list[TestRecord]) -> Outcome:
-    """The outcome of one configuration by all its runs: the one they agree on; PASS where
-    the others failed (a PASS is a fact, the FAILs came at random); UNRESOLVED where an
-    UNRESOLVED run is among others that disagree."""
-    outcomes = _outcomes(records)
-    if len(outcomes) == 1:
-        return outcomes.pop()
-    return Outcome.PASS if outcomes == {Outcome.PASS, Outcome.FAIL} else Outcome.UNRESOLVED
+    """The outcome of one configuration by all its runs (confidence.outcome_of_runs)."""
+    return confidence.outcome_of_runs([r.outcome for r in records])
 
 
 def _outcomes(records: list[TestRecord]) -> set[Outcome]:
