@@ -612,13 +612,19 @@ def _causes(
         trials.once(frozenset(), Stage.CONFIRM)
     causes = []
     configs = {record.config for record in trials.log}
-    for answer, mine in _by_runs(trials, targets, found, grouped).items():
-        checks = tuple(dict.fromkeys(c for t in mine for c in found[t.name].checks))
+    # Each answer's removals, that the searches ending there ran: a test taken in by its
+    # runs (`_by_runs`) is judged by these too, not by its own search's, of another answer.
+    removals = {
+        answer: tuple(dict.fromkeys(c for t in mine for c in found[t.name].checks))
+        for answer, mine in grouped.items()
+    }
+    for answer, mine in _by_runs(trials, targets, grouped, removals).items():
+        checks = removals[answer]
         disagreed = any(disagree(trials, c, t) for t in mine for c in configs)
         backed = all(
             outcome_of(trials, answer, t) is Outcome.FAIL
             and outcome_of(trials, frozenset(), t) is Outcome.PASS
-            and all(outcome_of(trials, c, t) is not Outcome.FAIL for c in found[t.name].checks)
+            and all(outcome_of(trials, c, t) is not Outcome.FAIL for c in checks)
             for t in mine
         )
         causes.append(
@@ -641,16 +647,13 @@ def _causes(
 def _by_runs(
     trials: Trials,
     targets: list[Target],
-    found: dict[str, Found],
     grouped: dict[Config, list[Target]],
+    checks: Mapping[Config, tuple[Config, ...]],
 ) -> dict[Config, list[Target]]:
     """Each answer's tests as its own runs show them: besides the targets whose search ended
-    there, every target that failed in all its runs and in none of its checks (its 1-minimal
-    answer too, as their records say). An answer that holds another one whose tests include
-    all of its own goes: the smaller says all it says."""
-    checks = {
-        answer: {c for t in mine for c in found[t.name].checks} for answer, mine in grouped.items()
-    }
+    there (`grouped`), every target that failed in all its runs and in none of its `checks`
+    (its 1-minimal answer too, as their records say). An answer that holds another one whose
+    tests include all of its own goes: the smaller says all it says."""
     tests = {
         answer: [
             t
