@@ -435,9 +435,9 @@ def flaky(result: Result) -> list[str]:
     else:
         lines = [
             "NOTE: the test fails at random: the same changes failed and then passed (a PASS is "
-            "taken as a fact, a flaky test does not pass at random). Every FAIL the answer rests "
-            "on was run again as the rate seen asks, and the answer as the confidence asks. "
-            "Evidence:"
+            "taken as a fact, a flaky test does not pass at random). The answer's FAIL was run "
+            "again as the confidence asks at the rate seen (below); a removal that passed needs "
+            "no rerun. Evidence:"
         ]
     for evidence in result.disagreements:
         outcomes = ", ".join(o.value.upper() for o in evidence.outcomes)
