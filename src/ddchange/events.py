@@ -129,7 +129,7 @@ def estimate(
         return Estimate(fixed=fixed)
     searched = sum(p not in _OUTSIDE_THE_SEARCH for p in phases)
     halvings = math.log2(start / units) if units else 0.0
-    one_cause = math.ceil(_LEAST_RATE * math.log2(max(units, 1))) + 1 if halvings < 2 else 0
+    one_cause = _one_cause(units) if halvings < 2 else 0
     return Estimate(fixed=fixed, search=max(one_cause, searched + 1))
 
 
@@ -141,9 +141,15 @@ def triage_estimate(
     would take over `units` changes), each target still to come at the median of what the
     finished ones ran (a target whose cause was found already runs few or none), and `ends`
     reruns of each cause at the end: the `answers` found so far and one more."""
-    running = max(math.ceil(_LEAST_RATE * math.log2(max(units, 1))) + 1, current + 1)
+    running = max(_one_cause(units), current + 1)
     each = sorted(spent)[len(spent) // 2] if spent else running
     return Estimate(fixed=ends * (answers + 1), search=running + targets_left * each)
+
+
+def _one_cause(units: int) -> int:
+    """The tests one cause would take to find among `units` changes: 1.5 a halving, and a
+    check of the answer."""
+    return math.ceil(_LEAST_RATE * math.log2(max(units, 1))) + 1
 
 
 def _commit(config: frozenset[str]) -> str:
