@@ -2,7 +2,8 @@
 on a wrong one, and what it costs against the same runs with the test made deterministic.
 
     .venv/bin/python benchmarks/flaky.py [--runs 100] [--steady RUNS] [--rate 0.25] [--jobs 2]
-    # rewrites its section of benchmarks/RESULTS.md
+    .venv/bin/python benchmarks/flaky.py --bisect [--runs 100] ...   # git bisect run instead
+    # each rewrites its own section of benchmarks/RESULTS.md
 
 Each run builds a bundled scenario (`two-files` by default) afresh and runs the real command
 with the default options; the scenario's own test is wrapped by a script outside the
@@ -32,6 +33,7 @@ from results import write_section
 from ddchange import samples
 
 HEADING = "## A test that fails at random (`benchmarks/flaky.py`)"
+BISECT_HEADING = "## git bisect run on a test that fails at random (`benchmarks/flaky.py --bisect`)"
 # Fails at random, in $RATE_PERMILLE of 1000 runs, then runs the test it wraps.
 WRAPPER = (
     'n=$(od -An -N2 -tu2 /dev/urandom | tr -d " ")\n'
@@ -62,6 +64,27 @@ def one_run(scenario: samples.Scenario, rate: float) -> tuple[str, int]:
         return f"exit {done.returncode}, {'right' if right else 'WRONG'} answer", tests
 
 
+def one_bisect(scenario: samples.Scenario, rate: float) -> tuple[str, int]:
+    """`git bisect run` on a fresh copy of `scenario`, its test failing at random at `rate`:
+    the commit it names ("" when it names none), and the runs of the test it made."""
+    with tempfile.TemporaryDirectory(prefix="ddchange-flaky-") as tmp:
+        repo = samples.build_repo(scenario, Path(tmp) / "repo")
+        wrapper, count = Path(tmp) / "random-failure.sh", Path(tmp) / "count"
+        wrapper.write_text(f'echo x >> "{count}"\n' + WRAPPER)
+        env = {**os.environ, "RATE_PERMILLE": str(round(rate * 1000))}
+
+        def git(*args: str) -> str:
+            done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True)
+            return done.stdout
+
+        git("bisect", "start", scenario.bad, scenario.good)
+        said = git("bisect", "run", "sh", str(wrapper), *scenario.test)
+        named = next((line.split()[0] for line in said.splitlines()
+                      if line.endswith("is the first bad commit")), "")  # fmt: skip
+        steps = len(count.read_text().splitlines()) if count.exists() else 0
+        return named, steps
+
+
 def runs(scenario: samples.Scenario, rate: float, count: int, jobs: int) -> list[tuple[str, int]]:
     with ThreadPoolExecutor(jobs) as pool:
         done = []
@@ -86,8 +109,12 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=0.25)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--scenario", default="two-files")
+    parser.add_argument("--bisect", action="store_true", help="git bisect run instead")
     args = parser.parse_args()
     scenario = samples.load(args.scenario)
+    if args.bisect:
+        bisected(scenario, args)
+        return
     steadies = args.runs if args.steady is None else args.steady
     steady = runs(scenario, 0.0, steadies, args.jobs)
     flaky = runs(scenario, args.rate, args.runs, args.jobs)
@@ -108,6 +135,32 @@ def main() -> None:
     )
     print(body)
     write_section(HEADING, body)
+
+
+def bisected(scenario: samples.Scenario, args: argparse.Namespace) -> None:
+    """--bisect: `git bisect run` with the steady test, then `--runs` times with the test
+    failing at random; its section."""
+    right, steady = one_bisect(scenario, 0.0)
+    with ThreadPoolExecutor(args.jobs) as pool:
+        ends = list(pool.map(lambda _: one_bisect(scenario, args.rate), range(args.runs)))
+    judged = [
+        ("right commit" if named == right else "no commit" if not named else "WRONG commit", n)
+        for named, n in ends
+    ]
+    body = (
+        f"One run on {platform.machine()}, Python {platform.python_version()}, "
+        f"{platform.system()}, {os.cpu_count()} cores: `benchmarks/flaky.py --bisect --runs "
+        f"{args.runs} --rate {args.rate} --jobs {args.jobs} --scenario {args.scenario}`.\n\n"
+        f"`git bisect run` over `{scenario.good}..{scenario.bad}` of the `{args.scenario}` "
+        f"sample, each run on a fresh repository. With the steady test it names "
+        f"{right[:12]} in {steady} step{'' if steady == 1 else 's'} (runs of the test). "
+        f"With the same test failing at random in {args.rate:g} of its runs ({args.runs} "
+        "runs), by the commit it names "
+        "(git bisect names a commit, never a change inside it, and reruns nothing):\n\n"
+        + table([(f"names the {end}", n) for end, n in judged])
+    )
+    print(body)
+    write_section(BISECT_HEADING, body)
 
 
 if __name__ == "__main__":
