@@ -297,7 +297,6 @@ def test_a_logged_triage_replays_to_the_same_causes(tmp_path: Path) -> None:
         (("--results", "xml:out.xml"), "--results 'xml:out.xml'"),
         (("--results", "junit:"), "--results 'junit:'"),
         (("--test", "x.*"), "--test needs --results"),
-        ((*JUNIT, "--isolate"), "--isolate does not work with --results yet"),
     ],
 )
 def test_usage_errors_take_one_line(tmp_path: Path, options: tuple[str, ...], message: str) -> None:
@@ -654,3 +653,60 @@ def test_fail_pattern_narrows_a_triage_to_the_failures_whose_message_matches(
     assert cause_lines(document) == {("suite.Money.test_round",): {"BROKEN"}}
     failing = [r for r in document["log"] if r["phase"] == "bad"]
     assert failing[0]["cases"]["suite.Money.test_round"][2] == "off by a cent"
+
+
+def test_isolate_gives_each_cause_a_passing_set_and_a_one_minimal_difference(
+    tmp_path: Path,
+) -> None:
+    """--isolate with --results: each cause is a failing set and a passing set inside it, their
+    difference 1-minimal by the records (dd). The encoding test needs b.txt's latin and c.txt's
+    ENCODING lines: one of them is the difference, the other in the passing set. Judged apart
+    from ddchange: each cause's patch (its failing set) on GOOD fails its tests, and without
+    the difference's lines they pass again."""
+    repo = repository(tmp_path / "repo")
+    causes = tmp_path / "causes"
+    code, out, err, document = triage(
+        repo, *JUNIT, "--isolate", "--strategy", "diff", "--patch-dir", str(causes)
+    )
+    assert code == 0, err
+    assert document["mode"] == "isolate"
+    by_tests = {tuple(c["tests"]): c for c in document["causes"]}
+    assert set(by_tests) == {
+        ("suite.Money.test_round", "suite.Money.test_sum"),
+        ("suite.Text.test_encoding",),
+    }
+    encoding = by_tests[("suite.Text.test_encoding",)]
+    difference = cause_lines({"causes": [encoding]})[("suite.Text.test_encoding",)]
+    context = {
+        line[1:]
+        for unit in encoding["passing"]
+        for line in unit["diff"].splitlines()
+        if line.startswith("+")
+    }
+    assert len(encoding["changes"]) == 1
+    assert {"latin", "ENCODING"} <= difference | context
+    assert not difference & context
+    assert "the passing set, in the patch too" in out
+    assert "the difference is 1-minimal" in out
+    for number, cause in enumerate(document["causes"], 1):
+        clone = tmp_path / f"clone{number}"
+        subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True)
+        subprocess.run(["git", "-C", str(clone), "checkout", "-q", "good"], check=True)
+        subprocess.run(["git", "-C", str(clone), "apply", str(causes / f"cause-{number}.patch")],
+                       check=True)  # fmt: skip
+        assert failing(clone, cause["tests"]) == set(cause["tests"])
+        for unit in cause["changes"]:  # the difference taken out: the passing set
+            lines = unit["diff"].splitlines(keepends=True)
+            old = "".join(line[1:] for line in lines if line.startswith("-"))
+            new = "".join(line[1:] for line in lines if line.startswith("+"))
+            path = clone / unit["path"]
+            assert path.read_text().count(new) == 1
+            path.write_text(path.read_text().replace(new, old))
+        assert failing(clone, cause["tests"]) == set()
+
+
+def failing(clone: Path, tests: list[str]) -> set[str]:
+    """Which of `tests` fail in a run of the suite in `clone`."""
+    subprocess.run(["python3", "suite.py"], cwd=clone, check=False)
+    report = (clone / "report.xml").read_text()
+    return {test for test in tests if f'name="{test.rpartition(".")[2]}"><failure' in report}

@@ -303,15 +303,6 @@ class CausesApart(DDChangeError):
     bases: int
 
 
-@dataclass
-class NotWithResults(DDChangeError):
-    """An option that a whole-suite triage (--results) does not take yet."""
-
-    exit: ClassVar[Exit] = Exit.USAGE
-
-    option: str
-
-
 # -- nothing to search, or the search cannot go on ------------------------------------------
 
 

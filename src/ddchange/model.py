@@ -500,7 +500,9 @@ class Cause:
     """One cause of a suite's failures: a configuration seen to make each of `tests` fail,
     where each one's search ended; its claims are read from the run's records."""
 
-    answer: frozenset[str]
+    answer: frozenset[str]  # with --isolate, the failing set
+    # --isolate: the passing set, a subset of `answer` seen to pass; the cause is the difference
+    passing: frozenset[str] = frozenset()
     tests: tuple[str, ...]
     runs: int  # records of the answer: the one that found it and its reruns (0: not checked)
     checks: int  # the configurations whose records back 1-minimality for its tests
@@ -523,7 +525,8 @@ class CauseChanges:
 
     base: str  # the full name of the commit that `patch` applies on
     first_bad: str | None  # the first bad commit its tests were bisected to (None: not bisected)
-    units: tuple[Hunk, ...]  # its changes, in diff order
+    units: tuple[Hunk, ...]  # its changes, in diff order (--isolate: the difference)
+    context: tuple[Hunk, ...] = ()  # --isolate: the passing set's changes, in `patch` too
     patch: bytes  # `git apply` puts it on `base`
     scopes: dict[str, str]  # unit id -> its enclosing function
     # each unit's block (a run of its changed lines with no unchanged line between them): at

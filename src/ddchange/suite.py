@@ -355,14 +355,17 @@ def _triage(
         patch = scratch.patch(revisions.good, paths) if causes else None
         for cause in causes:
             scratch.apply(content.materialize(diff, cause.answer))
-            mine = [h for h in diff.hunks if h.id in cause.answer]
+            mine = [h for h in diff.hunks if h.id in cause.answer - cause.passing]
             changes.append(
                 CauseChanges(
                     base=revisions.good,
                     first_bad=None,
                     units=tuple(mine),
+                    context=tuple(h for h in diff.hunks if h.id in cause.passing),
                     patch=scratch.patch(revisions.good, paths),
-                    scopes={h.id: hierarchy.scope(h.id) for h in mine},
+                    scopes={
+                        h.id: hierarchy.scope(h.id) for h in diff.hunks if h.id in cause.answer
+                    },
                     blocks=hierarchy.runs(mine),
                     attribution={h.id: tuple(infos[sha] for sha in origins[h.id]) for h in mine},
                 )
@@ -581,10 +584,15 @@ def _search(
         width=width,
         offer=trials.offer,
     )
+    if request.isolate:  # a 1-minimal difference, not cut (as the single search's is not)
+        return search.isolate(start, levels)
     found = search.minimize(start, levels)
     if request.granularity != Level.BLOCK:
         return found
     return search.by_origin(found, origins(found.answer))  # no block of two commits as one
+
+
+Key = tuple[Config, Config]  # an answer: its failing set and (--isolate) its passing set
 
 
 def _causes(
@@ -599,37 +607,43 @@ def _causes(
     `rate` seen, or 1 in 4), and GOOD once more at the end. A cause is flaky where its records
     do not back it (a test passed in a run of its answer, or failed at GOOD, or in a check);
     it `disagreed` where the records of any configuration disagree for one of its tests (a
-    search misled by a FAIL at random, say), and they back it all the same."""
+    search misled by a FAIL at random, say), and they back it all the same. With --isolate an
+    answer is a failing set and a passing set inside it, and a PASS needs no rerun."""
     reruns = confidence.runs_to_confirm(request.confidence, rate) - 1 if request.confirm else 0
-    grouped: dict[Config, list[Target]] = {}
+    grouped: dict[Key, list[Target]] = {}
     for target in targets:
-        grouped.setdefault(found[target.name].answer, []).append(target)
-    trials.offer(c for answer in grouped for c in trials.owed(answer, 1 + reruns))
-    for answer in grouped:
+        grouped.setdefault(_key(found[target.name]), []).append(target)
+    trials.offer(c for answer, _ in grouped for c in trials.owed(answer, 1 + reruns))
+    for answer, _ in grouped:
         while len(trials.records(answer)) < 1 + reruns:
             trials.once(answer, Stage.CONFIRM)
     while reruns and len(trials.records(frozenset())) < 2:  # GOOD again, after the search
         trials.once(frozenset(), Stage.CONFIRM)
     causes = []
     configs = {record.config for record in trials.log}
-    # Each answer's removals, that the searches ending there ran: a test taken in by its
-    # runs (`_by_runs`) is judged by these too, not by its own search's, of another answer.
+    # Each answer's checks, that the searches ending there ran: a test taken in by its runs
+    # (`_by_runs`) is judged by these too, not by its own search's, of another answer. With
+    # --isolate they are one search's, in pairs (the passing set grown by one change, the
+    # failing set shrunk by one).
     removals = {
-        answer: tuple(dict.fromkeys(c for t in mine for c in found[t.name].checks))
-        for answer, mine in grouped.items()
+        key: found[mine[0].name].checks
+        if request.isolate
+        else tuple(dict.fromkeys(c for t in mine for c in found[t.name].checks))
+        for key, mine in grouped.items()
     }
-    for answer, mine in _by_runs(trials, targets, grouped, removals).items():
-        checks = removals[answer]
+    for key, mine in _by_runs(trials, targets, grouped, removals, request.isolate).items():
+        answer, passing = key
+        checks = removals[key]
         disagreed = any(disagree(trials, c, t) for t in mine for c in configs)
         backed = all(
-            outcome_of(trials, answer, t) is Outcome.FAIL
+            _shown(trials, t, key, checks, request.isolate)
             and outcome_of(trials, frozenset(), t) is Outcome.PASS
-            and all(outcome_of(trials, c, t) is not Outcome.FAIL for c in checks)
             for t in mine
         )
         causes.append(
             Cause(
                 answer=answer,
+                passing=passing,
                 tests=tuple(t.name for t in mine),
                 runs=len(trials.records(answer)),
                 checks=len(checks),
@@ -644,40 +658,61 @@ def _causes(
     return causes
 
 
+def _key(found: Found) -> Key:
+    return found.answer, found.passing
+
+
+def _shown(
+    trials: Trials, target: Target, key: Key, checks: Sequence[Config], isolate: bool
+) -> bool:
+    """Whether the records show `key` a 1-minimal answer for `target`: its failing set failed
+    in every run, and no check failed (--isolate: the passing set passed, no check of the
+    grown passing set passed and none of the shrunk failing set failed)."""
+    answer, passing = key
+    if outcome_of(trials, answer, target) is not Outcome.FAIL:
+        return False
+    if not isolate:
+        return all(outcome_of(trials, c, target) is not Outcome.FAIL for c in checks)
+    return (
+        outcome_of(trials, passing, target) is Outcome.PASS
+        and all(outcome_of(trials, c, target) is not Outcome.PASS for c in checks[0::2])
+        and all(outcome_of(trials, c, target) is not Outcome.FAIL for c in checks[1::2])
+    )
+
+
 def _by_runs(
     trials: Trials,
     targets: list[Target],
-    grouped: dict[Config, list[Target]],
-    checks: Mapping[Config, tuple[Config, ...]],
-) -> dict[Config, list[Target]]:
+    grouped: dict[Key, list[Target]],
+    checks: Mapping[Key, Sequence[Config]],
+    isolate: bool,
+) -> dict[Key, list[Target]]:
     """Each answer's tests as its own runs show them: besides the targets whose search ended
-    there (`grouped`), every target that failed in all its runs and in none of its `checks`
-    (its 1-minimal answer too, as their records say). An answer that holds another one whose
-    tests include all of its own goes: the smaller says all it says."""
+    there (`grouped`), every target that its records show it 1-minimal for (`_shown`). An
+    answer that holds another one whose tests include all of its own goes: the smaller says
+    all it says (not with --isolate, where a smaller failing set says nothing of a
+    difference)."""
     tests = {
-        answer: [
-            t
-            for t in targets
-            if t in mine
-            or outcome_of(trials, answer, t) is Outcome.FAIL
-            and all(outcome_of(trials, c, t) is not Outcome.FAIL for c in checks[answer])
-        ]
-        for answer, mine in grouped.items()
+        key: [t for t in targets if t in mine or _shown(trials, t, key, checks[key], isolate)]
+        for key, mine in grouped.items()
     }
     return {
-        answer: mine
-        for answer, mine in tests.items()
-        if not any(other < answer and set(mine) <= set(theirs) for other, theirs in tests.items())
+        key: mine
+        for key, mine in tests.items()
+        if isolate
+        or not any(
+            other[0] < key[0] and set(mine) <= set(theirs) for other, theirs in tests.items()
+        )
     }
 
 
 def _unchecked(targets: list[Target], found: dict[str, Found]) -> list[Cause]:
     """An interrupted run: the answers found so far, not yet run again (not claimed)."""
-    grouped: dict[Config, list[str]] = {}
+    grouped: dict[Key, list[str]] = {}
     for target in targets:
         if target.name in found:
-            grouped.setdefault(found[target.name].answer, []).append(target.name)
+            grouped.setdefault(_key(found[target.name]), []).append(target.name)
     return [
-        Cause(answer=a, tests=tuple(names), runs=0, checks=0, flaky=False)
-        for a, names in grouped.items()
+        Cause(answer=a, passing=p, tests=tuple(names), runs=0, checks=0, flaky=False)
+        for (a, p), names in grouped.items()
     ]

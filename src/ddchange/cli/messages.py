@@ -145,11 +145,6 @@ def explain(error: errors.DDChangeError) -> str:
                 "for one patch per cause (every test is taken from the journal), or with "
                 "--strategy diff for causes that all apply on GOOD."
             )
-        case errors.NotWithResults(option):
-            return (
-                f"{option} does not work with --results yet: a whole-suite triage runs one test "
-                "at a time, over the whole range; leave out one of them."
-            )
         case errors.NoTestResults(which, reason, tail) if reason.startswith("timeout"):
             side = "GOOD" if which == "good" else "BAD"
             return (

@@ -188,10 +188,6 @@ def triage(
     log: each run's request and records), those in place of the journal's first."""
     if not request.results:
         raise errors.NeedsResults("--test" if request.tests else "--patch-dir")
-    refused = (("--isolate", request.isolate),)
-    for option, given in refused:
-        if given:
-            raise errors.NotWithResults(option)
     from ddchange.trial import results
 
     for spec in request.results:

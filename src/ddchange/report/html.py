@@ -243,7 +243,9 @@ def render_suite(result: SuiteResult) -> str:
                 title=f"{plural(len(blocks), 'change')}, {plural(len(cause.tests), 'test')}",
                 where="; ".join(location(b[0], found.scopes.get(b[0].id, "")) for b in blocks),
                 inside=suite.where(result, number - 1),
-                backing=suite.backing(cause, suite.base_name(result, number - 1)),
+                backing=suite.backing(
+                    cause, suite.base_name(result, number - 1), isolate=result.request.isolate
+                ),
                 flaky=cause.flaky,
                 tests=cause.tests,
                 changes=[

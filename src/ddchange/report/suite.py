@@ -14,6 +14,7 @@ from ddchange.report.words import commit_line, location, plural, printable, reus
 
 SHOWN_LINES, SHOWN_WIDTH = 40, 200  # of each change's diff, as the single-test report shows
 SHOWN_TESTS = 8  # of each cause's tests, named in the text; --json has them all
+SHOWN_CONTEXT = 12  # of an isolated cause's passing set, named by location in the text
 
 
 def changes_of(result: SuiteResult, number: int) -> list[list[Hunk]]:
@@ -67,15 +68,32 @@ def headline(result: SuiteResult) -> str:
     )
 
 
+def _context(result: SuiteResult, number: int) -> list[str]:
+    """--isolate: where cause `number`'s passing set is (in its patch; --json has the diffs)."""
+    found = result.changes[number]
+    if not found.context:
+        return []
+    lines = [
+        f"    the passing set, in the patch too ({plural(len(found.context), 'change')}; --json "
+        "has their diffs):"
+    ]
+    lines += [
+        f"      {location(h, found.scopes.get(h.id, ''))}" for h in found.context[:SHOWN_CONTEXT]
+    ]
+    if len(found.context) > SHOWN_CONTEXT:
+        lines.append(f"      … {len(found.context) - SHOWN_CONTEXT} more")
+    return lines
+
+
 def _tests(names: tuple[str, ...]) -> str:
     shown = ", ".join(names[:SHOWN_TESTS])
     more = len(names) - SHOWN_TESTS
     return shown + (f", … {more} more (--json has all)" if more > 0 else "")
 
 
-def backing(cause: Cause, base: str = "GOOD") -> str:
+def backing(cause: Cause, base: str = "GOOD", *, isolate: bool) -> str:
     """What backs `cause`, whose patch applies on `base` (GOOD, or the first bad commit's
-    parent)."""
+    parent); with `isolate`, a failing and a passing set (`_isolated`)."""
     if cause.runs == 0:
         return "not checked: the run was interrupted"
     if cause.flaky:
@@ -83,9 +101,11 @@ def backing(cause: Cause, base: str = "GOOD") -> str:
             "NOT RELIABLE: runs of the same changes disagreed for one of its tests, or did not "
             "back the claim"
         )
+    if isolate:
+        return _isolated(cause, base)
     seen = f"each test failed in all {cause.runs} runs of these changes on {base}, passed at {base}"
     if cause.disagreed:  # backed all the same: a PASS is a fact
-        seen += " (the test failed at random in some other runs: each PASS is taken as a fact)"
+        seen += _AT_RANDOM
     passed = cause.checks - cause.unresolved
     if not cause.unresolved:
         return (
@@ -103,6 +123,38 @@ def backing(cause: Cause, base: str = "GOOD") -> str:
     )
 
 
+_AT_RANDOM = " (the test failed at random in some other runs: each PASS is taken as a fact)"
+
+
+def _isolated(cause: Cause, base: str) -> str:
+    """What backs an isolated cause (--isolate): its failing set, its passing set, and the
+    checks of each change of the difference, in pairs (added to the passing set, taken from
+    the failing set)."""
+    with_passing = (
+        f"these changes and the {plural(len(cause.passing), 'change')} of the passing set"
+        if cause.passing
+        else f"these changes alone: the passing set is {base} itself"
+    )
+    seen = (
+        f"each test failed in all {cause.runs} runs of the failing set ({with_passing}) on "
+        f"{base}, passed with the passing set and at {base}"
+    )
+    if cause.disagreed:
+        seen += _AT_RANDOM
+    pairs = f"{plural(cause.checks, 'check')}, one of each kind for each change"
+    if not cause.unresolved:
+        return (
+            f"{seen}; the passing set with any one change of the difference added did not pass, "
+            f"and the failing set with any one taken away did not fail ({pairs}): the "
+            "difference is 1-minimal"
+        )
+    return (
+        f"{seen}; of {pairs} (added to the passing set, taken from the failing set), "
+        f"{cause.unresolved} could not be tested (no build, no result, or another failure), so "
+        "the difference is not shown to be 1-minimal"
+    )
+
+
 def render(result: SuiteResult) -> str:
     """The human summary: which changes broke which tests, then what was not searched, then
     what it cost."""
@@ -114,7 +166,8 @@ def render(result: SuiteResult) -> str:
             f"Cause {number}: {plural(len(changes), 'change')} {verb} "
             f"{plural(len(cause.tests), 'test')}: {_tests(cause.tests)}",
             *([f"    {inside}"] if (inside := where(result, number - 1)) else []),
-            f"    {backing(cause, base_name(result, number - 1))}",
+            f"    {backing(cause, base_name(result, number - 1), isolate=result.request.isolate)}",
+            *_context(result, number - 1),
             "",
         ]
         for index, block in enumerate(changes, 1):
@@ -173,6 +226,7 @@ def render_json(result: SuiteResult) -> str:
         "bad_rev": result.request.bad,
         "command": list(result.request.test),
         "results": list(result.request.results),
+        "mode": "isolate" if result.request.isolate else "minimize",
         "outcome": result.outcome,
         "targets": [
             {
@@ -206,6 +260,7 @@ def render_json(result: SuiteResult) -> str:
                     }
                     for hunk in found.units
                 ],
+                "passing": [change(h, found.scopes.get(h.id, "")) for h in found.context],
                 "patch": found.patch.decode("utf-8", "surrogateescape"),
             }
             for number, (cause, found) in enumerate(
