@@ -43,6 +43,7 @@ def replay(case: str, report: dict[str, object]) -> Replay:
     log = report["log"]
     assert isinstance(log, list)
     start = int(str(report["hunks_total"]))
+    finest = model.Level(str(report.get("granularity") or model.Level.BLOCK))
     phases = [str(record["phase"]) for record in log]
     searched_after = [0] * (len(log) + 1)
     for n in range(len(log) - 1, -1, -1):
@@ -50,7 +51,7 @@ def replay(case: str, report: dict[str, object]) -> Replay:
     units, inside, ratios = start, 0, []
     for n, record in enumerate(log):
         if phases[n] not in OUTSIDE:
-            guess = events.estimate(phases[:n], phases[n], units, start, 0, 0).search
+            guess = events.estimate(phases[:n], phases[n], units, start, 0, 0, finest).search
             left = searched_after[n]
             low, high = model.Estimate(search=guess).low, model.Estimate(search=guess).high
             inside += low <= left <= high
@@ -110,7 +111,8 @@ def main() -> None:
         "search, the ratio is the search's tests that really came after (this one included) "
         "over the search's share of the estimate shown before it; the progress line shows the "
         f"range from 1/{model.SPREAD} of that share to {model.SPREAD} times it, and says the "
-        "rest will fall inside it half the time.\n\n" + table(replays)
+        f"rest will fall inside it {model.WITHIN}. The rule (events.py) and its spread were "
+        "chosen on these same logs.\n\n" + table(replays)
     )
     write_section(HEADING, body, args.results)
     print(body)

@@ -21,7 +21,7 @@ from ddchange.model import Estimate, Outcome, Progress, Running, Source
 LINE = re.compile(
     r"^test +(\d+) +([\w-]+): .* -> (PASS|FAIL|UNRESOLVED) .*  · (\d+) run, (\d+) cached, "
     r"(\d+) implied, (\d+) unresolved; about (\d+) tests? left "
-    r"\((?:(\d+)-(\d+) half the time|estimate)\)$"
+    r"\((?:(\d+)-(\d+), 8 times in 10|estimate)\)$"
 )
 
 
@@ -75,7 +75,7 @@ def test_the_status_shows_the_test_in_flight_and_how_long_it_has_run() -> None:
     )
     assert tally.status(now=112.4) == (
         "test 13 running 12s (hunk: 5 changes) · 0 run, 0 cached, 0 implied, 0 unresolved; "
-        "about 9 tests left (6-19 half the time)"
+        "about 9 tests left (5-39, 8 times in 10)"
     )
     tally.add(_progress(Outcome.UNRESOLVED, Source.TEST, 13, 8))
     tally.add(_progress(Outcome.PASS, Source.CACHE, 13, 8))
@@ -128,16 +128,26 @@ def test_the_command_is_shown_as_it_would_be_typed(tmp_path: Path) -> None:
     assert "makes `sh -c 'sh test.sh'` fail" in run.stdout
 
 
-def test_the_estimate_is_the_checks_to_come_plus_as_many_search_tests_again() -> None:
+def test_the_estimate_is_the_checks_to_come_plus_a_guess_that_falls_as_the_search_closes_in() -> (
+    None
+):
     """Before the search: the pre-flight's runs not made yet, the checks at the end, and what
-    one cause would take over all the changes. Once the search has halved them twice: as many
-    tests again as it has run. In the checks at the end: only the reruns not made yet."""
+    one cause would take over all the changes. In the search: the geometric mean of as many
+    tests again as it ran (scaled by the changes in play, on a log scale) and as many again as
+    it ran at this level for each level to come; it falls as the changes in play shrink and as
+    the levels pass. In the checks at the end: only the reruns not made yet."""
     first = estimate([], "good", 1024, 1024, preflight=1, ends=4)
     assert (first.fixed, first.search) == (6, 16)  # 2 + 4; 1.5 per halving of 1024, + 1
     searched = ["good", "bad", *["hunk"] * 30]
     later = estimate(searched, "hunk", 16, 1024, preflight=1, ends=4)
-    assert (later.fixed, later.search) == (4, 31)
-    assert (later.low, later.likely, later.high) == (4 + 11, 4 + 31, 4 + 93)
+    # whole: 31 * log2(17) / log2(1025) = 12.67; level: 31 * (hunk, block, the check) = 93
+    assert (later.fixed, later.search) == (4, 35)
+    assert (later.low, later.likely, later.high) == (4 + 5, 4 + 35, 4 + 245)
+    wider = estimate(searched, "hunk", 300, 1024, preflight=1, ends=4)
+    assert wider.search > later.search, "more changes in play: more tests left"
+    checking = estimate([*searched, *["block"] * 5, *["verify"] * 3], "verify", 4, 1024,
+                        preflight=1, ends=4)  # fmt: skip
+    assert checking.search < later.search, "falls as the levels pass"
     ending = estimate([*searched, "confirm"], "confirm", 1, 1024, preflight=1, ends=4)
     assert (ending.fixed, ending.search, ending.likely) == (3, 0, 3)
 

@@ -3,15 +3,19 @@ starts, and an estimate of the tests left. It is told of both by the trial layer
 decides nothing.
 
 The estimate (`estimate`) is the pre-flight's runs not made yet and the reruns of the answer at
-the end, which will run, plus a guess at the search's: as many tests again as the search has
-run so far (J. R. Gott's rule for how long a thing already under way lasts: with no other
-knowledge, what is left is as likely shorter than what went before as longer), and, before
-the search has halved the changes twice, never less than one cause would take (1.5 tests per
-halving of the changes in play, and a check of the answer). A structural guess (tests per
-halving times the halvings left) did worse on the real regressions, where the answer is often
-hundreds of changes that no halving removes: benchmarks/estimate.py replays their logs through
-`estimate` and measures how often what the search still ran fell inside the range shown
-(model.SPREAD).
+the end, which will run, plus a guess at the search's, the geometric mean of two guesses that
+each fall as the search closes in:
+- the whole search: as many tests again as it has run so far (J. R. Gott's rule for how long a
+  thing already under way lasts: with no other knowledge, what is left is as likely shorter than
+  what went before as longer), scaled by the share of the changes still in play on a log scale
+  (log(in play) / log(at the start)), and never less than one cause would take over those in
+  play (1.5 tests per halving, and a check of the answer);
+- the level it is at: as many tests again as it has run at this level, for this level and each
+  one still to come down to the finest asked, and the check of the answer after them.
+Before the search (the pre-flight, the bisection) only the first stands. Gott's rule alone only
+grew: at test 78 of 82 it said about 80 left. benchmarks/estimate.py replays the real
+regressions' logs through `estimate` and measures how often what the search still ran fell
+inside the range shown (model.SPREAD).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Callable, Sequence
 
 from ddchange.model import (
     Estimate,
+    Level,
     Outcome,
     Phase,
     Progress,
@@ -41,14 +46,23 @@ _OUTSIDE_THE_SEARCH = (Stage.GOOD, Stage.BAD, Stage.BISECT, Stage.CONFIRM, Stage
 
 
 class Events:
-    """The listener's view of one run over `units` change units: `preflight` runs of each side
-    first, `ends` reruns of the answer at the end at most (0 without them). Told of every
+    """The listener's view of one run over `units` change units, searched down to `finest`:
+    `preflight` runs of each side first, `ends` reruns of the answer at the end at most (0
+    without them). Told of every
     record as it is made (`recorded`), of every test as it starts (`started`) and of every
     evaluation the search makes (`step`); it keeps the counts it shows, and decides nothing."""
 
-    def __init__(self, listener: Listener, *, units: int, preflight: int, ends: int) -> None:
+    def __init__(
+        self,
+        listener: Listener,
+        *,
+        units: int,
+        preflight: int,
+        ends: int,
+        finest: Level = Level.BLOCK,
+    ) -> None:
         self.listener, self.units = listener, units
-        self.preflight, self.ends = preflight, ends
+        self.preflight, self.ends, self.finest = preflight, ends, finest
         self.phases: list[Phase] = []  # of every record, earlier attempts' included
         self.tests_run = 0  # real runs made by this process
         self.remaining = units  # the changes in the smallest failing set (minus the passing)
@@ -96,7 +110,9 @@ class Events:
     def tests_left(self, phase: Phase) -> Estimate:
         """About how many real tests are still to run (see `estimate`)."""
         units = self.remaining or self.units  # none yet: all
-        return estimate(self.phases, phase, units, self.units, self.preflight, self.ends)
+        return estimate(
+            self.phases, phase, units, self.units, self.preflight, self.ends, self.finest
+        )
 
     def _progress(
         self, phase: Phase, config: frozenset[str], outcome: Outcome, source: Source, reason: str
@@ -117,20 +133,41 @@ class Events:
 
 
 def estimate(
-    phases: Sequence[Phase], phase: Phase, units: int, start: int, preflight: int, ends: int
+    phases: Sequence[Phase],
+    phase: Phase,
+    units: int,
+    start: int,
+    preflight: int,
+    ends: int,
+    finest: Level = Level.BLOCK,
 ) -> Estimate:
     """The real tests still to run, from the phases of those run so far (see the module's
-    docstring): `units` change units are still in play of `start`, in `phase`; `preflight`
-    runs of each side come first, `ends` reruns of the answer at the end at most."""
+    docstring): `units` change units are still in play of `start`, in `phase`, and the search
+    goes down to `finest`; `preflight` runs of each side come first, `ends` reruns of the
+    answer at the end at most."""
     before = 2 * preflight - sum(p in (Stage.GOOD, Stage.BAD) for p in phases)
     end = ends - (sum(p == Stage.CONFIRM for p in phases) if phase == Stage.CONFIRM else 0)
     fixed = max(before, 0) + max(end, 0)
     if phase == Stage.CONFIRM:
         return Estimate(fixed=fixed)
-    searched = sum(p not in _OUTSIDE_THE_SEARCH for p in phases)
+    searched = [p for p in phases if p not in _OUTSIDE_THE_SEARCH]
     halvings = math.log2(start / units) if units else 0.0
     one_cause = _one_cause(units) if halvings < 2 else 0
-    return Estimate(fixed=fixed, search=max(one_cause, searched + 1))
+    narrowed = math.log2(units + 1) / math.log2(start + 1) if start else 1.0
+    whole = max(max(one_cause, len(searched) + 1) * narrowed, _one_cause(units))
+    if phase in _OUTSIDE_THE_SEARCH:  # not searching yet: no level to go by
+        return Estimate(fixed=fixed, search=math.ceil(whole))
+    level = (searched.count(phase) + 1) * (1 + _levels_after(phase, finest))
+    return Estimate(fixed=fixed, search=math.ceil(math.sqrt(whole * level)))
+
+
+def _levels_after(phase: Phase, finest: Level) -> int:
+    """The levels the search still goes down after `phase` to `finest`, and the check of the
+    answer by real outcomes after them (none once in that check, or cutting by commit)."""
+    order = list(Level)
+    if phase not in order or order.index(Level(phase)) > order.index(finest):
+        return 0
+    return order.index(finest) - order.index(Level(phase)) + 1
 
 
 def triage_estimate(

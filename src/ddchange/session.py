@@ -102,7 +102,13 @@ def run(request: Request, listener: Listener | None = None, *, replayed: bool = 
     worktree.remove_stale(repo)
     revisions = resolve(repo, request.good, request.bad)
     reruns = confidence.reruns(request.confidence) if request.confirm else 0
-    events = Events(listener or (lambda _: None), units=0, preflight=PREFLIGHT_RUNS, ends=reruns)
+    events = Events(
+        listener or (lambda _: None),
+        units=0,
+        preflight=PREFLIGHT_RUNS,
+        ends=reruns,
+        finest=request.granularity,
+    )
     with Journal(journal_path(repo)) as journal:
         whole = Route(strategy=request.strategy, good=revisions.good, bad=revisions.bad)
         if request.strategy != Strategy.AUTO:

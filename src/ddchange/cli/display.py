@@ -49,12 +49,12 @@ class Tally:
         self.unresolved += event.source is Source.TEST and event.outcome is Outcome.UNRESOLVED
 
     def counts(self) -> str:
-        """`12 run, 3 cached, 20 implied, 1 unresolved; about 16 tests left (6-40 half the
-        time)`: the range is the search's guess (model.SPREAD); without one, `(estimate)`."""
+        """`12 run, 3 cached, 20 implied, 1 unresolved; about 16 tests left (4-90, 8 times in
+        10)`: the range is the search's guess (model.SPREAD); without one, `(estimate)`."""
         left = self.left
         if not self.tests and self.running is None and not left.likely:
             return "reading the changes and setting up the scratch tree"  # no event yet
-        spread = f"{left.low}-{left.high} half the time" if left.search else "estimate"
+        spread = f"{left.low}-{left.high}, {model.WITHIN}" if left.search else "estimate"
         return (
             f"{self.tests} run, {self.cached} cached, {self.implied} implied, "
             f"{self.unresolved} unresolved; about {plural(left.likely, 'test')} left ({spread})"
