@@ -136,7 +136,7 @@ def test_shell_completion_offers_commands_and_options() -> None:
         )
         return done.stdout.split()
 
-    assert complete("ddchange re") == ["plain,replay", "plain,reset"]
+    assert complete("ddchange re") == ["plain,reduce", "plain,replay", "plain,reset"]
     assert "plain,--granularity" in complete("ddchange run --gr")
 
 

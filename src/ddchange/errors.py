@@ -303,6 +303,30 @@ class CausesApart(DDChangeError):
     bases: int
 
 
+@dataclass
+class UnreadableInput(DDChangeError):
+    """`ddchange reduce`: an input file that cannot be read (`problem`: "no such file", "is a
+    directory", "permission denied"), or that lies outside the directory the test runs from."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
+
+    path: Path
+    problem: str
+
+
+@dataclass(kw_only=True)
+class InputNotFailing(DDChangeError):
+    """`ddchange reduce`'s pre-flight: the original input does not fail the test as asked
+    (`verdict`, `reason`, the end of its output in `tail`), so there is nothing to keep."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
+
+    verdict: str
+    reason: str
+    tail: str
+    interesting_exit: int | None
+
+
 # -- nothing to search, or the search cannot go on ------------------------------------------
 
 

@@ -10,6 +10,7 @@ without a recorded run.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -146,8 +147,18 @@ class Stage(enum.StrEnum):
     CONFIRM = "confirm"  # the answer and GOOD run again at the end
 
 
-# What a run is recorded under: the search's level, or a stage of the run.
-Phase = Level | Stage
+class Grain(enum.StrEnum):
+    """The pieces `ddchange reduce` takes out of an input, coarsest first (--granularity asks
+    for the finest): the reduction goes down them in order."""
+
+    NODE = "node"  # a node of the file's syntax tree, level by level (where a grammar knows it)
+    LINE = "line"
+    TOKEN = "token"  # a word, a number, one mark of punctuation, a run of white space
+    CHAR = "char"  # one character (one byte where the input is no UTF-8)
+
+
+# What a run is recorded under: the search's level, a stage of the run, or a pass of `reduce`.
+Phase = Level | Stage | Grain
 
 
 # A commit's own tree, as a configuration: the one name every layer gives it (the bisection
@@ -180,10 +191,10 @@ def tree_commit(config: frozenset[str]) -> str | None:
 
 def phase_of(name: str) -> Phase:
     """The phase named `name` (a journal's or a log's); ValueError if none is."""
-    try:
-        return Level(name)
-    except ValueError:
-        return Stage(name)
+    for kind in (Level, Stage, Grain):
+        with contextlib.suppress(ValueError):
+            return kind(name)
+    raise ValueError(f"no phase is named {name!r}")
 
 
 class Strategy(enum.StrEnum):
@@ -572,3 +583,56 @@ class SuiteResult:
         """Whether runs of the same changes disagreed for a test of some cause (a test that
         fails at random), the causes backed all the same."""
         return any(cause.disagreed for cause in self.causes)
+
+
+# -- reducing a failing input (`ddchange reduce`) ------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReduceRequest:
+    """What `ddchange reduce` was asked, already validated by the CLI."""
+
+    files: tuple[Path, ...]  # absolute; the inputs, each reduced in place of itself
+    root: Path  # the directory the files' relative paths start at: the test's working directory
+    test: tuple[str, ...]
+    timeout: float | None = None
+    fail_pattern: str | None = None
+    # None: `git bisect run`'s rules, the failure present where the test exits as the original
+    # did (1-127, not 125); 0: C-Vise's, the input interesting where the test exits 0.
+    interesting_exit: int | None = None
+    granularity: Grain = Grain.TOKEN  # the finest pieces taken out; 1-minimal in them
+    output: Path | None = None  # one file: where its result goes (default FILE.reduced)
+    in_place: bool = False  # the result over FILE, the original kept as FILE.orig
+    confirm: bool = True  # the result run again at the end, as often as `confidence` asks
+    confidence: float = CONFIDENCE
+
+
+@dataclass(frozen=True, kw_only=True)
+class PassReport:
+    """What one pass of a reduction did: the tests it ran (its records, an earlier attempt's
+    included), and the bytes it took out."""
+
+    grain: Grain
+    tests: int
+    saved: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reduction:
+    """A reduction's result: every file before and after, the passes, what it cost, and the
+    records behind it (trial/inputs.py)."""
+
+    request: ReduceRequest
+    original: tuple[bytes, ...]  # per file, as given
+    reduced: tuple[bytes, ...]  # per file: the smallest input seen to fail
+    outputs: tuple[Path, ...]  # where each result was written
+    passes: tuple[PassReport, ...]
+    # Each removal of one piece of the finest grain was run and did not fail (False: the
+    # reduction stopped before that check ended).
+    minimal: bool
+    runs: int  # records of the result that failed: the one that found it and its reruns
+    log: tuple[TestRecord, ...]
+    tests_run: int  # real runs made by this process
+    resumed: int  # records taken over from an earlier attempt of the same command
+    wall_time: float
+    outcome: Ending

@@ -438,6 +438,122 @@ def run(
     outputs.finish(result, files)
 
 
+class _FilesThenCommand(click.Command):
+    """`FILE... [options] -- CMD [ARGS...]`: what comes after the first `--` is the command,
+    kept apart before click reads the rest (both are variadic)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            at = args.index("--")
+            ctx.meta["command"] = tuple(args[at + 1 :])
+            args = args[:at]
+        return super().parse_args(ctx, args)
+
+
+@cli.command(cls=_FilesThenCommand, epilog=EXIT_CODES_HELP)
+@click.argument("files", metavar="FILE... -- CMD [ARGS]...", nargs=-1, required=True)
+@click.option(
+    "--granularity",
+    type=click.Choice([grain.value for grain in model.Grain]),
+    default=model.Grain.TOKEN.value,
+    show_default=True,
+    help="The finest pieces taken out: the result is 1-minimal in them (node: syntax nodes, "
+    "where a grammar knows the file; then lines, tokens, characters).",
+)
+@click.option(
+    "--interesting-exit",
+    type=click.IntRange(min=0, max=255),
+    metavar="CODE",
+    help="The input is interesting (kept) where CMD exits with CODE, any other exit not: "
+    "0 for the scripts of C-Vise, C-Reduce and shrinkray. Default: git bisect run's rules, "
+    "the input kept where CMD fails as it does on the original (the same exit code, 1-127).",
+)
+@click.option(
+    "--fail-pattern",
+    callback=_check_pattern,
+    metavar="REGEX",
+    help="The output must also match (searched in its last 1 MiB).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True, max=MAX_TIMEOUT),
+    callback=_check_finite,
+    metavar="SECONDS",
+    help="Kill the test after this long (its whole process group); the input is not kept.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With one FILE: write its result here (default: FILE.reduced).",
+)
+@click.option(
+    "--in-place",
+    is_flag=True,
+    help="Write each result over its FILE, the original kept as FILE.orig.",
+)
+@click.option("--no-confirm", is_flag=True, help="Skip re-running the result at the end.")
+@click.option(
+    "--confidence",
+    type=click.FloatRange(min=0, max=1, max_open=True),
+    default=model.CONFIDENCE,
+    show_default=True,
+    help="How sure the result must be to fail: it runs again at the end until it is.",
+)
+@click.option(
+    "--json",
+    "json_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the whole result as JSON (every test run included).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary.")
+@click.option("--verbose", "-v", is_flag=True, help="One line for every test.")
+@click.pass_context
+def reduce(
+    ctx: click.Context,
+    files: tuple[str, ...],
+    granularity: str,
+    interesting_exit: int | None,
+    fail_pattern: str | None,
+    timeout: float | None,
+    output: Path | None,
+    in_place: bool,
+    no_confirm: bool,
+    confidence: float,
+    json_file: Path | None,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Reduce input FILEs that make CMD fail to a 1-minimal input that still does.
+
+    CMD runs in a new scratch directory for each test, holding the FILEs at their paths
+    relative to this directory and nothing else (an argument that names another file here is
+    given as its absolute path). Your FILEs are only read: each result goes to FILE.reduced,
+    written anew each time a smaller input fails. Running the same command again resumes.
+    """
+    command = ctx.meta.get("command", ())
+    if not command:
+        raise click.UsageError("no command: put it after `--`, as in `reduce FILE -- CMD`", ctx)
+    if output is not None and (len(files) != 1 or in_place):
+        raise click.UsageError("--output takes one FILE, and not with --in-place", ctx)
+    root = Path.cwd()
+    paths = tuple(Path(os.path.abspath(name)) for name in files)
+    request = model.ReduceRequest(
+        files=paths,
+        root=root,
+        test=outputs.absolute_arguments(command, root, paths),
+        timeout=timeout,
+        fail_pattern=fail_pattern,
+        interesting_exit=interesting_exit,
+        granularity=model.Grain(granularity),
+        output=None if output is None else Path(os.path.abspath(output)),
+        in_place=in_place,
+        confirm=not no_confirm,
+        confidence=confidence,
+    )
+    sys.exit(outputs.reduce(request, json_file, quiet=quiet, verbose=verbose))
+
+
 @cli.command()
 @click.argument("log_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
 @_common_options

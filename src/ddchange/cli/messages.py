@@ -167,6 +167,22 @@ def explain(error: errors.DDChangeError) -> str:
             )
         case errors.PreflightFailed():
             return _explain_preflight(error)
+        case errors.UnreadableInput(path, problem):
+            return f"{path}: {problem}; give the input files to reduce, each under this directory."
+        case errors.InputNotFailing(
+            verdict=verdict, reason=reason, tail=tail, interesting_exit=interesting
+        ):
+            wanted = (
+                f"exit {interesting} (interesting)"
+                if interesting is not None
+                else "a failure (exit 1-127, not 125)"
+            )
+            last = tail.rstrip().splitlines()[-1:] or [""]
+            shown = f"; its last line: {last[0][:200]}" if last[0] else ""
+            return (
+                f"pre-flight: the original input should give {wanted}, but the test gave "
+                f"{verdict.upper()} ({reason}){shown}; there is nothing to reduce."
+            )
         case errors.MaterializationMismatch(paths):
             return (
                 "applying every change to GOOD did not reproduce BAD for "

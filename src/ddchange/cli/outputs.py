@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -102,8 +103,6 @@ def validate(request: model.Request, outputs: Outputs) -> None:
     test's program (a name without a slash) is on PATH. The revisions and -C are checked by
     the session before the first test too (they are needed to read the diff)."""
     outputs.check()
-    import shutil
-
     program = request.test[0]
     if "/" not in program and shutil.which(program) is None:
         raise errors.ProgramNotFound(program)
@@ -299,3 +298,59 @@ def exit_code(outcome: model.Ending, *, disagreed: bool) -> int:
         model.Ending.FLAKY: Exit.FLAKY,
         model.Ending.INTERRUPTED: Exit.INTERRUPTED,
     }[outcome]
+
+
+def absolute_arguments(
+    command: tuple[str, ...], root: Path, inputs: tuple[Path, ...]
+) -> tuple[str, ...]:
+    """`ddchange reduce`'s command as it must be given in a scratch directory that holds only
+    the inputs: an argument naming another file or directory under `root` (a check script,
+    a file it reads) becomes its absolute path; the inputs keep their relative names."""
+    given = set(inputs)
+    out = []
+    for argument in command:
+        path = Path(os.path.abspath(root / argument)) if argument and "\0" not in argument else None
+        if (
+            path is not None
+            and path not in given
+            and path.exists()
+            and not argument.startswith("-")
+        ):
+            out.append(str(path))
+        else:
+            out.append(argument)
+    return tuple(out)
+
+
+def reduce(
+    request: model.ReduceRequest, json_file: Path | None, *, quiet: bool, verbose: bool
+) -> int:
+    """A reduction, its progress on stderr, its summary and --json; the exit code."""
+    from ddchange import reduction
+    from ddchange.diff.inputs import size
+    from ddchange.report import reduced
+
+    if json_file is not None:
+        Outputs(None, json_file, None).check()
+    program = request.test[0]
+    if "/" not in program and shutil.which(program) is None:
+        raise errors.ProgramNotFound(program)
+    count = [0]
+
+    def show(event: model.TestRecord | tuple[bytes, ...]) -> None:
+        if isinstance(event, model.TestRecord):
+            count[0] += 1
+            if verbose:
+                click.echo(
+                    f"test {count[0]} ({event.phase}): {event.outcome.value.upper()}, "
+                    f"{event.reason}",
+                    err=True,
+                )
+        elif not quiet:
+            click.echo(f"reduce: {size(event):,} bytes after {plural(count[0], 'test')}", err=True)
+
+    result = reduction.run(request, show)
+    click.echo(reduced.render(result), nl=False)
+    if json_file is not None:
+        json_file.write_text(reduced.render_json(result))
+    return exit_code(result.outcome, disagreed=False)

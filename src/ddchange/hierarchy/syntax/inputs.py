@@ -1,0 +1,109 @@
+"""Syntax trees of inputs for `ddchange reduce`: the nodes of a file level by level, and the
+nodes that a descendant of their own kind could stand in for (hoisting, as Perses does).
+
+The programming languages are those of grammars.py; the data formats (HTML, XML, JSON, CSS,
+TOML, YAML) have no scopes or names to find, only a parser, from their own wheels (the
+`syntax` extra), loaded the same lazy way: a missing wheel means no node level for that
+format, never an error.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from pathlib import PurePosixPath
+from typing import Any
+
+from ddchange.hierarchy.syntax.base import language_of, syntax_disabled
+from ddchange.hierarchy.syntax.grammars import _parser
+from ddchange.hierarchy.syntax.tree import Node
+
+# suffix -> (module, factory) of the data formats' grammars
+_FORMATS = {
+    ".html": ("tree_sitter_html", "language"),
+    ".htm": ("tree_sitter_html", "language"),
+    ".xml": ("tree_sitter_xml", "language_xml"),
+    ".svg": ("tree_sitter_xml", "language_xml"),
+    ".json": ("tree_sitter_json", "language"),
+    ".css": ("tree_sitter_css", "language"),
+    ".toml": ("tree_sitter_toml", "language"),
+    ".yaml": ("tree_sitter_yaml", "language"),
+    ".yml": ("tree_sitter_yaml", "language"),
+}
+
+
+@functools.cache
+def _format_parser(module: str, factory: str) -> Any:
+    """A parser for a data format, or None when its wheel is missing or does not load."""
+    try:
+        binding = importlib.import_module("tree_sitter")
+        grammar = getattr(importlib.import_module(module), factory)()
+        return binding.Parser(binding.Language(grammar))
+    except Exception:  # the documented contract: no node level for this format
+        return None
+
+
+def _root(path: str, data: bytes) -> Node | None:
+    """The root of `data`'s tree where a grammar knows `path`'s kind of file."""
+    if syntax_disabled():
+        return None
+    wheel = _FORMATS.get(PurePosixPath(path).suffix.lower())
+    lang = language_of(path)
+    parser = _format_parser(*wheel) if wheel else _parser(lang) if lang else None
+    if parser is None:
+        return None
+    try:
+        root: Node = parser.parse(data).root_node
+    except Exception:  # an internal failure of the C library: no tree, no node level
+        return None
+    return root
+
+
+def has_tree(path: str) -> bool:
+    """Whether a grammar knows `path`'s kind of file (and its wheel loads)."""
+    return _root(path, b"") is not None
+
+
+def nodes_at(path: str, data: bytes, depth: int) -> list[tuple[int, int]] | None:
+    """The byte ranges of the named nodes `depth` levels below the root of `data`'s tree, in
+    order; None where there is no tree or no node that deep."""
+    root = _root(path, data)
+    if root is None:
+        return None
+    level = [root]
+    for _ in range(depth):
+        level = [child for node in level for child in node.named_children]
+    if not level:
+        return None
+    return [(node.start_byte, node.end_byte) for node in level if node.end_byte > node.start_byte]
+
+
+def hoists_at(path: str, data: bytes, depth: int) -> list[tuple[int, int, int, int]]:
+    """For each named node `depth` levels below the root that holds a smaller node of its own
+    kind, the node's range and the range of the largest such descendant (the first of them):
+    the node may be replaced by it."""
+    root = _root(path, data)
+    if root is None:
+        return []
+    level = [root]
+    for _ in range(depth):
+        level = [child for node in level for child in node.named_children]
+    hoists = []
+    for node in level:
+        inner = _largest_of_kind(node, node.type)
+        if inner is not None:
+            hoists.append((node.start_byte, node.end_byte, inner.start_byte, inner.end_byte))
+    return hoists
+
+
+def _largest_of_kind(node: Node, kind: str) -> Node | None:
+    """The first descendant of `node` of type `kind` met breadth first (the largest)."""
+    queue = list(node.named_children)
+    while queue:
+        current = queue.pop(0)
+        if current.type == kind and current.end_byte - current.start_byte < (
+            node.end_byte - node.start_byte
+        ):
+            return current
+        queue += current.named_children
+    return None

@@ -1,0 +1,254 @@
+"""The order of one reduction (`ddchange reduce FILE... -- CMD`): the files read, the run's
+identity, the pre-flight, the passes down to the grain asked (search/reduce.py, every outcome
+from trial/inputs.py), the result run again, and the outputs written.
+
+The user's files are only read. The result goes to FILE.reduced (or --output), written anew
+each time a smaller input fails, so that a run stopped any way leaves the best so far there;
+with --in-place it goes over FILE, after FILE.orig holds the original (a FILE.orig that holds
+something else is never overwritten: the run refuses before its first test).
+
+A run's identity is the command, the files' relative paths and original bytes, and what decides
+an outcome (--timeout, --fail-pattern, --interesting-exit): the same command on the same
+inputs resumes from the journal (`journal_path`, in the user's cache directory, since inputs
+need not lie in a repository), every test it made answered by its record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ddchange import errors
+from ddchange.diff import inputs as pieces
+from ddchange.diff.inputs import Contents, Edit
+from ddchange.hierarchy.syntax import inputs as trees
+from ddchange.model import (
+    Ending,
+    Grain,
+    Outcome,
+    PassReport,
+    ReduceRequest,
+    Reduction,
+    Stage,
+    TestRecord,
+)
+from ddchange.search import confidence
+from ddchange.search.reduce import Atoms, Pass, Reducer
+from ddchange.trial.inputs import Inputs
+from ddchange.trial.journal import Journal
+
+# Told of every record as it is made, and of each new smallest input seen to fail.
+Listener = Callable[[TestRecord | Contents], None]
+
+
+def journal_path() -> Path:
+    """The journal of every reduction of this user: in their cache directory."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "ddchange" / "reduce.sqlite"
+
+
+def read_inputs(request: ReduceRequest) -> tuple[tuple[str, ...], Contents]:
+    """Each file's path relative to the directory the test runs in, and its bytes; an
+    `errors.UnreadableInput` for the first that cannot be read or lies outside it."""
+    relative, contents = [], []
+    for path in request.files:
+        try:
+            relative.append(path.relative_to(request.root).as_posix())
+        except ValueError:
+            raise errors.UnreadableInput(path, "not under this directory") from None
+        try:
+            contents.append(path.read_bytes())
+        except FileNotFoundError:
+            raise errors.UnreadableInput(path, "no such file") from None
+        except IsADirectoryError:
+            raise errors.UnreadableInput(path, "is a directory") from None
+        except PermissionError:
+            raise errors.UnreadableInput(path, "permission denied") from None
+    return tuple(relative), tuple(contents)
+
+
+def describe(request: ReduceRequest, relative: Sequence[str], contents: Contents) -> str:
+    """What identifies the run, as JSON: its key is a hash of it."""
+    return json.dumps(
+        {
+            "reduce": list(relative),
+            "inputs": [hashlib.sha256(data).hexdigest() for data in contents],
+            "test": list(request.test),
+            "timeout": request.timeout,
+            "fail_pattern": request.fail_pattern,
+            "interesting_exit": request.interesting_exit,
+        },
+        sort_keys=True,
+    )
+
+
+def outputs_of(request: ReduceRequest) -> tuple[Path, ...]:
+    """Where each file's result goes: FILE.reduced, --output, or FILE itself (--in-place)."""
+    if request.in_place:
+        return request.files
+    if request.output is not None:
+        return (request.output,)
+    return tuple(path.with_name(path.name + ".reduced") for path in request.files)
+
+
+def run(request: ReduceRequest, listener: Listener | None = None) -> Reduction:
+    """Reduce `request`'s files; raises an `errors.DDChangeError` when it cannot."""
+    started = time.monotonic()
+    tell = listener or (lambda _event: None)
+    relative, original = read_inputs(request)
+    outputs = outputs_of(request)
+    if request.in_place:
+        _keep_originals(request.files, original)
+    description = describe(request, relative, original)
+    key = hashlib.sha256(description.encode()).hexdigest()
+
+    def best(contents: Contents) -> None:
+        _write(outputs, contents)
+        tell(contents)
+
+    with (
+        Journal(journal_path()) as journal,
+        Inputs(request, relative, journal, key, on_record=tell) as runs,
+    ):
+        runs.resume(description)
+        _preflight(request, runs, original)
+        reducer = Reducer(
+            test=runs.outcome, passes=passes_for(request.granularity, relative), on_best=best
+        )
+        reduced = reducer.reduce(original)
+        _write(outputs, reduced.contents)
+        outcome = Ending.INTERRUPTED if reduced.stopped else Ending.FOUND
+        if not reduced.stopped and request.confirm:
+            try:
+                outcome = _confirm(request, runs, reduced.contents)
+            except KeyboardInterrupt:
+                outcome = Ending.INTERRUPTED
+        return Reduction(
+            request=request,
+            original=original,
+            reduced=reduced.contents,
+            outputs=outputs,
+            passes=tuple(
+                PassReport(grain=grain, tests=sum(r.phase == grain for r in runs.log), saved=saved)
+                for grain, saved in reduced.saved.items()
+            ),
+            minimal=reduced.minimal,
+            runs=len(runs.records(reduced.contents)),
+            log=tuple(dataclasses.replace(r, number=n) for n, r in enumerate(runs.log, 1)),
+            tests_run=runs.tests_run,
+            resumed=runs.resumed,
+            wall_time=time.monotonic() - started,
+            outcome=outcome,
+        )
+
+
+def _preflight(request: ReduceRequest, runs: Inputs, original: Contents) -> None:
+    """The original must fail as asked; by default, later candidates must then exit as it did."""
+    record = (runs.records(original) or [runs.run(original, Stage.BAD)])[0]
+    if record.outcome is not Outcome.FAIL:
+        raise errors.InputNotFailing(
+            verdict=record.outcome.value,
+            reason=record.reason,
+            tail=record.tail,
+            interesting_exit=request.interesting_exit,
+        )
+    if request.interesting_exit is None and record.exit_code is not None:
+        runs.expect_exit(record.exit_code)
+
+
+def _confirm(request: ReduceRequest, runs: Inputs, result: Contents) -> Ending:
+    """The result run again as often as the confidence asks: FLAKY where a rerun did not fail."""
+    wanted = 1 + confidence.reruns(request.confidence)
+    while len(runs.records(result)) < wanted:
+        runs.run(result, Stage.CONFIRM)
+    failed = all(r.outcome is Outcome.FAIL for r in runs.records(result))
+    return Ending.FOUND if failed else Ending.FLAKY
+
+
+def passes_for(finest: Grain, relative: Sequence[str]) -> tuple[Pass, ...]:
+    """The passes from the coarsest grain down to `finest`: syntax nodes where a grammar knows
+    one of the files (else none), then lines, tokens, characters."""
+    grains = list(Grain)[: list(Grain).index(finest) + 1]
+    split = {Grain.LINE: pieces.lines, Grain.TOKEN: pieces.words, Grain.CHAR: pieces.chars}
+    passes = []
+    for grain in grains:
+        if grain is Grain.NODE:
+            if any(trees.has_tree(name) for name in relative):
+                passes.append(Pass(grain=grain, rounds=_nodes(relative)))
+            continue
+
+        def rounds(
+            contents: Contents, number: int, cut: Callable[..., list[Edit]] = split[grain]
+        ) -> Atoms | None:
+            if number:
+                return None
+            return [[edit] for n, data in enumerate(contents) for edit in cut(n, data)]
+
+        passes.append(Pass(grain=grain, rounds=rounds))
+    return tuple(passes)
+
+
+def _nodes(relative: Sequence[str]) -> Callable[[Contents, int], Atoms | None]:
+    """The node pass's rounds, as HDD and Perses go: round 2k takes out nodes k + 1 levels
+    below the root, round 2k + 1 replaces each node of that level by the largest descendant
+    of its own kind; it ends below the deepest node."""
+
+    def rounds(contents: Contents, number: int) -> Atoms | None:
+        depth, hoisting = number // 2 + 1, number % 2 == 1
+        atoms: Atoms = []
+        deeper = False
+        for n, (name, data) in enumerate(zip(relative, contents, strict=True)):
+            if hoisting:
+                atoms += [
+                    [Edit(file=n, start=start, end=end, replacement=data[inner:last])]
+                    for start, end, inner, last in trees.hoists_at(name, data, depth)
+                ]
+                continue
+            spans = trees.nodes_at(name, data, depth)
+            if spans is not None:
+                deeper = True
+                atoms += [[edit] for edit in pieces.ranges(n, spans)]
+        return atoms if hoisting or deeper else None
+
+    return rounds
+
+
+def _keep_originals(files: Sequence[Path], original: Contents) -> None:
+    """--in-place: FILE.orig holds each original before FILE is written; one that holds
+    something else already is never overwritten."""
+    for path, data in zip(files, original, strict=True):
+        backup = path.with_name(path.name + ".orig")
+        if backup.exists() and backup.read_bytes() != data:
+            raise errors.UnreadableInput(backup, "exists and is not this input: move it away")
+        _write_one(backup, data)
+
+
+def _write(outputs: Sequence[Path], contents: Contents) -> None:
+    for path, data in zip(outputs, contents, strict=True):
+        _write_one(path, data)
+
+
+def _write_one(path: Path, data: bytes) -> None:
+    """`data` to `path` atomically: a stop leaves the old file or the new one, never half."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        mode = path.stat().st_mode if path.exists() else 0o666 & ~_umask()
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,133 @@
+"""Reducing a failing input: the strategy of `ddchange reduce` as a whole, pure, the test injected.
+
+An input is one more kind of change set (diff/inputs.py): its pieces are the change units, and
+an input with some pieces taken out is a configuration. The reduction goes down the passes it
+is given, coarsest first (syntax nodes level by level, then lines, tokens, characters), and at
+each round of a pass runs probabilistic delta debugging (probabilistic.py, the same search as
+for changes) over that round's pieces of the current input, keeping what fails, and goes down
+them once. Then the finest pass is checked piece by piece (`_sweep`): each single piece is
+taken out of the result and run; one that still fails is a further reduction, and the check
+goes round again until a whole round of it took nothing out. Only such a round makes the
+result 1-minimal at that grain, and `Reduced.minimal` says so; ProbDD alone does not certify
+it.
+
+Adding a pass (read this before writing one)
+--------------------------------------------
+A pass is a name (its `Grain`, what the report and the journal call its runs) and `rounds`:
+given the current input and a round number from 0, the atoms of that round, or None when the
+pass has no such round. An atom is a list of edits that go together (every use of a name
+renamed at once, say); each edit is a byte range and its replacement (diff/inputs.py). Edits
+of one round must not overlap: any subset of the atoms is a candidate. A pass that rewrites
+rather than removes (a shorter literal, a node replaced by a descendant of its kind) is a
+pass like any other: its edits have a replacement. The reducer never looks inside an edit,
+and measures what a pass saved by the bytes it took out.
+
+Invariants:
+- The result is the input given or a candidate the test saw FAIL, never an implied one.
+- The same test outcomes give the same reduction: no randomness anywhere (a resumed run
+  takes the same path, every step answered by the journal until the first new one).
+- A stop (Ctrl-C) is a value: `reduce` returns the smallest input seen to fail so far, with
+  `stopped` set, and `minimal` false.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ddchange.diff.inputs import Contents, Edit, apply, size
+from ddchange.model import Grain, Outcome
+from ddchange.search import probabilistic
+from ddchange.search.dd import Probed
+
+# The outcome of running one input, in one pass.
+Test = Callable[[Contents, Grain], Outcome]
+Atoms = list[list[Edit]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pass:
+    grain: Grain
+    rounds: Callable[[Contents, int], Atoms | None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reduced:
+    contents: Contents  # the smallest input seen to fail
+    saved: dict[Grain, int]  # the bytes each pass took out
+    minimal: bool  # the finest pass's check ended with no removal failing
+    stopped: bool = False  # interrupted: `contents` is the best so far
+
+
+@dataclass(kw_only=True)
+class Reducer:
+    """`reduce` an input that fails `test` down `passes` (the last is the finest grain)."""
+
+    test: Test
+    passes: tuple[Pass, ...]
+    # told of each new smallest input seen to fail, as it is seen
+    on_best: Callable[[Contents], None] = lambda _contents: None
+    best: Contents = ()
+    _saved: dict[Grain, int] = field(default_factory=dict)
+
+    def reduce(self, contents: Contents) -> Reduced:
+        self.best = contents
+        self._saved = {p.grain: 0 for p in self.passes}
+        try:
+            for step in self.passes:
+                self._pass(step)
+            while not self._sweep(self.passes[-1]):
+                pass  # a removal failed: the check goes round again, on the smaller input
+        except KeyboardInterrupt:
+            return self._reduced(minimal=False, stopped=True)
+        return self._reduced(minimal=True)
+
+    def _reduced(self, *, minimal: bool, stopped: bool = False) -> Reduced:
+        return Reduced(
+            contents=self.best, saved=dict(self._saved), minimal=minimal, stopped=stopped
+        )
+
+    def _run(self, candidate: Contents, grain: Grain) -> Outcome:
+        outcome = self.test(candidate, grain)
+        if outcome is Outcome.FAIL and size(candidate) < size(self.best):
+            self._saved[grain] += size(self.best) - size(candidate)
+            self.best = candidate
+            self.on_best(candidate)
+        return outcome
+
+    def _pass(self, step: Pass) -> None:
+        """Every round of `step`, each over the input as the rounds before left it."""
+        number = 0
+        while (atoms := step.rounds(self.best, number)) is not None:
+            if atoms:
+                self._minimize(atoms, step.grain)
+            number += 1
+
+    def _minimize(self, atoms: Atoms, grain: Grain) -> None:
+        """ProbDD over `atoms` of the current input: a configuration is the atoms kept, the
+        others applied (taken out, or rewritten)."""
+        base = self.best
+        everything = range(len(atoms))
+
+        def probe(kept: list[int]) -> Probed[int]:
+            kept_set = frozenset(kept)
+            candidate = apply(base, (e for i in everything if i not in kept_set for e in atoms[i]))
+            if candidate == base:  # nothing to try: as good as the input, no run
+                return Probed(Outcome.UNRESOLVED, kept_set)
+            return Probed(self._run(candidate, grain), kept_set)
+
+        probabilistic.minimize(list(everything), probe)
+
+    def _sweep(self, step: Pass) -> bool:
+        """Each atom of `step`'s first round taken out of the result alone, and run, in order;
+        after one that failed (the result shrank) the check goes on at the atom after it.
+        True when no removal failed: the result is 1-minimal at that grain."""
+        atoms, number, removed = step.rounds(self.best, 0) or [], 0, False
+        while number < len(atoms):
+            candidate = apply(self.best, atoms[number])
+            if candidate != self.best and self._run(candidate, step.grain) is Outcome.FAIL:
+                removed = True
+                atoms = step.rounds(self.best, 0) or []  # the same number: the atom after it
+            else:
+                number += 1
+        return not removed

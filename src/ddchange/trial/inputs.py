@@ -1,0 +1,152 @@
+"""The runs of one reduction (`ddchange reduce`): the only source of its outcomes.
+
+Owns the scratch directory, running the test on a candidate input there, and the records: each
+run is written to the journal the moment it ends, under the run's key, with the candidate's
+content hash as its configuration. A candidate run before (in this process, or in an earlier
+attempt of the same command) is answered by its records, never run again; so a reduction
+stopped at any point and started again takes the same path, every step answered by the
+journal, up to the first test it had not made.
+
+Each test runs in a new directory of the scratch directory, holding the candidate's files at
+their relative paths and nothing else, removed afterwards: what one test leaves behind cannot
+change the next one's outcome. The user's files are only ever read (by the caller), never
+written here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from ddchange.diff.inputs import Contents
+from ddchange.model import Outcome, Phase, ReduceRequest, TestRecord
+from ddchange.trial import runner
+from ddchange.trial.journal import Journal
+from ddchange.trial.runner import SCRATCH_VARIABLE, Execution, Expectation
+
+
+def digest(contents: Contents) -> str:
+    """The name of an input: a hash of its files' bytes, in order."""
+    hashed = hashlib.sha256()
+    for data in contents:
+        hashed.update(len(data).to_bytes(8, "big"))
+        hashed.update(data)
+    return hashed.hexdigest()
+
+
+class Inputs:
+    """The scratch directory and the records of one reduction of `request`'s files (at
+    `relative` paths), under journal key `key`. Use as a context manager: the directory goes
+    at the end, whatever happened."""
+
+    def __init__(
+        self,
+        request: ReduceRequest,
+        relative: Sequence[str],
+        journal: Journal,
+        key: str,
+        on_record: Callable[[TestRecord], None] = lambda _record: None,
+    ) -> None:
+        self.request, self.relative = request, tuple(relative)
+        self.journal, self.key, self.on_record = journal, key, on_record
+        self.expect = Expectation(
+            pattern=re.compile(request.fail_pattern) if request.fail_pattern else None
+        )
+        self.log: list[TestRecord] = []
+        self.by_input: dict[str, list[TestRecord]] = {}
+        self.resumed = 0
+        self.tests_run = 0
+        self._scratch: Path | None = None
+
+    def __enter__(self) -> Inputs:
+        self._scratch = Path(tempfile.mkdtemp(prefix="ddchange-reduce-"))
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def resume(self, description: str) -> None:
+        """Take over the records of earlier attempts of this run (same key)."""
+        self.journal.begin(self.key, description)
+        for record in self.journal.records(self.key):
+            self._keep(record)
+        self.resumed = len(self.log)
+
+    def expect_exit(self, code: int) -> None:
+        """From now on a candidate fails only where the test exits with `code`, as the
+        original did (the default, without --interesting-exit)."""
+        self.expect = Expectation(exit_code=code, pattern=self.expect.pattern)
+
+    def records(self, contents: Contents) -> list[TestRecord]:
+        return self.by_input.get(digest(contents), [])
+
+    def outcome(self, contents: Contents, phase: Phase) -> Outcome:
+        """The outcome of `contents`: its records' (FAIL only where every run failed), or a
+        new run's."""
+        records = self.records(contents) or [self.run(contents, phase)]
+        outcomes = {record.outcome for record in records}
+        return outcomes.pop() if len(outcomes) == 1 else Outcome.UNRESOLVED
+
+    def run(self, contents: Contents, phase: Phase) -> TestRecord:
+        """Run the test on `contents` once more, and record it."""
+        assert self._scratch is not None, "Inputs is used as a context manager"
+        here = Path(tempfile.mkdtemp(dir=self._scratch, prefix="test-"))
+        try:
+            for name, data in zip(self.relative, contents, strict=True):
+                path = here / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+            started = time.monotonic()
+            env = {**os.environ, SCRATCH_VARIABLE: str(here)}
+            tested = runner.run(self.request.test, here, timeout=self.request.timeout, env=env)
+            outcome, reason = self._classify(tested)
+        finally:
+            shutil.rmtree(here, ignore_errors=True)
+        record = TestRecord(
+            number=len(self.log) + 1,
+            phase=phase,
+            config=frozenset({digest(contents)}),
+            outcome=outcome,
+            reason=reason,
+            exit_code=tested.exit_code,
+            duration=time.monotonic() - started,
+            tail=tested.tail,
+        )
+        self.journal.append(self.key, record)
+        self.tests_run += 1
+        self._keep(record)
+        self.on_record(record)
+        return record
+
+    def _classify(self, tested: Execution) -> tuple[Outcome, str]:
+        """`git bisect run`'s rules (runner.classify), or with --interesting-exit, C-Vise's: the
+        input is interesting (it fails, and is kept) where the test exits with that code."""
+        interesting = self.request.interesting_exit
+        if interesting is None:
+            return runner.classify(tested, self.expect)
+        if tested.timed_out or tested.exit_code is None:
+            return Outcome.UNRESOLVED, f"timed out after {tested.timeout:g}s"
+        if tested.exit_code != interesting:
+            return Outcome.PASS, f"exit {tested.exit_code}: not interesting"
+        pattern = self.expect.pattern
+        if pattern is not None and not pattern.search(tested.output):
+            return Outcome.PASS, f"exit {tested.exit_code}, no match for {pattern.pattern!r}"
+        return Outcome.FAIL, f"exit {tested.exit_code}: interesting"
+
+    def _keep(self, record: TestRecord) -> None:
+        self.log.append(record)
+        for name in record.config:
+            self.by_input.setdefault(name, []).append(record)

@@ -1,0 +1,261 @@
+"""`ddchange reduce`: failing inputs reduced by the same engine as changes. Real runs of real
+check scripts on files in tmp_path, each result judged apart from ddchange: it fails the check
+as the original did, and taking out any one piece of the grain asked makes it pass. The user's
+files are never written."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ddchange.diff import inputs
+from ddchange.diff.inputs import Edit
+from ddchange.model import Grain, Outcome
+from ddchange.search.reduce import Pass, Reducer
+
+LINES = [f"<p>line {n} of the page</p>" for n in range(900)]
+LINES[450] = '<SELECT NAME="priority" MULTIPLE SIZE=7>'
+PAGE = "<html><body>\n" + "\n".join(LINES) + "\n</body></html>\n"
+# run's rules: exit 1 where the failure is there (a multi-line list box), 0 where it is not
+CHECK = "#!/bin/sh\ngrep -q '<SELECT[^>]*MULTIPLE' page.html && exit 1\nexit 0\n"
+# C-Vise's: exit 0 where the input is interesting
+INTERESTING = "#!/bin/sh\ngrep -q '<SELECT[^>]*MULTIPLE' page.html\n"
+
+
+def reduce(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`ddchange reduce ARGS` in `cwd`, its journal in cwd's parent."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(cwd.parent / "cache")}
+    return subprocess.run(
+        [sys.executable, "-m", "ddchange", "reduce", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def page(tmp_path: Path, check: str = CHECK) -> Path:
+    here = tmp_path / "work"
+    here.mkdir()
+    (here / "page.html").write_text(PAGE)
+    (here / "check.sh").write_text(check)
+    (here / "check.sh").chmod(0o755)
+    return here
+
+
+def exits(here: Path, script: str, content: bytes) -> int:
+    """The check's exit code on `content` as page.html, in a directory of its own."""
+    trial = here.parent / "judge"
+    trial.mkdir(exist_ok=True)
+    (trial / "page.html").write_bytes(content)
+    return subprocess.run(["sh", str(here / script)], cwd=trial, check=False).returncode
+
+
+def tokens(content: bytes) -> list[bytes]:
+    """The judge's own cut into tokens: words, marks, runs of white space."""
+    return re.findall(rb"[\w\x80-\xff]+|\s+|[^\w\s\x80-\xff]", content)
+
+
+def test_a_page_comes_down_to_its_list_box_and_the_original_is_untouched(tmp_path: Path) -> None:
+    """The Mozilla case as the paper tells it: a 900-line page whose multi-line list box
+    fails the check. The result fails it as the original does, and without any one of its
+    tokens it passes; page.html keeps its bytes and its time."""
+    here = page(tmp_path)
+    before = (here / "page.html").stat().st_mtime_ns
+    done = reduce(here, "page.html", "--json", "out.json", "--", "./check.sh")
+    assert done.returncode == 0, done.stderr
+    assert (here / "page.html").read_text() == PAGE
+    assert (here / "page.html").stat().st_mtime_ns == before
+    result = (here / "page.html.reduced").read_bytes()
+    assert exits(here, "check.sh", result) == 1
+    pieces = tokens(result)
+    for number in range(len(pieces)):
+        without = b"".join(pieces[:number] + pieces[number + 1 :])
+        assert exits(here, "check.sh", without) == 0, without
+    report = json.loads((here / "out.json").read_text())
+    assert report["minimal"] is True
+    assert report["outcome"] == "found"
+    assert report["files"][0]["bytes"] == [len(PAGE), len(result)]
+    assert report["tests_run"] == len(report["log"]) < 120
+    assert sum(p["tests"] for p in report["passes"]) + 1 + 3 == report["tests_run"]
+    assert "1-minimal in tokens" in done.stdout
+
+
+def test_interesting_exit_0_takes_a_c_vise_script(tmp_path: Path) -> None:
+    here = page(tmp_path, INTERESTING)
+    done = reduce(here, "page.html", "--interesting-exit", "0", "--granularity", "char",
+                  "--", "./check.sh")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = (here / "page.html.reduced").read_bytes()
+    assert exits(here, "check.sh", result) == 0
+    for number in range(len(result)):
+        assert exits(here, "check.sh", result[:number] + result[number + 1 :]) != 0
+    assert "1-minimal in chars" in done.stdout
+
+
+def test_an_original_that_does_not_fail_is_refused_in_one_line(tmp_path: Path) -> None:
+    here = page(tmp_path, "#!/bin/sh\nexit 0\n")
+    done = reduce(here, "page.html", "--", "./check.sh")
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "pre-flight: the original input should give a failure" in done.stderr
+    assert not (here / "page.html.reduced").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("page.html", "./check.sh"), "no command: put it after `--`"),
+        (("page.html", "check.sh", "-o", "x", "--", "./check.sh"), "--output takes one FILE"),
+        (("nothere.html", "--", "./check.sh"), "nothere.html: no such file"),
+        (("page.html", "--", "./check.sh", "--granularity"), None),
+    ],
+)
+def test_usage_errors_take_one_line(
+    tmp_path: Path, args: Sequence[str], message: str | None
+) -> None:
+    here = page(tmp_path)
+    done = reduce(here, *args)
+    if message is None:  # after `--`, everything is the command's
+        assert done.returncode == 0, done.stderr
+        return
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert message in done.stderr
+
+
+def test_in_place_keeps_the_original_as_orig(tmp_path: Path) -> None:
+    here = page(tmp_path)
+    done = reduce(here, "page.html", "--in-place", "--", "./check.sh")
+    assert done.returncode == 0, done.stderr
+    assert (here / "page.html.orig").read_text() == PAGE
+    assert exits(here, "check.sh", (here / "page.html").read_bytes()) == 1
+    assert len((here / "page.html").read_bytes()) < 40
+
+
+def test_the_same_command_resumes_and_an_interrupted_run_leaves_its_best(tmp_path: Path) -> None:
+    """The check stops ddchange (SIGINT) in its 12th run: the best input so far is in
+    page.html.reduced, exit 130; the same command then takes every earlier test from the
+    journal and ends where an uninterrupted run ends."""
+    counter = tmp_path / "count"
+    stopping = (
+        f"#!/bin/sh\nn=$(($(cat {counter} 2>/dev/null || echo 0) + 1)); echo $n > {counter}\n"
+        f'[ "$n" = 12 ] && kill -INT $PPID && sleep 5\n' + CHECK.split("\n", 1)[1]
+    )
+    here = page(tmp_path, stopping)
+    stopped = reduce(here, "page.html", "--", "./check.sh")
+    assert stopped.returncode == 130, stopped.stderr
+    assert "interrupted" in stopped.stdout
+    best = (here / "page.html.reduced").read_bytes()
+    assert exits(here, "check.sh", best) == 1
+    assert len(best) < len(PAGE)
+    resumed = reduce(here, "page.html", "--json", "again.json", "--", "./check.sh")
+    assert resumed.returncode == 0, resumed.stderr
+    report = json.loads((here / "again.json").read_text())
+    assert report["resumed"] == 11  # the 12th was stopped, never recorded
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "page.html").write_text(PAGE)
+    (alone / "check.sh").write_text(CHECK)
+    (alone / "check.sh").chmod(0o755)
+    once = reduce(alone, "page.html", "--json", "once.json", "--", "./check.sh")
+    assert once.returncode == 0, once.stderr
+    assert (here / "page.html.reduced").read_bytes() == (alone / "page.html.reduced").read_bytes()
+    assert (
+        report["resumed"] + report["tests_run"]
+        == json.loads((alone / "once.json").read_text())["tests_run"]
+    )
+    again = reduce(here, "page.html", "--", "./check.sh")
+    assert again.returncode == 0
+    assert "0 tests (" in again.stdout
+
+
+def test_a_python_module_is_reduced_node_by_node(tmp_path: Path) -> None:
+    """A grammar knows .py files: whole statements and definitions go first, and the result
+    still fails the way the original does (a ZeroDivisionError, --fail-pattern)."""
+    here = tmp_path / "work"
+    here.mkdir()
+    body = "".join(
+        f"def helper_{n}(x):\n    return x * {n} + 1\n\n\nvalue_{n} = helper_{n}({n})\n"
+        for n in range(40)
+    )
+    module = body + "def broken(y):\n    return y / 0\n\n\nprint(broken(value_7))\n"
+    (here / "m.py").write_text(module)
+    done = reduce(here, "m.py", "--fail-pattern", "ZeroDivisionError", "--json", "r.json",
+                  "--", "python3", "m.py")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = (here / "m.py.reduced").read_text()
+    ran = subprocess.run(
+        [sys.executable, "-c", result], capture_output=True, text=True, check=False
+    )
+    assert "ZeroDivisionError" in ran.stderr
+    assert len(result) < len(module) // 20
+    passes = {p["grain"]: p for p in json.loads((here / "r.json").read_text())["passes"]}
+    assert passes["node"]["saved"] > len(module) // 2
+
+
+# -- the pieces and the pure reducer ------------------------------------------------------------
+
+
+@given(st.binary(max_size=300))
+def test_each_grain_cuts_a_file_into_pieces_that_make_it_up(data: bytes) -> None:
+    for cut in (inputs.lines, inputs.words, inputs.chars):
+        pieces = cut(0, data)
+        assert b"".join(data[e.start : e.end] for e in pieces) == data
+        assert inputs.apply((data,), pieces) == (b"",)
+        assert inputs.apply((data,), []) == (data,)
+
+
+def test_edits_of_one_file_must_not_overlap() -> None:
+    with pytest.raises(ValueError, match="overlap"):
+        inputs.apply((b"abcdef",), [Edit(file=0, start=0, end=3), Edit(file=0, start=2, end=4)])
+    assert inputs.apply(
+        (b"abcdef", b"xy"),
+        [Edit(file=0, start=1, end=3, replacement=b"Z"), Edit(file=1, start=0, end=1)],
+    ) == (
+        b"aZdef",
+        b"y",
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "d", "e", " ", "\n", "(", ")"]), min_size=1,
+                max_size=60), st.data())  # fmt: skip
+def test_the_reducer_ends_1_minimal_at_the_finest_grain(
+    chars: list[str], data: st.DataObject
+) -> None:
+    """Whatever the input and whichever of its tokens the failure needs, the result fails,
+    and taking out any one token makes it pass; no input the test did not fail is taken."""
+    text = "".join(chars).encode()
+    words = [w for w in tokens(text) if not w.isspace()]
+    if not words:
+        return
+    needed = data.draw(st.lists(st.sampled_from(words), min_size=1, max_size=3, unique=True))
+
+    def test(contents: tuple[bytes, ...], _grain: Grain) -> Outcome:
+        seen = [w for w in tokens(contents[0]) if not w.isspace()]
+        return Outcome.FAIL if all(n in seen for n in needed) else Outcome.PASS
+
+    def grain(cut):  # type: ignore[no-untyped-def]
+        return lambda contents, k: [[e] for e in cut(0, contents[0])] if k == 0 else None
+
+    passes = (
+        Pass(grain=Grain.LINE, rounds=grain(inputs.lines)),
+        Pass(grain=Grain.TOKEN, rounds=grain(inputs.words)),
+    )
+    reduced = Reducer(test=test, passes=passes).reduce((text,))
+    assert reduced.minimal
+    result = reduced.contents
+    assert test(result, Grain.TOKEN) is Outcome.FAIL
+    for edit in inputs.words(0, result[0]):
+        assert test(inputs.apply(result, [edit]), Grain.TOKEN) is not Outcome.FAIL
