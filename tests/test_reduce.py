@@ -200,7 +200,7 @@ def test_a_python_module_is_reduced_node_by_node(tmp_path: Path) -> None:
     )
     assert "ZeroDivisionError" in ran.stderr
     assert len(result) < len(module) // 20
-    passes = {p["grain"]: p for p in json.loads((here / "r.json").read_text())["passes"]}
+    passes = {p["pass"]: p for p in json.loads((here / "r.json").read_text())["passes"]}
     assert passes["node"]["saved"] > len(module) // 2
 
 
@@ -250,12 +250,44 @@ def test_the_reducer_ends_1_minimal_at_the_finest_grain(
         return lambda contents, k: [[e] for e in cut(0, contents[0])] if k == 0 else None
 
     passes = (
-        Pass(grain=Grain.LINE, rounds=grain(inputs.lines)),
-        Pass(grain=Grain.TOKEN, rounds=grain(inputs.words)),
+        Pass(name=Grain.LINE, rounds=grain(inputs.lines)),
+        Pass(name=Grain.TOKEN, rounds=grain(inputs.words)),
     )
-    reduced = Reducer(test=test, passes=passes).reduce((text,))
+    reduced = Reducer(test=test, passes=passes, finest=passes[-1]).reduce((text,))
     assert reduced.minimal
     result = reduced.contents
     assert test(result, Grain.TOKEN) is Outcome.FAIL
     for edit in inputs.words(0, result[0]):
         assert test(inputs.apply(result, [edit]), Grain.TOKEN) is not Outcome.FAIL
+
+
+def test_rewrites_shorten_names_indentation_space_and_literals_consistently() -> None:
+    source = b'def total(items):\n    for item in items:\n        print(item,   "each", 1234)\n'
+    names = inputs.renames((source,))
+    renamed = {bytes(source[a[0].start : a[0].end]): a[0].replacement for a in names}
+    assert renamed[b"items"] == b"a"  # the largest saving first
+    assert renamed[b"item"] == b"b"
+    assert all(len(new) < len(old) for old, new in renamed.items())
+    assert not set(renamed.values()) & {bytes(w) for w in tokens(source)}, "fresh names only"
+    everything = inputs.apply((source,), (e for atom in names for e in atom))[0]
+    assert b"items" not in everything
+    assert tokens(everything).count(b"a") == 2, "every use renamed"
+    assert inputs.apply((source,), inputs.dedents((source,))[0])[0] == (
+        b'def total(items):\n for item in items:\n  print(item,   "each", 1234)\n'
+    )
+    spaced = inputs.apply((source,), (e for atom in inputs.spaces((source,)) for e in atom))
+    assert b"item, " in spaced[0]
+    assert b",   " not in spaced[0]
+    short = inputs.apply((source,), (e for atom in inputs.literals((source,)) for e in atom))
+    assert short[0].endswith(b'print(item,   "", 0)\n')
+
+
+def test_brackets_go_level_by_level_with_their_content_or_are_emptied() -> None:
+    data = b"f(a, g(b), [c]) + h()"
+    outer = inputs.brackets((data,), 0, keep=False)
+    assert outer is not None
+    assert [data[a[0].start : a[0].end] for a in outer] == [b"(a, g(b), [c])", b"()"]
+    emptied = inputs.brackets((data,), 0, keep=True)
+    assert emptied is not None
+    assert [data[a[0].start : a[0].end] for a in emptied] == [b"a, g(b), [c]"]
+    assert inputs.brackets((data,), 2, keep=False) is None

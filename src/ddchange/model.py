@@ -157,8 +157,19 @@ class Grain(enum.StrEnum):
     CHAR = "char"  # one character (one byte where the input is no UTF-8)
 
 
+class Rewrite(enum.StrEnum):
+    """The passes of `ddchange reduce` that shorten pieces of an input rather than take them out
+    (diff/inputs.py), as C-Vise's and shrinkray's do; each reports what it saved."""
+
+    RENAME = "rename"  # a name and all its uses renamed to a shorter one the input lacks
+    DEDENT = "dedent"  # a file's indentation divided by its unit: four spaces a level become one
+    SPACE = "space"  # a run of white space shortened
+    LITERAL = "literal"  # a number as 0, a quoted string emptied
+    BRACKETS = "brackets"  # a balanced pair of brackets taken out with its content, or emptied
+
+
 # What a run is recorded under: the search's level, a stage of the run, or a pass of `reduce`.
-Phase = Level | Stage | Grain
+Phase = Level | Stage | Grain | Rewrite
 
 
 # A commit's own tree, as a configuration: the one name every layer gives it (the bisection
@@ -191,7 +202,7 @@ def tree_commit(config: frozenset[str]) -> str | None:
 
 def phase_of(name: str) -> Phase:
     """The phase named `name` (a journal's or a log's); ValueError if none is."""
-    for kind in (Level, Stage, Grain):
+    for kind in (Level, Stage, Grain, Rewrite):
         with contextlib.suppress(ValueError):
             return kind(name)
     raise ValueError(f"no phase is named {name!r}")
@@ -612,7 +623,7 @@ class PassReport:
     """What one pass of a reduction did: the tests it ran (its records, an earlier attempt's
     included), and the bytes it took out."""
 
-    grain: Grain
+    name: Grain | Rewrite
     tests: int
     saved: int
 

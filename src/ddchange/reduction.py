@@ -27,7 +27,7 @@ from pathlib import Path
 from ddchange import errors
 from ddchange.diff import inputs as pieces
 from ddchange.diff.inputs import Contents, Edit
-from ddchange.hierarchy.syntax import inputs as trees
+from ddchange.hierarchy.syntax import inputs as syntax
 from ddchange.model import (
     Ending,
     Grain,
@@ -35,6 +35,7 @@ from ddchange.model import (
     PassReport,
     ReduceRequest,
     Reduction,
+    Rewrite,
     Stage,
     TestRecord,
 )
@@ -118,9 +119,8 @@ def run(request: ReduceRequest, listener: Listener | None = None) -> Reduction:
     ):
         runs.resume(description)
         _preflight(request, runs, original)
-        reducer = Reducer(
-            test=runs.outcome, passes=passes_for(request.granularity, relative), on_best=best
-        )
+        passes, finest = passes_for(request.granularity, relative)
+        reducer = Reducer(test=runs.outcome, passes=passes, finest=finest, on_best=best)
         reduced = reducer.reduce(original)
         _write(outputs, reduced.contents)
         outcome = Ending.INTERRUPTED if reduced.stopped else Ending.FOUND
@@ -135,8 +135,8 @@ def run(request: ReduceRequest, listener: Listener | None = None) -> Reduction:
             reduced=reduced.contents,
             outputs=outputs,
             passes=tuple(
-                PassReport(grain=grain, tests=sum(r.phase == grain for r in runs.log), saved=saved)
-                for grain, saved in reduced.saved.items()
+                PassReport(name=name, tests=sum(r.phase == name for r in runs.log), saved=saved)
+                for name, saved in reduced.saved.items()
             ),
             minimal=reduced.minimal,
             runs=len(runs.records(reduced.contents)),
@@ -171,27 +171,52 @@ def _confirm(request: ReduceRequest, runs: Inputs, result: Contents) -> Ending:
     return Ending.FOUND if failed else Ending.FLAKY
 
 
-def passes_for(finest: Grain, relative: Sequence[str]) -> tuple[Pass, ...]:
-    """The passes from the coarsest grain down to `finest`: syntax nodes where a grammar knows
-    one of the files (else none), then lines, tokens, characters."""
+def passes_for(finest: Grain, relative: Sequence[str]) -> tuple[tuple[Pass, ...], Pass]:
+    """The passes, coarsest first, and the one whose pieces the result is 1-minimal in: syntax
+    nodes where a grammar knows one of the files, lines, balanced brackets, the rewrites
+    (names, indentation, white space, literals), tokens, characters; the grains finer than
+    `finest` left out."""
+    trees = [name for name in relative if syntax.has_tree(name)]
     grains = list(Grain)[: list(Grain).index(finest) + 1]
-    split = {Grain.LINE: pieces.lines, Grain.TOKEN: pieces.words, Grain.CHAR: pieces.chars}
-    passes = []
-    for grain in grains:
-        if grain is Grain.NODE:
-            if any(trees.has_tree(name) for name in relative):
-                passes.append(Pass(grain=grain, rounds=_nodes(relative)))
-            continue
+    by_grain = {
+        Grain.NODE: Pass(name=Grain.NODE, rounds=_nodes(relative), each=_every_node(relative)),
+        Grain.LINE: _grain(Grain.LINE, pieces.lines),
+        Grain.TOKEN: _grain(Grain.TOKEN, pieces.words),
+        Grain.CHAR: _grain(Grain.CHAR, pieces.chars),
+    }
+    rewrites = (
+        Pass(name=Rewrite.BRACKETS, rounds=_brackets),
+        _once(Rewrite.RENAME, pieces.renames),
+        _once(Rewrite.DEDENT, pieces.dedents),
+        _once(Rewrite.SPACE, pieces.spaces),
+        _once(Rewrite.LITERAL, pieces.literals),
+    )
+    coarse = [by_grain[g] for g in grains if g in (Grain.NODE, Grain.LINE)]
+    if not trees:
+        coarse = [p for p in coarse if p.name != Grain.NODE]
+    fine = [by_grain[g] for g in grains if g in (Grain.TOKEN, Grain.CHAR)]
+    return (*coarse, *rewrites, *fine), by_grain[finest]
 
-        def rounds(
-            contents: Contents, number: int, cut: Callable[..., list[Edit]] = split[grain]
-        ) -> Atoms | None:
-            if number:
-                return None
-            return [[edit] for n, data in enumerate(contents) for edit in cut(n, data)]
 
-        passes.append(Pass(grain=grain, rounds=rounds))
-    return tuple(passes)
+def _grain(grain: Grain, cut: Callable[[int, bytes], list[Edit]]) -> Pass:
+    """A grain's pass: one round, each piece an atom."""
+
+    def rounds(contents: Contents, number: int) -> Atoms | None:
+        if number:
+            return None
+        return [[edit] for n, data in enumerate(contents) for edit in cut(n, data)]
+
+    return Pass(name=grain, rounds=rounds)
+
+
+def _once(rewrite: Rewrite, atoms: Callable[[Contents], Atoms]) -> Pass:
+    """A rewrite's pass: one round of the atoms it finds."""
+    return Pass(name=rewrite, rounds=lambda contents, number: None if number else atoms(contents))
+
+
+def _brackets(contents: Contents, number: int) -> Atoms | None:
+    """Round 2k: the pairs k deep taken out with their content; 2k + 1: emptied."""
+    return pieces.brackets(contents, number // 2, keep=number % 2 == 1)
 
 
 def _nodes(relative: Sequence[str]) -> Callable[[Contents, int], Atoms | None]:
@@ -207,16 +232,30 @@ def _nodes(relative: Sequence[str]) -> Callable[[Contents, int], Atoms | None]:
             if hoisting:
                 atoms += [
                     [Edit(file=n, start=start, end=end, replacement=data[inner:last])]
-                    for start, end, inner, last in trees.hoists_at(name, data, depth)
+                    for start, end, inner, last in syntax.hoists_at(name, data, depth)
                 ]
                 continue
-            spans = trees.nodes_at(name, data, depth)
+            spans = syntax.nodes_at(name, data, depth)
             if spans is not None:
                 deeper = True
                 atoms += [[edit] for edit in pieces.ranges(n, spans)]
         return atoms if hoisting or deeper else None
 
     return rounds
+
+
+def _every_node(relative: Sequence[str]) -> Callable[[Contents], Atoms]:
+    """Every node of every file with a tree, each an atom: the pieces `--granularity node`
+    is 1-minimal in."""
+
+    def each(contents: Contents) -> Atoms:
+        return [
+            [edit]
+            for n, (name, data) in enumerate(zip(relative, contents, strict=True))
+            for edit in pieces.ranges(n, syntax.every_node(name, data))
+        ]
+
+    return each
 
 
 def _keep_originals(files: Sequence[Path], original: Contents) -> None:

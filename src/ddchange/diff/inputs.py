@@ -11,8 +11,9 @@ Pure: bytes in, bytes out. Ranges are half-open, into the file's current bytes.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 Contents = tuple[bytes, ...]  # an input: each file's bytes, in the order the files were given
@@ -95,3 +96,143 @@ def chars(number: int, data: bytes) -> list[Edit]:
 def ranges(number: int, spans: Sequence[tuple[int, int]]) -> list[Edit]:
     """The byte ranges `spans` of file `number` (syntax nodes), as edits that remove them."""
     return [Edit(file=number, start=start, end=end) for start, end in spans if end > start]
+
+
+# -- rewrites: the pieces that shorten rather than go ------------------------------------------
+
+_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER = re.compile(rb"\d+(?:\.\d+)?")
+_STRING = re.compile(rb""""(?:[^"\\\n]|\\.)+"|'(?:[^'\\\n]|\\.)+'""")
+_OPEN, _CLOSE = b"([{", b")]}"
+
+
+def renames(contents: Contents) -> list[list[Edit]]:
+    """Each name (a word that starts with a letter or _) with every one of its uses, renamed to
+    a shorter name that the input does not hold: the names that save the most take the
+    shortest new ones."""
+    uses: dict[bytes, list[Edit]] = {}
+    for number, data in enumerate(contents):
+        for match in _TOKEN.finditer(data):
+            if _NAME.fullmatch(match.group()):
+                uses.setdefault(match.group(), []).append(
+                    Edit(file=number, start=match.start(), end=match.end())
+                )
+    fresh = _fresh_names(set(uses))
+    atoms = []
+    for name in sorted(uses, key=lambda n: (-(len(n) - 1) * len(uses[n]), n)):
+        new = next(fresh)
+        if len(new) >= len(name):
+            break  # the others save less still
+        atoms.append(
+            [Edit(file=e.file, start=e.start, end=e.end, replacement=new) for e in uses[name]]
+        )
+    return atoms
+
+
+def _fresh_names(taken: set[bytes]) -> Iterator[bytes]:
+    """a, b, ..., z, aa, ab, ...: the names not in `taken`, shortest first."""
+    letters = [bytes([c]) for c in range(ord("a"), ord("z") + 1)]
+    names = letters
+    while True:
+        for name in names:
+            if name not in taken:
+                yield name
+        names = [a + b for a in names for b in letters]
+
+
+def dedents(contents: Contents) -> list[list[Edit]]:
+    """Per file, one rewrite of all its indentation (spaces at the start of a line) divided by
+    its unit, the greatest common divisor of its widths: four spaces a level become one."""
+    atoms = []
+    for number, data in enumerate(contents):
+        lead = [(m.start(1), m.end(1)) for m in re.finditer(rb"(?m)^( +)", data)]
+        unit = math.gcd(*(end - start for start, end in lead)) if lead else 0
+        if unit > 1:
+            atoms.append(
+                [
+                    Edit(file=number, start=s, end=e, replacement=b" " * ((e - s) // unit))
+                    for s, e in lead
+                ]
+            )
+    return atoms
+
+
+def spaces(contents: Contents) -> list[list[Edit]]:
+    """Each run of white space that can be shorter: inside a line, one space; over several
+    lines, one line break and the last line's indentation."""
+    atoms = []
+    for number, data in enumerate(contents):
+        for match in re.finditer(rb"\s{2,}", data):
+            run = match.group()
+            if b"\n" in run:
+                shorter = b"\n" + run[run.rindex(b"\n") + 1 :]
+            elif match.start() == 0 or data[match.start() - 1 : match.start()] == b"\n":
+                continue  # indentation: `dedents` shortens it
+            else:
+                shorter = b" "
+            if len(shorter) < len(run):
+                atoms.append(
+                    [Edit(file=number, start=match.start(), end=match.end(), replacement=shorter)]
+                )
+    return atoms
+
+
+def literals(contents: Contents) -> list[list[Edit]]:
+    """Each number of two or more characters as 0, and each quoted string emptied."""
+    atoms = []
+    for number, data in enumerate(contents):
+        for match in _TOKEN.finditer(data):
+            if _NUMBER.fullmatch(match.group()) and len(match.group()) > 1:
+                atoms.append(
+                    [Edit(file=number, start=match.start(), end=match.end(), replacement=b"0")]
+                )
+        for match in _STRING.finditer(data):
+            quote = match.group()[:1]
+            atoms.append(
+                [Edit(file=number, start=match.start(), end=match.end(), replacement=quote * 2)]
+            )
+    return _apart(atoms)
+
+
+def brackets(contents: Contents, depth: int, *, keep: bool) -> list[list[Edit]] | None:
+    """The balanced pairs of brackets `depth` levels deep (0: outermost), each taken out with
+    its content, or with `keep` only its content; None where no pair is that deep."""
+    atoms: list[list[Edit]] = []
+    deep = False
+    for number, data in enumerate(contents):
+        for start, end, level in _pairs(data):
+            if level != depth:
+                continue
+            deep = True
+            if not keep:
+                atoms.append([Edit(file=number, start=start, end=end)])
+            elif end - start > 2:
+                atoms.append([Edit(file=number, start=start + 1, end=end - 1)])
+    return atoms if deep else None
+
+
+def _pairs(data: bytes) -> list[tuple[int, int, int]]:
+    """Each balanced pair of brackets in `data`: its range (brackets included) and how deep it
+    is; a bracket that closes another kind or closes nothing ends no pair."""
+    stack: list[tuple[int, int]] = []
+    pairs = []
+    for at, byte in enumerate(data):
+        if byte in _OPEN:
+            stack.append((at, byte))
+        elif byte in _CLOSE:
+            if stack and _OPEN.index(stack[-1][1]) == _CLOSE.index(byte):
+                start, _ = stack.pop()
+                pairs.append((start, at + 1, len(stack)))
+            else:
+                stack.clear()
+    return pairs
+
+
+def _apart(atoms: list[list[Edit]]) -> list[list[Edit]]:
+    """`atoms` less those that overlap an earlier one (a number inside a string)."""
+    kept: list[list[Edit]] = []
+    for atom in sorted(atoms, key=lambda a: (a[0].file, a[0].start)):
+        last = kept[-1][0] if kept else None
+        if last is None or last.file != atom[0].file or last.end <= atom[0].start:
+            kept.append(atom)
+    return kept

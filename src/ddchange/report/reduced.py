@@ -48,7 +48,7 @@ def render(result: Reduction) -> str:
         lines.append(f"  Not shown to be 1-minimal in {grain}s: the check was not finished.")
     for report in result.passes:
         lines.append(
-            f"  pass {report.grain.value}: {plural(report.tests, 'test')}, "
+            f"  pass {report.name.value}: {plural(report.tests, 'test')}, "
             f"{_bytes(report.saved)} taken out"
         )
     return printable("\n".join(lines) + "\n")
@@ -78,7 +78,7 @@ def render_json(result: Reduction) -> str:
             )
         ],
         "passes": [
-            {"grain": p.grain.value, "tests": p.tests, "saved": p.saved} for p in result.passes
+            {"pass": p.name.value, "tests": p.tests, "saved": p.saved} for p in result.passes
         ],
         "runs": result.runs,
         "tests_run": result.tests_run,

@@ -78,6 +78,18 @@ def nodes_at(path: str, data: bytes, depth: int) -> list[tuple[int, int]] | None
     return [(node.start_byte, node.end_byte) for node in level if node.end_byte > node.start_byte]
 
 
+def every_node(path: str, data: bytes) -> list[tuple[int, int]]:
+    """The byte ranges of every named node of `data`'s tree but the root, outermost first."""
+    root = _root(path, data)
+    level, spans = [] if root is None else list(root.named_children), []
+    while level:
+        spans += [
+            (node.start_byte, node.end_byte) for node in level if node.end_byte > node.start_byte
+        ]
+        level = [child for node in level for child in node.named_children]
+    return spans
+
+
 def hoists_at(path: str, data: bytes, depth: int) -> list[tuple[int, int, int, int]]:
     """For each named node `depth` levels below the root that holds a smaller node of its own
     kind, the node's range and the range of the largest such descendant (the first of them):
