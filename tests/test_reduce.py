@@ -46,7 +46,7 @@ def reduce(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def page(tmp_path: Path, check: str = CHECK) -> Path:
     here = tmp_path / "work"
-    here.mkdir()
+    here.mkdir(parents=True)
     (here / "page.html").write_text(PAGE)
     (here / "check.sh").write_text(check)
     (here / "check.sh").chmod(0o755)
@@ -291,3 +291,21 @@ def test_brackets_go_level_by_level_with_their_content_or_are_emptied() -> None:
     assert emptied is not None
     assert [data[a[0].start : a[0].end] for a in emptied] == [b"a, g(b), [c]"]
     assert inputs.brackets((data,), 2, keep=False) is None
+
+
+def test_two_jobs_give_the_same_result_and_records(tmp_path: Path) -> None:
+    """-j 2 starts the inputs the reduction would test next; a run made ahead is a record only
+    when asked for, so the log and the result are those of -j 1."""
+    logs = []
+    for jobs in ("1", "2"):
+        here = page(tmp_path / jobs)
+        done = reduce(here, "page.html", "-j", jobs, "--json", "r.json", "--", "./check.sh")
+        assert done.returncode == 0, done.stderr
+        report = json.loads((here / "r.json").read_text())
+        logs.append(
+            (
+                (here / "page.html.reduced").read_bytes(),
+                [(r["phase"], r["config"], r["outcome"]) for r in report["log"]],
+            )
+        )
+    assert logs[0] == logs[1]

@@ -616,6 +616,7 @@ class ReduceRequest:
     in_place: bool = False  # the result over FILE, the original kept as FILE.orig
     confirm: bool = True  # the result run again at the end, as often as `confidence` asks
     confidence: float = CONFIDENCE
+    jobs: int = 1  # tests at once (-j N): the records and the result are the same for every N
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -115,12 +115,14 @@ def run(request: ReduceRequest, listener: Listener | None = None) -> Reduction:
 
     with (
         Journal(journal_path()) as journal,
-        Inputs(request, relative, journal, key, on_record=tell) as runs,
+        Inputs(request, relative, journal, key, on_record=tell, jobs=request.jobs) as runs,
     ):
         runs.resume(description)
         _preflight(request, runs, original)
         passes, finest = passes_for(request.granularity, relative)
-        reducer = Reducer(test=runs.outcome, passes=passes, finest=finest, on_best=best)
+        reducer = Reducer(
+            test=runs.outcome, passes=passes, finest=finest, on_best=best, ahead=runs.offer
+        )
         reduced = reducer.reduce(original)
         _write(outputs, reduced.contents)
         outcome = Ending.INTERRUPTED if reduced.stopped else Ending.FOUND

@@ -501,6 +501,15 @@ class _FilesThenCommand(click.Command):
     help="How sure the result must be to fail: it runs again at the end until it is.",
 )
 @click.option(
+    "-j",
+    "--jobs",
+    callback=_jobs,
+    default="1",
+    metavar="N|auto",
+    help=f"Test up to N inputs at once (auto: one per usable core; at most {MAX_JOBS}), the "
+    "ones the reduction would test next. The result and the journal are the same for every N.",
+)
+@click.option(
     "--json",
     "json_file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -520,6 +529,7 @@ def reduce(
     in_place: bool,
     no_confirm: bool,
     confidence: float,
+    jobs: int,
     json_file: Path | None,
     quiet: bool,
     verbose: bool,
@@ -550,6 +560,7 @@ def reduce(
         in_place=in_place,
         confirm=not no_confirm,
         confidence=confidence,
+        jobs=jobs,
     )
     sys.exit(outputs.reduce(request, json_file, quiet=quiet, verbose=verbose))
 

@@ -33,7 +33,7 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ddchange.diff.inputs import Contents, Edit, apply, size
@@ -78,6 +78,9 @@ class Reducer:
     finest: Pass
     # told of each new smallest input seen to fail, as it is seen
     on_best: Callable[[Contents], None] = lambda _contents: None
+    # told before each test of the inputs the reduction would test next, in order (the one
+    # about to be tested first): a caller may start them early (-j N); it decides nothing
+    ahead: Callable[[Iterator[Contents]], None] = lambda _upcoming: None
     best: Contents = ()
     _saved: dict[Grain | Rewrite, int] = field(default_factory=dict)
 
@@ -127,14 +130,20 @@ class Reducer:
                 return
         everything = range(len(atoms))
 
-        def probe(kept: list[int]) -> Probed[int]:
+        def candidate(kept: list[int]) -> Contents:
             kept_set = frozenset(kept)
-            candidate = apply(base, (e for i in everything if i not in kept_set for e in atoms[i]))
-            if candidate == base:  # nothing to try: as good as the input, no run
-                return Probed(Outcome.UNRESOLVED, kept_set)
-            return Probed(self._run(candidate, grain), kept_set)
+            return apply(base, (e for i in everything if i not in kept_set for e in atoms[i]))
 
-        probabilistic.minimize(list(everything), probe)
+        def probe(kept: list[int]) -> Probed[int]:
+            tried = candidate(kept)
+            if tried == base:  # nothing to try: as good as the input, no run
+                return Probed(Outcome.UNRESOLVED, frozenset(kept))
+            return Probed(self._run(tried, grain), frozenset(kept))
+
+        def upcoming(plan: Iterator[list[int]]) -> None:
+            self.ahead(candidate(kept) for kept in plan)
+
+        probabilistic.minimize(list(everything), probe, ahead=upcoming)
 
     def _sweep(self, step: Pass) -> bool:
         """Each piece of `step` (`Pass.each`) taken out of the result alone, and run, in order;
@@ -142,6 +151,8 @@ class Reducer:
         True when no removal failed: the result is 1-minimal at that grain."""
         atoms, number, removed = self._pieces(step), 0, False
         while number < len(atoms):
+            best, following = self.best, atoms[number:]
+            self.ahead(apply(best, atom) for atom in following)
             candidate = apply(self.best, atoms[number])
             if candidate != self.best and self._run(candidate, step.name) is Outcome.FAIL:
                 removed = True

@@ -15,13 +15,15 @@ written here.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 
@@ -43,8 +45,9 @@ def digest(contents: Contents) -> str:
 
 class Inputs:
     """The scratch directory and the records of one reduction of `request`'s files (at
-    `relative` paths), under journal key `key`. Use as a context manager: the directory goes
-    at the end, whatever happened."""
+    `relative` paths), under journal key `key`, up to `jobs` tests at once. Use as a context
+    manager: the runs still going are stopped and the directory goes at the end, whatever
+    happened."""
 
     def __init__(
         self,
@@ -53,6 +56,7 @@ class Inputs:
         journal: Journal,
         key: str,
         on_record: Callable[[TestRecord], None] = lambda _record: None,
+        jobs: int = 1,
     ) -> None:
         self.request, self.relative = request, tuple(relative)
         self.journal, self.key, self.on_record = journal, key, on_record
@@ -63,10 +67,17 @@ class Inputs:
         self.by_input: dict[str, list[TestRecord]] = {}
         self.resumed = 0
         self.tests_run = 0
+        self.jobs = jobs
         self._scratch: Path | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._ahead: dict[str, Future[tuple[Outcome, str, Execution, float]]] = {}
+        self._stack = contextlib.ExitStack()
 
     def __enter__(self) -> Inputs:
         self._scratch = Path(tempfile.mkdtemp(prefix="ddchange-reduce-"))
+        if self.jobs > 1:
+            self._stack.enter_context(runner.sharing())
+            self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="reduce")
         return self
 
     def __exit__(
@@ -75,6 +86,12 @@ class Inputs:
         error: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        if self._pool is not None:
+            for future in self._ahead.values():
+                future.cancel()
+            runner.stop_all()  # this process runs only its own tests
+            self._pool.shutdown(wait=True)
+        self._stack.close()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
 
@@ -100,8 +117,54 @@ class Inputs:
         outcomes = {record.outcome for record in records}
         return outcomes.pop() if len(outcomes) == 1 else Outcome.UNRESOLVED
 
+    def offer(self, upcoming: Iterable[Contents]) -> None:
+        """The candidates the reduction would ask about next, in order (`-j N`): the first ones
+        not on record start now, up to N runs at once. A run made so is no record until the
+        reduction asks for it (`run`): the records and the result are the same for every N."""
+        if self._pool is None:
+            return
+        wanted = []
+        for contents in upcoming:
+            name = digest(contents)
+            if name not in self.by_input and name not in wanted:
+                wanted.append(name)
+                if name not in self._ahead and self._busy() < self.jobs:
+                    self._ahead[name] = self._pool.submit(self._execute, contents)
+            if len(wanted) >= self.jobs:
+                break
+        for name in [n for n in self._ahead if n not in wanted]:
+            if self._ahead[name].cancel() or self._ahead[name].done():
+                del self._ahead[name]  # not asked for: never a record
+
     def run(self, contents: Contents, phase: Phase) -> TestRecord:
-        """Run the test on `contents` once more, and record it."""
+        """Run the test on `contents` once more (or take the run made ahead for it), and
+        record it."""
+        name = digest(contents)
+        ahead = self._ahead.pop(name, None)
+        outcome, reason, tested, duration = (
+            ahead.result() if ahead is not None else self._execute(contents)
+        )
+        record = TestRecord(
+            number=len(self.log) + 1,
+            phase=phase,
+            config=frozenset({name}),
+            outcome=outcome,
+            reason=reason,
+            exit_code=tested.exit_code,
+            duration=duration,
+            tail=tested.tail,
+        )
+        self.journal.append(self.key, record)
+        self.tests_run += 1
+        self._keep(record)
+        self.on_record(record)
+        return record
+
+    def _busy(self) -> int:
+        return sum(not future.done() for future in self._ahead.values())
+
+    def _execute(self, contents: Contents) -> tuple[Outcome, str, Execution, float]:
+        """One run of the test on `contents`, in a new directory of its own."""
         assert self._scratch is not None, "Inputs is used as a context manager"
         here = Path(tempfile.mkdtemp(dir=self._scratch, prefix="test-"))
         try:
@@ -113,23 +176,9 @@ class Inputs:
             env = {**os.environ, SCRATCH_VARIABLE: str(here)}
             tested = runner.run(self.request.test, here, timeout=self.request.timeout, env=env)
             outcome, reason = self._classify(tested)
+            return outcome, reason, tested, time.monotonic() - started
         finally:
             shutil.rmtree(here, ignore_errors=True)
-        record = TestRecord(
-            number=len(self.log) + 1,
-            phase=phase,
-            config=frozenset({digest(contents)}),
-            outcome=outcome,
-            reason=reason,
-            exit_code=tested.exit_code,
-            duration=time.monotonic() - started,
-            tail=tested.tail,
-        )
-        self.journal.append(self.key, record)
-        self.tests_run += 1
-        self._keep(record)
-        self.on_record(record)
-        return record
 
     def _classify(self, tested: Execution) -> tuple[Outcome, str]:
         """`git bisect run`'s rules (runner.classify), or with --interesting-exit, C-Vise's: the
