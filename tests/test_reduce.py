@@ -309,3 +309,23 @@ def test_two_jobs_give_the_same_result_and_records(tmp_path: Path) -> None:
             )
         )
     assert logs[0] == logs[1]
+
+
+def test_a_large_input_goes_by_runs_of_lines_first(tmp_path: Path) -> None:
+    """11 MB, 300,000 lines, one of them needed: runs of consecutive lines first (at most
+    1,024 atoms in play), then the lines of the run kept, then its tokens."""
+    here = tmp_path / "work"
+    here.mkdir()
+    lines = [f"{n:08d} some filler text here {n * 7919 % 1000003}" for n in range(300_000)]
+    lines[123_456] = "the NEEDLE is here"
+    (here / "big.txt").write_text("\n".join(lines) + "\n")
+    (here / "c.sh").write_text("#!/bin/sh\ngrep -q NEEDLE big.txt\n")
+    (here / "c.sh").chmod(0o755)
+    done = reduce(here, "big.txt", "--interesting-exit", "0", "--json", "r.json", "--", "./c.sh")
+    assert done.returncode == 0, done.stderr
+    result = (here / "big.txt.reduced").read_bytes()
+    assert b"NEEDLE" in result
+    assert len(tokens(result)) == 1  # spaces taken out can join words: one token holds it
+    report = json.loads((here / "r.json").read_text())
+    assert report["tests_run"] < 80
+    assert report["minimal"] is True
