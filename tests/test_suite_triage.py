@@ -130,11 +130,7 @@ def test_each_failing_test_gets_its_own_cause_from_shared_runs(tmp_path: Path) -
     assert '<span class="add">+latin' in html
     # The patches apply on GOOD, and each fails exactly its cause's tests.
     for number, cause in enumerate(document["causes"], 1):
-        clone = tmp_path / f"clone{number}"
-        subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True)
-        subprocess.run(["git", "-C", str(clone), "checkout", "-q", "good"], check=True)
-        patch = tmp_path / "causes" / f"cause-{number}.patch"
-        subprocess.run(["git", "-C", str(clone), "apply", str(patch)], check=True)
+        clone = on_good(repo, tmp_path / f"clone{number}", tmp_path / "causes", number)
         subprocess.run(["python3", "suite.py"], cwd=clone, check=False)
         report = (clone / "report.xml").read_text()
         for test in cause["tests"]:
@@ -689,11 +685,7 @@ def test_isolate_gives_each_cause_a_passing_set_and_a_one_minimal_difference(
     assert "the passing set, in the patch too" in out
     assert "the difference is 1-minimal" in out
     for number, cause in enumerate(document["causes"], 1):
-        clone = tmp_path / f"clone{number}"
-        subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True)
-        subprocess.run(["git", "-C", str(clone), "checkout", "-q", "good"], check=True)
-        subprocess.run(["git", "-C", str(clone), "apply", str(causes / f"cause-{number}.patch")],
-                       check=True)  # fmt: skip
+        clone = on_good(repo, tmp_path / f"clone{number}", causes, number)
         assert failing(clone, cause["tests"]) == set(cause["tests"])
         for unit in cause["changes"]:  # the difference taken out: the passing set
             lines = unit["diff"].splitlines(keepends=True)
@@ -703,6 +695,15 @@ def test_isolate_gives_each_cause_a_passing_set_and_a_one_minimal_difference(
             assert path.read_text().count(new) == 1
             path.write_text(path.read_text().replace(new, old))
         assert failing(clone, cause["tests"]) == set()
+
+
+def on_good(repo: Sandbox, clone: Path, patches: Path, number: int) -> Path:
+    """A clone of `repo` at GOOD with cause `number`'s patch from `patches` applied."""
+    subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", "good"], check=True)
+    patch = patches / f"cause-{number}.patch"
+    subprocess.run(["git", "-C", str(clone), "apply", str(patch)], check=True)
+    return clone
 
 
 def failing(clone: Path, tests: list[str]) -> set[str]:

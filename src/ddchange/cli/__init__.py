@@ -15,10 +15,10 @@ import re
 import shlex
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -85,6 +85,46 @@ def _needs_scheduler(scheduler: str | None, worker_clone: str | None) -> None:
         raise click.UsageError("--worker-clone needs --scheduler (the workers that clone it)")
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])  # a command, as click's options take and give it
+
+
+def _timeout_option(help: str) -> Callable[[_F], _F]:
+    return click.option(
+        "--timeout",
+        type=click.FloatRange(min=0, min_open=True, max=model.MAX_TIMEOUT),
+        callback=_check_finite,
+        metavar="SECONDS",
+        help=help,
+    )
+
+
+def _fail_pattern_option(help: str) -> Callable[[_F], _F]:
+    return click.option("--fail-pattern", callback=_check_pattern, metavar="REGEX", help=help)
+
+
+def _confidence_option(help: str) -> Callable[[_F], _F]:
+    return click.option(
+        "--confidence",
+        type=click.FloatRange(min=0, max=1, max_open=True),
+        callback=_check_finite,
+        default=model.CONFIDENCE,
+        show_default=True,
+        help=help,
+    )
+
+
+def _jobs_option(help: str) -> Callable[[_F], _F]:
+    return click.option("-j", "--jobs", callback=_jobs, default="1", metavar="N|auto", help=help)
+
+
+_json_option = click.option(
+    "--json",
+    "json_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the whole result as JSON (every test run included).",
+)
+
+
 def _output_options(command: Any) -> Any:
     """The files and the verbosity of a search: every searching command and the demo."""
     for option in reversed(
@@ -95,12 +135,7 @@ def _output_options(command: Any) -> Any:
                 type=click.Path(dir_okay=False, path_type=Path),
                 help="Write the answer as a patch that `git apply` puts on GOOD.",
             ),
-            click.option(
-                "--json",
-                "json_file",
-                type=click.Path(dir_okay=False, path_type=Path),
-                help="Write the whole result as JSON (every test run included).",
-            ),
+            _json_option,
             click.option(
                 "--report",
                 "html_file",
@@ -120,15 +155,10 @@ def _common_options(command: Any) -> Any:
     for option in reversed(
         [
             _repository_option,
-            click.option(
-                "-j",
-                "--jobs",
-                callback=_jobs,
-                default="1",
-                metavar="N|auto",
-                help="Build and test up to N configurations at once, each in a scratch tree of "
+            _jobs_option(
+                "Build and test up to N configurations at once, each in a scratch tree of "
                 f"its own (auto: one per usable core; at most {MAX_JOBS}). The answer and the "
-                "journal are the same for every N.",
+                "journal are the same for every N."
             ),
             click.option(
                 "--scheduler",
@@ -254,19 +284,10 @@ def help_(ctx: click.Context, command: str | None) -> None:
 @click.argument("revisions", metavar="GOOD..BAD", callback=_parse_range)
 @click.argument("command", nargs=-1, required=True)
 @click.option("--build", metavar="SHELL-CMD", help="Run before each test; failure = unresolved.")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True, max=MAX_TIMEOUT),
-    callback=_check_finite,
-    metavar="SECONDS",
-    help="Kill build or test after this long (its whole process group); counts unresolved.",
-)
-@click.option(
-    "--fail-pattern",
-    callback=_check_pattern,
-    metavar="REGEX",
-    help="The output must also match (searched in its last 1 MiB); with --results, each "
-    "test's failure message.",
+@_timeout_option("Kill build or test after this long (its whole process group); counts unresolved.")
+@_fail_pattern_option(
+    "The output must also match (searched in its last 1 MiB); with --results, each test's "
+    "failure message."
 )
 @click.option(
     "--granularity",
@@ -302,14 +323,9 @@ def help_(ctx: click.Context, command: str | None) -> None:
     help="Run each test N more times; disagreeing outcomes mark the test flaky.",
 )
 @click.option("--no-confirm", is_flag=True, help="Skip re-running the answer at the end.")
-@click.option(
-    "--confidence",
-    type=click.FloatRange(min=0, max=1, max_open=True),
-    callback=_check_finite,
-    default=model.CONFIDENCE,
-    show_default=True,
-    help="How sure the answer must be against a test that fails at random in up to 1 run of "
-    "4: the answer is run again until a wrong one would come through less often than 1 - this.",
+@_confidence_option(
+    "How sure the answer must be against a test that fails at random in up to 1 run of 4: "
+    "the answer is run again until a wrong one would come through less often than 1 - this."
 )
 @click.option(
     "--keep",
@@ -468,19 +484,8 @@ class _FilesThenCommand(click.Command):
     "0 for the scripts of C-Vise, C-Reduce and shrinkray. Default: git bisect run's rules, "
     "the input kept where CMD fails as it does on the original (the same exit code, 1-127).",
 )
-@click.option(
-    "--fail-pattern",
-    callback=_check_pattern,
-    metavar="REGEX",
-    help="The output must also match (searched in its last 1 MiB).",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True, max=MAX_TIMEOUT),
-    callback=_check_finite,
-    metavar="SECONDS",
-    help="Kill the test after this long (its whole process group); the input is not kept.",
-)
+@_fail_pattern_option("The output must also match (searched in its last 1 MiB).")
+@_timeout_option("Kill the test after this long (its whole process group); the input is not kept.")
 @click.option(
     "--output",
     "-o",
@@ -493,28 +498,12 @@ class _FilesThenCommand(click.Command):
     help="Write each result over its FILE, the original kept as FILE.orig.",
 )
 @click.option("--no-confirm", is_flag=True, help="Skip re-running the result at the end.")
-@click.option(
-    "--confidence",
-    type=click.FloatRange(min=0, max=1, max_open=True),
-    default=model.CONFIDENCE,
-    show_default=True,
-    help="How sure the result must be to fail: it runs again at the end until it is.",
+@_confidence_option("How sure the result must be to fail: it runs again at the end until it is.")
+@_jobs_option(
+    f"Test up to N inputs at once (auto: one per usable core; at most {MAX_JOBS}), the ones "
+    "the reduction would test next. The result and the journal are the same for every N."
 )
-@click.option(
-    "-j",
-    "--jobs",
-    callback=_jobs,
-    default="1",
-    metavar="N|auto",
-    help=f"Test up to N inputs at once (auto: one per usable core; at most {MAX_JOBS}), the "
-    "ones the reduction would test next. The result and the journal are the same for every N.",
-)
-@click.option(
-    "--json",
-    "json_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the whole result as JSON (every test run included).",
-)
+@_json_option
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary.")
 @click.option("--verbose", "-v", is_flag=True, help="One line for every test.")
 @click.pass_context
