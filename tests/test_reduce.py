@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -329,3 +330,34 @@ def test_a_large_input_goes_by_runs_of_lines_first(tmp_path: Path) -> None:
     report = json.loads((here / "r.json").read_text())
     assert report["tests_run"] < 80
     assert report["minimal"] is True
+
+
+def test_killed_with_sigkill_it_resumes_and_leaves_no_scratch_directory(tmp_path: Path) -> None:
+    """SIGKILL in the 9th test: the original keeps its bytes, and the same command cleans up
+    the dead run's scratch directory, takes its 8 tests from the journal and ends with what a
+    run never killed gives."""
+    counter = tmp_path / "count"
+    killing = (
+        f"#!/bin/sh\nn=$(($(cat {counter} 2>/dev/null || echo 0) + 1)); echo $n > {counter}\n"
+        f'[ "$n" = 9 ] && kill -KILL $PPID && sleep 5\n' + CHECK.split("\n", 1)[1]
+    )
+    here = page(tmp_path, killing)
+    killed = reduce(here, "page.html", "--", "./check.sh")
+    assert killed.returncode == -9
+    assert (here / "page.html").read_text() == PAGE
+    dead = [p for p in Path(tempfile.gettempdir()).glob("ddchange-reduce-*") if _dead(p)]
+    assert dead, "the killed run left its scratch directory"
+    resumed = reduce(here, "page.html", "--json", "r.json", "--", "./check.sh")
+    assert resumed.returncode == 0, resumed.stderr
+    assert not any(path.exists() for path in dead)
+    assert json.loads((here / "r.json").read_text())["resumed"] == 8
+    assert exits(here, "check.sh", (here / "page.html.reduced").read_bytes()) == 1
+
+
+def _dead(path: Path) -> bool:
+    pid = int(path.name.removeprefix("ddchange-reduce-").split("-")[0])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False

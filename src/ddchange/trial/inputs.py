@@ -43,6 +43,28 @@ def digest(contents: Contents) -> str:
     return hashed.hexdigest()
 
 
+_PREFIX = "ddchange-reduce-"  # then the pid of the process whose scratch directory it is
+
+
+def remove_stale() -> None:
+    """Remove the scratch directories of reductions whose process is gone (killed with
+    SIGKILL, say): they hold nothing but candidates."""
+    for path in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*-*"):
+        pid = path.name.removeprefix(_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)) and path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's
+    return True
+
+
 class Inputs:
     """The scratch directory and the records of one reduction of `request`'s files (at
     `relative` paths), under journal key `key`, up to `jobs` tests at once. Use as a context
@@ -74,7 +96,8 @@ class Inputs:
         self._stack = contextlib.ExitStack()
 
     def __enter__(self) -> Inputs:
-        self._scratch = Path(tempfile.mkdtemp(prefix="ddchange-reduce-"))
+        remove_stale()
+        self._scratch = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
         if self.jobs > 1:
             self._stack.enter_context(runner.sharing())
             self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="reduce")
