@@ -335,11 +335,13 @@ def reduce(
     program = request.test[0]
     if "/" not in program and shutil.which(program) is None:
         raise errors.ProgramNotFound(program)
-    count = [0]
+    count, phase = [0], [""]
+    start = sum(path.stat().st_size for path in request.files if path.is_file())
 
     def show(event: model.TestRecord | tuple[bytes, ...]) -> None:
         if isinstance(event, model.TestRecord):
             count[0] += 1
+            phase[0] = str(event.phase)
             if verbose:
                 click.echo(
                     f"test {count[0]} ({event.phase}): {event.outcome.value.upper()}, "
@@ -347,7 +349,12 @@ def reduce(
                     err=True,
                 )
         elif not quiet:
-            click.echo(f"reduce: {size(event):,} bytes after {plural(count[0], 'test')}", err=True)
+            now = size(event)
+            click.echo(
+                f"reduce: {now:,} of {start:,} bytes ({100 * now / max(start, 1):.1f}%) after "
+                f"{plural(count[0], 'test')}, pass {phase[0]}",
+                err=True,
+            )
 
     result = reduction.run(request, show)
     click.echo(reduced.render(result), nl=False)
