@@ -73,7 +73,7 @@ def test_a_page_comes_down_to_its_list_box_and_the_original_is_untouched(tmp_pat
     tokens it passes; page.html keeps its bytes and its time."""
     here = page(tmp_path)
     before = (here / "page.html").stat().st_mtime_ns
-    done = reduce(here, "page.html", "--json", "out.json", "--", "./check.sh")
+    done = reduce(here, "page.html", "--json", "out.json", "--report", "r.html", "--", "./check.sh")
     assert done.returncode == 0, done.stderr
     assert (here / "page.html").read_text() == PAGE
     assert (here / "page.html").stat().st_mtime_ns == before
@@ -90,6 +90,9 @@ def test_a_page_comes_down_to_its_list_box_and_the_original_is_untouched(tmp_pat
     assert report["tests_run"] == len(report["log"]) < 120
     assert sum(p["tests"] for p in report["passes"]) + 1 + 3 == report["tests_run"]
     assert "1-minimal in tokens" in done.stdout
+    html = (here / "r.html").read_text()
+    assert html.count('<circle class="mark ') == report["tests_run"]  # one mark a test
+    assert f'<pre class="input">{result.decode().replace("<", "&lt;")}</pre>' in html
 
 
 def test_interesting_exit_0_takes_a_c_vise_script(tmp_path: Path) -> None:

@@ -504,6 +504,13 @@ class _FilesThenCommand(click.Command):
     "the reduction would test next. The result and the journal are the same for every N."
 )
 @_json_option
+@click.option(
+    "--report",
+    "html_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write a self-contained HTML report (before and after, each pass, a plot of the size "
+    "of each input tested).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary.")
 @click.option("--verbose", "-v", is_flag=True, help="One line for every test.")
 @click.pass_context
@@ -520,6 +527,7 @@ def reduce(
     confidence: float,
     jobs: int,
     json_file: Path | None,
+    html_file: Path | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -551,7 +559,8 @@ def reduce(
         confidence=confidence,
         jobs=jobs,
     )
-    sys.exit(outputs.reduce(request, json_file, quiet=quiet, verbose=verbose))
+    written = outputs.Outputs(None, json_file, html_file)
+    sys.exit(outputs.reduce(request, written, quiet=quiet, verbose=verbose))
 
 
 @cli.command()

@@ -322,16 +322,13 @@ def absolute_arguments(
     return tuple(out)
 
 
-def reduce(
-    request: model.ReduceRequest, json_file: Path | None, *, quiet: bool, verbose: bool
-) -> int:
-    """A reduction, its progress on stderr, its summary and --json; the exit code."""
+def reduce(request: model.ReduceRequest, files: Outputs, *, quiet: bool, verbose: bool) -> int:
+    """A reduction, its progress on stderr, its summary, --json and --report; the exit code."""
     from ddchange import reduction
     from ddchange.diff.inputs import size
     from ddchange.report import reduced
 
-    if json_file is not None:
-        Outputs(None, json_file, None).check()
+    files.check()
     program = request.test[0]
     if "/" not in program and shutil.which(program) is None:
         raise errors.ProgramNotFound(program)
@@ -358,6 +355,10 @@ def reduce(
 
     result = reduction.run(request, show)
     click.echo(reduced.render(result), nl=False)
-    if json_file is not None:
-        json_file.write_text(reduced.render_json(result))
+    if files.json is not None:
+        files.json.write_text(reduced.render_json(result))
+    if files.html is not None:
+        from ddchange.report import html
+
+        files.html.write_text(html.render_reduction(result))
     return exit_code(result.outcome, disagreed=False)

@@ -11,6 +11,7 @@ Pure: bytes in, bytes out. Ranges are half-open, into the file's current bytes.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -58,6 +59,22 @@ def apply(contents: Contents, edits: Iterable[Edit]) -> Contents:
 
 def _start(edit: Edit) -> int:
     return edit.start
+
+
+def digest(contents: Contents) -> str:
+    """The name of an input, as its records carry it: a hash of its files' bytes, in order,
+    and its size (`size_named` reads it back)."""
+    hashed = hashlib.sha256()
+    for data in contents:
+        hashed.update(len(data).to_bytes(8, "big"))
+        hashed.update(data)
+    return f"{hashed.hexdigest()}-{size(contents)}"
+
+
+def size_named(name: str) -> int | None:
+    """The size of the input named `name` by `digest`; None for another kind of name."""
+    _, _, tail = name.rpartition("-")
+    return int(tail) if tail.isdigit() else None
 
 
 def size(contents: Contents) -> int:

@@ -23,16 +23,18 @@ import jinja2
 from markupsafe import Markup
 
 from ddchange.diff.hunks import Hunk
+from ddchange.diff.inputs import size_named
 from ddchange.model import (
     Ending,
     Outcome,
+    Reduction,
     Result,
     Stage,
     SuiteResult,
     TestRecord,
     tree_commit,
 )
-from ddchange.report import suite
+from ddchange.report import reduced, suite
 from ddchange.report.words import (
     base_name,
     commit_line,
@@ -431,6 +433,8 @@ class _Plot:
     radius: float
     marks: list[_Marker]
     legend: list[_Marker]
+    y_label: str = "changes applied"
+    line_label: str = "changes remaining (the smallest failing set so far)"
     width: int = PLOT_WIDTH
     height: int = PLOT_HEIGHT
     legend_row: int = _LEGEND_ROW
@@ -516,3 +520,107 @@ _ENVIRONMENT = jinja2.Environment(
 _ENVIRONMENT.filters["px"] = _px
 _PAGE = _ENVIRONMENT.get_template("page.html")
 _SUITE = _ENVIRONMENT.get_template("suite.html")
+
+
+# -- a reduction (`ddchange reduce`) -------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class _ReducedPage:
+    """Everything the reduction's template prints, as text (it escapes all of it)."""
+
+    title: str
+    headline: str
+    outcome: str
+    test: str
+    files: list[tuple[str, str, str, str]]  # path, output, before, after (sizes)
+    backing: list[str]
+    passes: list[tuple[str, int, int]]  # name, tests, bytes taken out
+    before: str  # the original (its start, where it is long)
+    after: str  # the result
+    plot: _Plot | None
+
+
+SHOWN_BYTES = 4000  # of the original and of the result on the page
+
+
+def render_reduction(result: Reduction) -> str:
+    """A reduction as one self-contained page: sizes, what backs the result, each pass, the
+    result beside the original, and the size of each input tested."""
+    lines = reduced.render(result).splitlines()
+    page = _ReducedPage(
+        title=f"ddchange reduce: {', '.join(p.name for p in result.request.files)}",
+        headline=lines[0],
+        outcome=result.outcome,
+        test=shlex.join(result.request.test),
+        files=[
+            (str(path), str(out), f"{len(before):,} bytes", f"{len(after):,} bytes")
+            for path, out, before, after in zip(
+                result.request.files,
+                result.outputs,
+                result.original,
+                result.reduced,
+                strict=True,
+            )
+        ],
+        backing=[line.strip() for line in lines[1:3]],
+        passes=[(p.name.value, p.tests, p.saved) for p in result.passes],
+        before=_shown_input(result.original),
+        after=_shown_input(result.reduced),
+        plot=_reduction_plot(result),
+    )
+    return _REDUCED.render(page=page, style=Markup(_STYLE))
+
+
+def _shown_input(contents: tuple[bytes, ...]) -> str:
+    text = "\n".join(data.decode("utf-8", "replace") for data in contents)
+    cut = len(text) - SHOWN_BYTES
+    return text[:SHOWN_BYTES] + (f"\n… {cut:,} more characters" if cut > 0 else "")
+
+
+def _reduction_plot(result: Reduction) -> _Plot | None:
+    """The size of each input tested, by its outcome, and the smallest seen to fail so far."""
+    sized = [(r, size_named(min(r.config))) for r in result.log if r.config]
+    points = [(r, s) for r, s in sized if s is not None]
+    if not points:
+        return None
+    start = sum(len(data) for data in result.original)
+    top = max(start, *(s for _, s in points))
+    numbers = [r.number for r, _ in points]
+    x = _Scale(lo=min(numbers) - 0.5, hi=max(numbers) + 0.5, start=_LEFT, end=PLOT_WIDTH - _RIGHT)
+    y = _Scale(lo=0, hi=top, start=PLOT_HEIGHT - _BOTTOM, end=_TOP, log=top > LOG_ABOVE)
+    radius = max(1.5, min(5.0, (x.end - x.start) / len(points) / 2.5))
+    smallest, steps = start, []
+    for record, tested in points:
+        if record.outcome is Outcome.FAIL:
+            smallest = min(smallest, tested)
+        steps.append(f"H{x(record.number):.1f}V{y(smallest):.1f}")
+    return _Plot(
+        title=f"The reduction: {plural(len(points), 'test')}, {start:,} bytes at the start",
+        left=_LEFT,
+        right=PLOT_WIDTH - _RIGHT,
+        top=_TOP,
+        bottom=PLOT_HEIGHT - _BOTTOM,
+        log=y.log,
+        y_ticks=[(y(value), value) for value in _y_ticks(y)],
+        x_ticks=[(x(value), value) for value in _ticks(math.ceil(x.lo), math.floor(x.hi))],
+        remaining=f"M{x.start:.1f},{y(start):.1f}{''.join(steps)}H{x.end:.1f}",
+        radius=radius,
+        marks=[
+            _Marker(
+                kind=r.outcome.value,
+                x=x(r.number),
+                y=y(s),
+                diamond="",
+                text=f"test {r.number} ({r.phase}): {s:,} bytes → {r.outcome.value.upper()}"
+                + (f" ({r.reason})" if r.reason else ""),
+            )
+            for r, s in points
+        ],
+        legend=_legend(False),
+        y_label="bytes of the input tested",
+        line_label="the smallest input seen to fail so far",
+    )
+
+
+_REDUCED = _ENVIRONMENT.get_template("reduced.html")

@@ -16,7 +16,6 @@ written here.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import shutil
@@ -27,21 +26,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 
-from ddchange.diff.inputs import Contents
+from ddchange.diff.inputs import Contents, digest
 from ddchange.model import Outcome, Phase, ReduceRequest, TestRecord
 from ddchange.trial import runner
 from ddchange.trial.journal import Journal
 from ddchange.trial.runner import SCRATCH_VARIABLE, Execution, Expectation
-
-
-def digest(contents: Contents) -> str:
-    """The name of an input: a hash of its files' bytes, in order."""
-    hashed = hashlib.sha256()
-    for data in contents:
-        hashed.update(len(data).to_bytes(8, "big"))
-        hashed.update(data)
-    return hashed.hexdigest()
-
 
 _PREFIX = "ddchange-reduce-"  # then the pid of the process whose scratch directory it is
 
