@@ -364,3 +364,25 @@ def _dead(path: Path) -> bool:
     except ProcessLookupError:
         return True
     return False
+
+
+def test_a_check_that_fails_at_random_is_reduced_past_not_given_up(tmp_path: Path) -> None:
+    """Every 4th run of the check fails whatever the input (a FAIL at random): the reduction it
+    misleads ends in a result that passes when run again, and the reduction goes again with
+    each FAIL run twice; the result holds the list box and is 1-minimal in tokens (exit 5)."""
+    counter = tmp_path / "count"
+    flaky = (
+        f"#!/bin/sh\nn=$(($(cat {counter} 2>/dev/null || echo 0) + 1)); echo $n > {counter}\n"
+        "[ $((n % 4)) = 0 ] && exit 1\n" + CHECK.split("\n", 1)[1]
+    )
+    here = page(tmp_path, flaky)
+    done = reduce(here, "page.html", "--json", "r.json", "--", "./check.sh")
+    assert done.returncode == 5, done.stdout + done.stderr
+    result = (here / "page.html.reduced").read_bytes()
+    assert exits(here, "check.sh", result) == 1
+    assert b"SELECT" in result
+    assert b"MULTIPLE" in result
+    report = json.loads((here / "r.json").read_text())
+    assert report["disagreed"] is True
+    assert report["minimal"] is True
+    assert "failed at random" in done.stdout

@@ -648,3 +648,6 @@ class Reduction:
     resumed: int  # records taken over from an earlier attempt of the same command
     wall_time: float
     outcome: Ending
+    # Runs of some input disagreed (a test that fails at random): the result rests on FAILs
+    # run as the flake rate asked, and on PASSes taken as facts.
+    disagreed: bool = False

@@ -123,14 +123,22 @@ def run(request: ReduceRequest, listener: Listener | None = None) -> Reduction:
         reducer = Reducer(
             test=runs.outcome, passes=passes, finest=finest, on_best=best, ahead=runs.offer
         )
-        reduced = reducer.reduce(original)
-        _write(outputs, reduced.contents)
-        outcome = Ending.INTERRUPTED if reduced.stopped else Ending.FOUND
-        if not reduced.stopped and request.confirm:
+        outcome = Ending.FLAKY
+        for _ in range(confidence.MAX_SEARCHES):
+            reduced = reducer.reduce(original)
+            _write(outputs, reduced.contents)
+            if reduced.stopped:
+                outcome = Ending.INTERRUPTED
+                break
             try:
-                outcome = _confirm(request, runs, reduced.contents)
+                if not request.confirm or _confirmed(request, runs, reduced.contents):
+                    outcome = Ending.FOUND
+                    break
             except KeyboardInterrupt:
                 outcome = Ending.INTERRUPTED
+                break
+            # The result passed when run again (a fact): a FAIL at random misled the reduction,
+            # which goes again from the original, each FAIL now run as the flake rate asks.
         return Reduction(
             request=request,
             original=original,
@@ -147,6 +155,7 @@ def run(request: ReduceRequest, listener: Listener | None = None) -> Reduction:
             resumed=runs.resumed,
             wall_time=time.monotonic() - started,
             outcome=outcome,
+            disagreed=runs.disagreed(),
         )
 
 
@@ -164,13 +173,15 @@ def _preflight(request: ReduceRequest, runs: Inputs, original: Contents) -> None
         runs.expect_exit(record.exit_code)
 
 
-def _confirm(request: ReduceRequest, runs: Inputs, result: Contents) -> Ending:
-    """The result run again as often as the confidence asks: FLAKY where a rerun did not fail."""
-    wanted = 1 + confidence.reruns(request.confidence)
+def _confirmed(request: ReduceRequest, runs: Inputs, result: Contents) -> bool:
+    """Whether the result failed in every run once run again as often as the confidence asks
+    (at the larger of 1 in 4 and the flake rate seen, as an answer is); it stops at the first
+    rerun that does not fail."""
+    wanted = confidence.runs_to_confirm(request.confidence, runs.flake_rate())
     while len(runs.records(result)) < wanted:
-        runs.run(result, Stage.CONFIRM)
-    failed = all(r.outcome is Outcome.FAIL for r in runs.records(result))
-    return Ending.FOUND if failed else Ending.FLAKY
+        if runs.run(result, Stage.CONFIRM).outcome is not Outcome.FAIL:
+            return False
+    return all(r.outcome is Outcome.FAIL for r in runs.records(result))
 
 
 def passes_for(finest: Grain, relative: Sequence[str]) -> tuple[tuple[Pass, ...], Pass]:

@@ -361,4 +361,4 @@ def reduce(request: model.ReduceRequest, files: Outputs, *, quiet: bool, verbose
         from ddchange.report import html
 
         files.html.write_text(html.render_reduction(result))
-    return exit_code(result.outcome, disagreed=False)
+    return exit_code(result.outcome, disagreed=result.disagreed)

@@ -23,7 +23,7 @@ def render(result: Reduction) -> str:
     written = ", ".join(str(p) for p in result.outputs)
     said = {
         Ending.FOUND: "reduced",
-        Ending.FLAKY: "reduced, but NOT RELIABLE: the result did not fail in every rerun",
+        Ending.FLAKY: "NOT RELIABLE: the test fails at random, and no result failed in every rerun",
         Ending.INTERRUPTED: "interrupted: the smallest input seen to fail so far",
     }[result.outcome]
     lines = [
@@ -39,6 +39,11 @@ def render(result: Reduction) -> str:
         else "fails as the original does"
     )
     lines.append(f"  It {fails} in all {plural(result.runs, 'run')} of it.")
+    if result.disagreed:
+        lines.append(
+            "  The test failed at random in some runs: each FAIL the reduction went on was run "
+            "again as the flake rate seen asked, and each PASS taken as a fact."
+        )
     grain = request.granularity.value
     if result.minimal:
         lines.append(
@@ -62,6 +67,7 @@ def render_json(result: Reduction) -> str:
         "interesting_exit": result.request.interesting_exit,
         "outcome": result.outcome.value,
         "minimal": result.minimal,
+        "disagreed": result.disagreed,
         "files": [
             {
                 "path": str(path),

@@ -28,6 +28,7 @@ from types import TracebackType
 
 from ddchange.diff.inputs import Contents, digest
 from ddchange.model import Outcome, Phase, ReduceRequest, TestRecord
+from ddchange.search import confidence
 from ddchange.trial import runner
 from ddchange.trial.journal import Journal
 from ddchange.trial.runner import SCRATCH_VARIABLE, Execution, Expectation
@@ -82,6 +83,7 @@ class Inputs:
         self._scratch: Path | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._ahead: dict[str, Future[tuple[Outcome, str, Execution, float]]] = {}
+        self._random: dict[str, tuple[int, int]] = {}  # input -> (runs, FAILs) where it passed
         self._stack = contextlib.ExitStack()
 
     def __enter__(self) -> Inputs:
@@ -123,11 +125,26 @@ class Inputs:
         return self.by_input.get(digest(contents), [])
 
     def outcome(self, contents: Contents, phase: Phase) -> Outcome:
-        """The outcome of `contents`: its records' (FAIL only where every run failed), or a
-        new run's."""
+        """The outcome of `contents` by all its runs (search/confidence.py: a PASS is a fact),
+        a new run where it has none; a FAIL the reduction acts on runs again until the flake
+        rate seen asks no more (once: none, while no run has failed at random)."""
         records = self.records(contents) or [self.run(contents, phase)]
-        outcomes = {record.outcome for record in records}
-        return outcomes.pop() if len(outcomes) == 1 else Outcome.UNRESOLVED
+        while (
+            outcome := confidence.outcome_of_runs([r.outcome for r in records])
+        ) is Outcome.FAIL and len(records) < confidence.fails_needed(self.flake_rate()):
+            records = [*records, self.run(contents, phase)]
+        return outcome
+
+    def flake_rate(self) -> float:
+        """The rate at which the test fails at random, from the runs of inputs seen to pass."""
+        runs = sum(seen[0] for seen in self._random.values())
+        return confidence.flake_rate(sum(seen[1] for seen in self._random.values()), runs)
+
+    def disagreed(self) -> bool:
+        """Whether the runs of some input disagreed (a test that fails at random)."""
+        return bool(self._random) or any(
+            len({r.outcome for r in runs}) > 1 for runs in self.by_input.values() if len(runs) > 1
+        )
 
     def offer(self, upcoming: Iterable[Contents]) -> None:
         """The candidates the reduction would ask about next, in order (`-j N`): the first ones
@@ -210,4 +227,11 @@ class Inputs:
     def _keep(self, record: TestRecord) -> None:
         self.log.append(record)
         for name in record.config:
-            self.by_input.setdefault(name, []).append(record)
+            runs = self.by_input.setdefault(name, [])
+            runs.append(record)
+            if len(runs) > 1:  # its evidence of FAILs at random, kept up to date
+                seen = confidence.at_random([r.outcome for r in runs])
+                if seen[0]:
+                    self._random[name] = seen
+                else:
+                    self._random.pop(name, None)
