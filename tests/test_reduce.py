@@ -288,13 +288,16 @@ def test_rewrites_shorten_names_indentation_space_and_literals_consistently() ->
 
 def test_brackets_go_level_by_level_with_their_content_or_are_emptied() -> None:
     data = b"f(a, g(b), [c]) + h()"
-    outer = inputs.brackets((data,), 0, keep=False)
+    outer = inputs.brackets((data,), 0, keep="")
     assert outer is not None
     assert [data[a[0].start : a[0].end] for a in outer] == [b"(a, g(b), [c])", b"()"]
-    emptied = inputs.brackets((data,), 0, keep=True)
+    emptied = inputs.brackets((data,), 0, keep="brackets")
     assert emptied is not None
     assert [data[a[0].start : a[0].end] for a in emptied] == [b"a, g(b), [c]"]
-    assert inputs.brackets((data,), 2, keep=False) is None
+    unwrapped = inputs.brackets((data,), 1, keep="content")
+    assert unwrapped is not None
+    assert inputs.apply((data,), unwrapped[0])[0] == b"f(a, gb, [c]) + h()"
+    assert inputs.brackets((data,), 2, keep="") is None
 
 
 def test_two_jobs_give_the_same_result_and_records(tmp_path: Path) -> None:

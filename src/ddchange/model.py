@@ -165,7 +165,8 @@ class Rewrite(enum.StrEnum):
     DEDENT = "dedent"  # a file's indentation divided by its unit: four spaces a level become one
     SPACE = "space"  # a run of white space shortened
     LITERAL = "literal"  # a number as 0, a quoted string emptied
-    BRACKETS = "brackets"  # a balanced pair of brackets taken out with its content, or emptied
+    # a balanced pair of brackets taken out with its content, emptied, or unwrapped
+    BRACKETS = "brackets"
 
 
 # What a run is recorded under: the search's level, a stage of the run, or a pass of `reduce`.

@@ -121,7 +121,12 @@ def run(request: ReduceRequest, listener: Listener | None = None) -> Reduction:
         _preflight(request, runs, original)
         passes, finest = passes_for(request.granularity, relative)
         reducer = Reducer(
-            test=runs.outcome, passes=passes, finest=finest, on_best=best, ahead=runs.offer
+            test=runs.outcome,
+            passes=passes,
+            finest=finest,
+            on_best=best,
+            ahead=runs.offer,
+            plausible=_well_formed(relative, original),
         )
         outcome = Ending.FLAKY
         for _ in range(confidence.MAX_SEARCHES):
@@ -251,8 +256,9 @@ def _once(rewrite: Rewrite, atoms: Callable[[Contents], Atoms]) -> Pass:
 
 
 def _brackets(contents: Contents, number: int) -> Atoms | None:
-    """Round 2k: the pairs k deep taken out with their content; 2k + 1: emptied."""
-    return pieces.brackets(contents, number // 2, keep=number % 2 == 1)
+    """Round 3k: the pairs k deep taken out with their content; 3k + 1: emptied; 3k + 2:
+    unwrapped (the brackets taken out, their content kept)."""
+    return pieces.brackets(contents, number // 3, keep=("", "brackets", "content")[number % 3])
 
 
 def _nodes(relative: Sequence[str]) -> Callable[[Contents, int], Atoms | None]:
@@ -292,6 +298,20 @@ def _every_node(relative: Sequence[str]) -> Callable[[Contents], Atoms]:
         ]
 
     return each
+
+
+def _well_formed(relative: Sequence[str], original: Contents) -> Callable[[Contents], bool]:
+    """Whether an input is worth a test while the passes go: each file whose original parses
+    without an error by its grammar must still parse so (as Perses keeps a program in its
+    grammar); where the original does not parse so, or no grammar knows the file, anything
+    goes. The check of each piece at the end tests every removal all the same."""
+    kept = [n for n, (name, data) in enumerate(zip(relative, original, strict=True))
+            if syntax.parses(name, data)]  # fmt: skip
+
+    def plausible(contents: Contents) -> bool:
+        return all(syntax.parses(relative[n], contents[n]) for n in kept)
+
+    return plausible
 
 
 def _keep_originals(files: Sequence[Path], original: Contents) -> None:

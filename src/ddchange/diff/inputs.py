@@ -216,9 +216,10 @@ def literals(contents: Contents) -> list[list[Edit]]:
     return _apart(atoms)
 
 
-def brackets(contents: Contents, depth: int, *, keep: bool) -> list[list[Edit]] | None:
+def brackets(contents: Contents, depth: int, *, keep: str) -> list[list[Edit]] | None:
     """The balanced pairs of brackets `depth` levels deep (0: outermost), each taken out with
-    its content, or with `keep` only its content; None where no pair is that deep."""
+    its content (`keep` ""), emptied (`keep` "brackets") or unwrapped, only the two brackets
+    taken out (`keep` "content"); None where no pair is that deep."""
     atoms: list[list[Edit]] = []
     deep = False
     for number, data in enumerate(contents):
@@ -228,8 +229,13 @@ def brackets(contents: Contents, depth: int, *, keep: bool) -> list[list[Edit]] 
             deep = True
             if not keep:
                 atoms.append([Edit(file=number, start=start, end=end)])
-            elif end - start > 2:
+            elif keep == "brackets" and end - start > 2:
                 atoms.append([Edit(file=number, start=start + 1, end=end - 1)])
+            elif keep == "content":
+                atoms.append(
+                    [Edit(file=number, start=start, end=start + 1),
+                     Edit(file=number, start=end - 1, end=end)]
+                )  # fmt: skip
     return atoms if deep else None
 
 

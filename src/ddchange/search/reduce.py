@@ -81,6 +81,9 @@ class Reducer:
     # told before each test of the inputs the reduction would test next, in order (the one
     # about to be tested first): a caller may start them early (-j N); it decides nothing
     ahead: Callable[[Iterator[Contents]], None] = lambda _upcoming: None
+    # whether an input is worth a test while the passes go (a grammar's verdict, say): one that
+    # is not counts as not failing, untested; the check of each piece tests every removal
+    plausible: Callable[[Contents], bool] = lambda _contents: True
     best: Contents = ()
     _saved: dict[Grain | Rewrite, int] = field(default_factory=dict)
 
@@ -126,7 +129,7 @@ class Reducer:
         base = self.best
         if len(atoms) == 1 or any(e.replacement for atom in atoms for e in atom):
             whole = apply(base, (e for atom in atoms for e in atom))
-            if whole != base and self._run(whole, grain) is Outcome.FAIL:
+            if whole != base and self.plausible(whole) and self._run(whole, grain) is Outcome.FAIL:
                 return
         everything = range(len(atoms))
 
@@ -136,12 +139,12 @@ class Reducer:
 
         def probe(kept: list[int]) -> Probed[int]:
             tried = candidate(kept)
-            if tried == base:  # nothing to try: as good as the input, no run
+            if tried == base or not self.plausible(tried):  # no run: the search goes on
                 return Probed(Outcome.UNRESOLVED, frozenset(kept))
             return Probed(self._run(tried, grain), frozenset(kept))
 
         def upcoming(plan: Iterator[list[int]]) -> None:
-            self.ahead(candidate(kept) for kept in plan)
+            self.ahead(c for c in map(candidate, plan) if self.plausible(c))
 
         probabilistic.minimize(list(everything), probe, ahead=upcoming)
 

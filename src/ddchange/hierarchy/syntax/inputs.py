@@ -64,6 +64,13 @@ def has_tree(path: str) -> bool:
     return _root(path, b"") is not None
 
 
+def parses(path: str, data: bytes) -> bool | None:
+    """Whether `data` parses without an error by the grammar of `path`'s kind of file; None
+    where no grammar knows it."""
+    root = _root(path, data)
+    return None if root is None else not root.has_error
+
+
 def nodes_at(path: str, data: bytes, depth: int) -> list[tuple[int, int]] | None:
     """The byte ranges of the named nodes `depth` levels below the root of `data`'s tree, in
     order; None where there is no tree or no node that deep."""
