@@ -389,3 +389,17 @@ def test_a_check_that_fails_at_random_is_reduced_past_not_given_up(tmp_path: Pat
     assert report["disagreed"] is True
     assert report["minimal"] is True
     assert "failed at random" in done.stdout
+
+
+@pytest.mark.parametrize("name", ["reduce-text", "reduce-python"])
+def test_the_bundled_inputs_reduce_to_their_expected_results(tmp_path: Path, name: str) -> None:
+    """`ddchange demo reduce-text` (plain text) and `reduce-python` (node by node): each
+    result is the scenario's, and nothing is left behind."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "TMPDIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "ddchange", "demo", "-q", name],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "The result matches the scenario's expected result." in done.stdout
+    assert not list(tmp_path.glob("ddchange-demo-*"))

@@ -68,7 +68,8 @@ def test_unknown_scenario_names_the_known_ones() -> None:
     with pytest.raises(UnknownScenario) as raised:
         samples.load("no-such-scenario")
     assert raised.value.name == "no-such-scenario"
-    assert raised.value.known == tuple(NAMES)
+    assert raised.value.known == tuple(sorted((*NAMES, *samples.input_names())))
+    assert "reduce-text" in raised.value.known  # the bundled inputs too
 
 
 def test_a_path_is_not_a_scenario_name() -> None:

@@ -393,3 +393,25 @@ def _strings(description: dict[str, object], name: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(spec, str) for spec in value):
         raise ValueError(f"{name!r} must be a list of strings")
     return tuple(value)
+
+
+def absolute_arguments(
+    command: tuple[str, ...], root: Path, inputs: tuple[Path, ...]
+) -> tuple[str, ...]:
+    """`ddchange reduce`'s command as it must be given in a scratch directory that holds only
+    the inputs: an argument naming another file or directory under `root` (a check script,
+    a file it reads) becomes its absolute path; the inputs keep their relative names."""
+    given = set(inputs)
+    out = []
+    for argument in command:
+        path = Path(os.path.abspath(root / argument)) if argument and "\0" not in argument else None
+        if (
+            path is not None
+            and path not in given
+            and path.exists()
+            and not argument.startswith("-")
+        ):
+            out.append(str(path))
+        else:
+            out.append(argument)
+    return tuple(out)

@@ -38,7 +38,8 @@ from typing import Any
 
 from ddchange import git
 from ddchange.errors import UnknownScenario
-from ddchange.model import Level, Request, Result, SuiteResult
+from ddchange.model import Level, ReduceRequest, Request, Result, SuiteResult
+from ddchange.runs import absolute_arguments
 
 SCENARIO_FILE = "scenario.toml"
 # What `ddchange demo` runs without a name: it needs nothing but python3.
@@ -112,6 +113,55 @@ class Scenario:
     # answer differs from `expected`, the whole range's (--strategy diff): `[[inside]]`,
     # shaped like `[[expected]]`; empty where the two are the same.
     inside: tuple[Expected, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class InputScenario:
+    """A bundled input to reduce (`sample_inputs/<name>/`): its files, the test, and the exact
+    result of the reduction, as read from its `scenario.toml`."""
+
+    name: str
+    description: str
+    source: Path  # its directory: the files, the check script, scenario.toml
+    files: tuple[str, ...]
+    test: tuple[str, ...]
+    fail_pattern: str | None
+    expected: bytes  # the first file's result
+
+
+def input_root() -> Path:
+    """Where the bundled inputs live: `sample_inputs/`, shipped as `sample_repos/` is."""
+    here = Path(__file__).resolve().parent
+    installed = here / "sample_inputs"
+    return installed if installed.is_dir() else here.parent.parent / "sample_inputs"
+
+
+def input_names() -> tuple[str, ...]:
+    root = input_root()
+    return tuple(sorted(p.name for p in root.iterdir() if (p / SCENARIO_FILE).is_file()))
+
+
+def load_input(name: str) -> InputScenario:
+    """The bundled input called `name`."""
+    source = input_root() / name
+    data = tomllib.loads((source / SCENARIO_FILE).read_text(encoding="utf-8"))
+    return InputScenario(
+        name=name,
+        description=str(_required(source, data, "description")),
+        source=source,
+        files=tuple(str(f) for f in _list(source, data, "files", required=True)),
+        test=tuple(str(a) for a in _list(source, data, "test", required=True)),
+        fail_pattern=_optional(data, "fail_pattern"),
+        expected=str(_required(source, data, "expected")).encode(),
+    )
+
+
+def reduce_request(scenario: InputScenario, directory: Path) -> ReduceRequest:
+    """The request that reduces `scenario`'s files copied into `directory` (its check there
+    too), as `ddchange reduce` run in that directory makes it."""
+    files = tuple(directory / name for name in scenario.files)
+    test = absolute_arguments(scenario.test, directory, files)
+    return ReduceRequest(files=files, root=directory, test=test, fail_pattern=scenario.fail_pattern)
 
 
 def scenario_root() -> Path:
@@ -255,7 +305,7 @@ def load(name: str) -> Scenario:
     """The scenario called `name`; `UnknownScenario` lists the known names if there is none."""
     known = _names()
     if name not in known:
-        raise UnknownScenario(name, known)
+        raise UnknownScenario(name, tuple(sorted((*known, *input_names()))))
     return read(scenario_root() / name)
 
 

@@ -543,12 +543,14 @@ def reduce(
         raise click.UsageError("no command: put it after `--`, as in `reduce FILE -- CMD`", ctx)
     if output is not None and (len(files) != 1 or in_place):
         raise click.UsageError("--output takes one FILE, and not with --in-place", ctx)
+    from ddchange import runs
+
     root = Path.cwd()
     paths = tuple(Path(os.path.abspath(name)) for name in files)
     request = model.ReduceRequest(
         files=paths,
         root=root,
-        test=outputs.absolute_arguments(command, root, paths),
+        test=runs.absolute_arguments(command, root, paths),
         timeout=timeout,
         fail_pattern=fail_pattern,
         interesting_exit=interesting_exit,
@@ -669,7 +671,16 @@ def demo(
         for scenario in samples.scenarios():
             with _demo_repository(scenario, keep=False) as repo:
                 figures = samples.figures(scenario, repo)
-            click.echo(f"{scenario.name:12} {scenario.description} ({figures})")
+            click.echo(f"{scenario.name:13} {scenario.description} ({figures})")
+        for input_name in samples.input_names():
+            bundled = samples.load_input(input_name)
+            click.echo(f"{input_name:13} {bundled.description} (`ddchange reduce`)")
+        return
+    if name in samples.input_names():
+        if patch_file is not None:
+            raise click.UsageError("--patch: a reduction writes FILE.reduced, not a patch")
+        _demo_reduce(samples.load_input(name), outputs.Outputs(None, json_file, html_file),
+                     keep=keep, quiet=quiet, verbose=verbose)  # fmt: skip
         return
     scenario = samples.load(name or samples.DEFAULT)
     files = outputs.Outputs(patch_file, json_file, html_file)
@@ -701,6 +712,48 @@ def _demo_repository(scenario: samples.Scenario, *, keep: bool) -> Iterator[Path
             )
         else:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _demo_reduce(
+    scenario: samples.InputScenario,
+    files: outputs.Outputs,
+    *,
+    keep: bool,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """A bundled input reduced in a new directory (removed at the end unless `keep`), as
+    `ddchange reduce` there would; and whether the result is the scenario's."""
+    import shutil
+    import tempfile
+
+    from ddchange import samples
+
+    where = Path(tempfile.mkdtemp(prefix="ddchange-demo-"))
+    try:
+        for path in scenario.source.iterdir():
+            if path.name != samples.SCENARIO_FILE:
+                shutil.copy2(path, where / path.name)
+        request = samples.reduce_request(scenario, where)
+        if not quiet:
+            click.echo(f"{scenario.name}: {scenario.description}", err=True)
+            pattern = ["--fail-pattern", scenario.fail_pattern] if scenario.fail_pattern else []
+            line = shlex.join(["ddchange", "reduce", *scenario.files, *pattern, "--",
+                               *scenario.test])  # fmt: skip
+            click.echo(f"in {where}: {line}", err=True)
+        code = outputs.reduce(request, files, quiet=quiet, verbose=verbose)
+        if code != Exit.FOUND:
+            sys.exit(code)
+        same = request.files[0].with_name(request.files[0].name + ".reduced").read_bytes()
+        verdict = "matches" if same == scenario.expected else "DIFFERS FROM"
+        click.echo(f"The result {verdict} the scenario's expected result.")
+        if verdict != "matches":
+            raise SystemExit(Exit.BUG)
+        if keep:
+            click.echo(f"kept: {where}")
+    finally:
+        if not keep:
+            shutil.rmtree(where, ignore_errors=True)
 
 
 def _demo_search(

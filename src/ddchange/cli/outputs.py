@@ -300,28 +300,6 @@ def exit_code(outcome: model.Ending, *, disagreed: bool) -> int:
     }[outcome]
 
 
-def absolute_arguments(
-    command: tuple[str, ...], root: Path, inputs: tuple[Path, ...]
-) -> tuple[str, ...]:
-    """`ddchange reduce`'s command as it must be given in a scratch directory that holds only
-    the inputs: an argument naming another file or directory under `root` (a check script,
-    a file it reads) becomes its absolute path; the inputs keep their relative names."""
-    given = set(inputs)
-    out = []
-    for argument in command:
-        path = Path(os.path.abspath(root / argument)) if argument and "\0" not in argument else None
-        if (
-            path is not None
-            and path not in given
-            and path.exists()
-            and not argument.startswith("-")
-        ):
-            out.append(str(path))
-        else:
-            out.append(argument)
-    return tuple(out)
-
-
 def reduce(request: model.ReduceRequest, files: Outputs, *, quiet: bool, verbose: bool) -> int:
     """A reduction, its progress on stderr, its summary, --json and --report; the exit code."""
     from ddchange import reduction
