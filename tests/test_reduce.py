@@ -403,3 +403,12 @@ def test_the_bundled_inputs_reduce_to_their_expected_results(tmp_path: Path, nam
     assert done.returncode == 0, done.stderr
     assert "The result matches the scenario's expected result." in done.stdout
     assert not list(tmp_path.glob("ddchange-demo-*"))
+
+
+def test_node_granularity_needs_a_grammar(tmp_path: Path) -> None:
+    here = page(tmp_path)
+    (here / "page.txt").write_text(PAGE)
+    done = reduce(here, "page.txt", "--granularity", "node", "--", "./check.sh")
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "no grammar knows page.txt" in done.stderr

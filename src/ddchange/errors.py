@@ -314,6 +314,15 @@ class UnreadableInput(DDChangeError):
     problem: str
 
 
+@dataclass
+class NoGrammar(DDChangeError):
+    """`ddchange reduce --granularity node` where no grammar knows any of the `files`."""
+
+    exit: ClassVar[Exit] = Exit.USAGE
+
+    files: tuple[str, ...]
+
+
 @dataclass(kw_only=True)
 class InputNotFailing(DDChangeError):
     """`ddchange reduce`'s pre-flight: the original input does not fail the test as asked

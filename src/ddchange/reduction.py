@@ -103,6 +103,8 @@ def run(request: ReduceRequest, listener: Listener | None = None) -> Reduction:
     started = time.monotonic()
     tell = listener or (lambda _event: None)
     relative, original = read_inputs(request)
+    if request.granularity is Grain.NODE and not any(syntax.has_tree(n) for n in relative):
+        raise errors.NoGrammar(relative)
     outputs = outputs_of(request)
     if request.in_place:
         _keep_originals(request.files, original)

@@ -167,6 +167,12 @@ def explain(error: errors.DDChangeError) -> str:
             )
         case errors.PreflightFailed():
             return _explain_preflight(error)
+        case errors.NoGrammar(files):
+            return (
+                f"--granularity node: no grammar knows {', '.join(files)} (by its name); use "
+                "line, token or char, or install ddchange[syntax] for HTML, XML, JSON, CSS, "
+                "TOML and YAML."
+            )
         case errors.UnreadableInput(path, problem):
             return f"{path}: {problem}; give the input files to reduce, each under this directory."
         case errors.InputNotFailing(
