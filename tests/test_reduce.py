@@ -412,3 +412,26 @@ def test_node_granularity_needs_a_grammar(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert "no grammar knows page.txt" in done.stderr
+
+
+def test_an_in_place_run_stopped_is_resumed_from_its_orig(tmp_path: Path) -> None:
+    """--in-place, stopped: page.html holds the best so far and page.html.orig the original.
+    The same command refuses to take the partial result for an original (one line); moving
+    page.html.orig back resumes the first run from the journal."""
+    counter = tmp_path / "count"
+    stopping = (
+        f"#!/bin/sh\nn=$(($(cat {counter} 2>/dev/null || echo 0) + 1)); echo $n > {counter}\n"
+        f'[ "$n" = 12 ] && kill -INT $PPID && sleep 5\n' + CHECK.split("\n", 1)[1]
+    )
+    here = page(tmp_path, stopping)
+    assert reduce(here, "page.html", "--in-place", "--", "./check.sh").returncode == 130
+    assert (here / "page.html.orig").read_text() == PAGE
+    refused = reduce(here, "page.html", "--in-place", "--", "./check.sh")
+    assert refused.returncode == 2
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert "mv page.html.orig page.html" in refused.stderr
+    (here / "page.html.orig").rename(here / "page.html")
+    done = reduce(here, "page.html", "--in-place", "--json", "r.json", "--", "./check.sh")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((here / "r.json").read_text())["resumed"] == 11
+    assert (here / "page.html.orig").read_text() == PAGE

@@ -322,7 +322,12 @@ def _keep_originals(files: Sequence[Path], original: Contents) -> None:
     for path, data in zip(files, original, strict=True):
         backup = path.with_name(path.name + ".orig")
         if backup.exists() and backup.read_bytes() != data:
-            raise errors.UnreadableInput(backup, "exists and is not this input: move it away")
+            raise errors.UnreadableInput(
+                backup,
+                f"exists and differs from {path.name}: if a reduction --in-place was stopped, "
+                f"`mv {backup.name} {path.name}` and run it again (it resumes); else move "
+                f"{backup.name} away",
+            )
         _write_one(backup, data)
 
 

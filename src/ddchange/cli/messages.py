@@ -174,6 +174,8 @@ def explain(error: errors.DDChangeError) -> str:
                 "TOML and YAML."
             )
         case errors.UnreadableInput(path, problem):
+            if problem.startswith("exists"):
+                return f"{path} {problem}."
             return f"{path}: {problem}; give the input files to reduce, each under this directory."
         case errors.InputNotFailing(
             verdict=verdict, reason=reason, tail=tail, interesting_exit=interesting
