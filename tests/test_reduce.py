@@ -435,3 +435,21 @@ def test_an_in_place_run_stopped_is_resumed_from_its_orig(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     assert json.loads((here / "r.json").read_text())["resumed"] == 11
     assert (here / "page.html.orig").read_text() == PAGE
+
+
+def test_several_files_are_reduced_together_at_their_paths(tmp_path: Path) -> None:
+    """The failure needs a line of a.txt and one of sub/b.txt: both files are reduced in one
+    run, each at its relative path in the scratch directory, each result beside its file."""
+    here = tmp_path / "work"
+    (here / "sub").mkdir(parents=True)
+    (here / "a.txt").write_text("".join(f"alpha {n}\n" for n in range(200)) + "KEY one\n")
+    (here / "sub" / "b.txt").write_text("LOCK two\n" + "".join(f"beta {n}\n" for n in range(200)))
+    check = "#!/bin/sh\ngrep -q KEY a.txt && grep -q LOCK sub/b.txt && exit 1\nexit 0\n"
+    (here / "check.sh").write_text(check)
+    (here / "check.sh").chmod(0o755)
+    done = reduce(here, "a.txt", "sub/b.txt", "--", "./check.sh")
+    assert done.returncode == 0, done.stderr
+    for path, word in ((here / "a.txt.reduced", b"KEY"), (here / "sub" / "b.txt.reduced", b"LOCK")):
+        result = path.read_bytes()
+        assert word in result
+        assert len(tokens(result)) == 1  # a word that holds it: a space taken out joins two
