@@ -54,6 +54,12 @@ def page(tmp_path: Path, check: str = CHECK) -> Path:
     return here
 
 
+def counted(counter: Path, then: str) -> str:
+    """CHECK, after a line that counts its runs in `counter` (as $n) and the line `then`."""
+    count = f"n=$(($(cat {counter} 2>/dev/null || echo 0) + 1)); echo $n > {counter}\n"
+    return "#!/bin/sh\n" + count + then + "\n" + CHECK.split("\n", 1)[1]
+
+
 def exits(here: Path, script: str, content: bytes) -> int:
     """The check's exit code on `content` as page.html, in a directory of its own."""
     trial = here.parent / "judge"
@@ -152,10 +158,7 @@ def test_the_same_command_resumes_and_an_interrupted_run_leaves_its_best(tmp_pat
     page.html.reduced, exit 130; the same command then takes every earlier test from the
     journal and ends where an uninterrupted run ends."""
     counter = tmp_path / "count"
-    stopping = (
-        f"#!/bin/sh\nn=$(($(cat {counter} 2>/dev/null || echo 0) + 1)); echo $n > {counter}\n"
-        f'[ "$n" = 12 ] && kill -INT $PPID && sleep 5\n' + CHECK.split("\n", 1)[1]
-    )
+    stopping = counted(counter, '[ "$n" = 12 ] && kill -INT $PPID && sleep 5')
     here = page(tmp_path, stopping)
     stopped = reduce(here, "page.html", "--", "./check.sh")
     assert stopped.returncode == 130, stopped.stderr
@@ -343,10 +346,7 @@ def test_killed_with_sigkill_it_resumes_and_leaves_no_scratch_directory(tmp_path
     the dead run's scratch directory, takes its 8 tests from the journal and ends with what a
     run never killed gives."""
     counter = tmp_path / "count"
-    killing = (
-        f"#!/bin/sh\nn=$(($(cat {counter} 2>/dev/null || echo 0) + 1)); echo $n > {counter}\n"
-        f'[ "$n" = 9 ] && kill -KILL $PPID && sleep 5\n' + CHECK.split("\n", 1)[1]
-    )
+    killing = counted(counter, '[ "$n" = 9 ] && kill -KILL $PPID && sleep 5')
     here = page(tmp_path, killing)
     killed = reduce(here, "page.html", "--", "./check.sh")
     assert killed.returncode == -9
@@ -374,10 +374,7 @@ def test_a_check_that_fails_at_random_is_reduced_past_not_given_up(tmp_path: Pat
     misleads ends in a result that passes when run again, and the reduction goes again with
     each FAIL run twice; the result holds the list box and is 1-minimal in tokens (exit 5)."""
     counter = tmp_path / "count"
-    flaky = (
-        f"#!/bin/sh\nn=$(($(cat {counter} 2>/dev/null || echo 0) + 1)); echo $n > {counter}\n"
-        "[ $((n % 4)) = 0 ] && exit 1\n" + CHECK.split("\n", 1)[1]
-    )
+    flaky = counted(counter, "[ $((n % 4)) = 0 ] && exit 1")
     here = page(tmp_path, flaky)
     done = reduce(here, "page.html", "--json", "r.json", "--", "./check.sh")
     assert done.returncode == 5, done.stdout + done.stderr
@@ -419,10 +416,7 @@ def test_an_in_place_run_stopped_is_resumed_from_its_orig(tmp_path: Path) -> Non
     The same command refuses to take the partial result for an original (one line); moving
     page.html.orig back resumes the first run from the journal."""
     counter = tmp_path / "count"
-    stopping = (
-        f"#!/bin/sh\nn=$(($(cat {counter} 2>/dev/null || echo 0) + 1)); echo $n > {counter}\n"
-        f'[ "$n" = 12 ] && kill -INT $PPID && sleep 5\n' + CHECK.split("\n", 1)[1]
-    )
+    stopping = counted(counter, '[ "$n" = 12 ] && kill -INT $PPID && sleep 5')
     here = page(tmp_path, stopping)
     assert reduce(here, "page.html", "--in-place", "--", "./check.sh").returncode == 130
     assert (here / "page.html.orig").read_text() == PAGE

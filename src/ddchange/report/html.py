@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup
@@ -440,6 +440,24 @@ class _Plot:
     legend_row: int = _LEGEND_ROW
 
 
+def _axes(numbers: list[int], top: int) -> tuple[_Scale, _Scale, dict[str, Any]]:
+    """The scales of a plot of tests `numbers` against sizes up to `top`, and the frame's
+    fields of its `_Plot`."""
+    x = _Scale(lo=min(numbers) - 0.5, hi=max(numbers) + 0.5, start=_LEFT, end=PLOT_WIDTH - _RIGHT)
+    y = _Scale(lo=0, hi=top, start=PLOT_HEIGHT - _BOTTOM, end=_TOP, log=top > LOG_ABOVE)
+    frame = {
+        "left": _LEFT,
+        "right": PLOT_WIDTH - _RIGHT,
+        "top": _TOP,
+        "bottom": PLOT_HEIGHT - _BOTTOM,
+        "log": y.log,
+        "y_ticks": [(y(value), value) for value in _y_ticks(y)],
+        "x_ticks": [(x(value), value) for value in _ticks(math.ceil(x.lo), math.floor(x.hi))],
+        "radius": max(1.5, min(5.0, (x.end - x.start) / len(numbers) / 2.5)),
+    }
+    return x, y, frame
+
+
 def _plot(result: Result) -> _Plot | None:
     """The search as a figure; None when no test was run."""
     log = result.log
@@ -447,23 +465,13 @@ def _plot(result: Result) -> _Plot | None:
         return None
     total = len(result.diff.hunks)
     top = max(1, total, *(r.size for r in log if _tested_commit(r) is None))
-    numbers = [record.number for record in log]
-    x = _Scale(lo=min(numbers) - 0.5, hi=max(numbers) + 0.5, start=_LEFT, end=PLOT_WIDTH - _RIGHT)
-    y = _Scale(lo=0, hi=top, start=PLOT_HEIGHT - _BOTTOM, end=_TOP, log=top > LOG_ABOVE)
-    radius = max(1.5, min(5.0, (x.end - x.start) / len(log) / 2.5))
+    x, y, frame = _axes([record.number for record in log], top)
     steps = "".join(f"H{x(number):.1f}V{y(size):.1f}" for number, size in _remaining(result))
     return _Plot(
         title=f"The search: {plural(len(log), 'test')}, {plural(total, 'change')} in all",
-        left=_LEFT,
-        right=PLOT_WIDTH - _RIGHT,
-        top=_TOP,
-        bottom=PLOT_HEIGHT - _BOTTOM,
-        log=y.log,
-        y_ticks=[(y(value), value) for value in _y_ticks(y)],
-        x_ticks=[(x(value), value) for value in _ticks(math.ceil(x.lo), math.floor(x.hi))],
+        **frame,
         remaining=f"M{x.start:.1f},{y(total):.1f}{steps}H{x.end:.1f}",
-        radius=radius,
-        marks=[_mark(record, x, y(total), y, radius) for record in log],
+        marks=[_mark(record, x, y(total), y, frame["radius"]) for record in log],
         legend=_legend(any(_tested_commit(r) is not None for r in log)),
     )
 
@@ -586,10 +594,7 @@ def _reduction_plot(result: Reduction) -> _Plot | None:
         return None
     start = sum(len(data) for data in result.original)
     top = max(start, *(s for _, s in points))
-    numbers = [r.number for r, _ in points]
-    x = _Scale(lo=min(numbers) - 0.5, hi=max(numbers) + 0.5, start=_LEFT, end=PLOT_WIDTH - _RIGHT)
-    y = _Scale(lo=0, hi=top, start=PLOT_HEIGHT - _BOTTOM, end=_TOP, log=top > LOG_ABOVE)
-    radius = max(1.5, min(5.0, (x.end - x.start) / len(points) / 2.5))
+    x, y, frame = _axes([r.number for r, _ in points], top)
     smallest, steps = start, []
     for record, tested in points:
         if record.outcome is Outcome.FAIL:
@@ -597,15 +602,8 @@ def _reduction_plot(result: Reduction) -> _Plot | None:
         steps.append(f"H{x(record.number):.1f}V{y(smallest):.1f}")
     return _Plot(
         title=f"The reduction: {plural(len(points), 'test')}, {start:,} bytes at the start",
-        left=_LEFT,
-        right=PLOT_WIDTH - _RIGHT,
-        top=_TOP,
-        bottom=PLOT_HEIGHT - _BOTTOM,
-        log=y.log,
-        y_ticks=[(y(value), value) for value in _y_ticks(y)],
-        x_ticks=[(x(value), value) for value in _ticks(math.ceil(x.lo), math.floor(x.hi))],
+        **frame,
         remaining=f"M{x.start:.1f},{y(start):.1f}{''.join(steps)}H{x.end:.1f}",
-        radius=radius,
         marks=[
             _Marker(
                 kind=r.outcome.value,
