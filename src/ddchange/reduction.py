@@ -201,7 +201,7 @@ def passes_for(finest: Grain, relative: Sequence[str]) -> tuple[tuple[Pass, ...]
     by_grain = {
         Grain.NODE: Pass(name=Grain.NODE, rounds=_nodes(relative), each=_every_node(relative)),
         Grain.LINE: _grain(Grain.LINE, pieces.lines),
-        Grain.TOKEN: _grain(Grain.TOKEN, pieces.words),
+        Grain.TOKEN: _grain(Grain.TOKEN, pieces.words, fits=pieces.joins_none),
         Grain.CHAR: _grain(Grain.CHAR, pieces.chars),
     }
     rewrites = (
@@ -225,9 +225,13 @@ def passes_for(finest: Grain, relative: Sequence[str]) -> tuple[tuple[Pass, ...]
 CHUNKS = 1024
 
 
-def _grain(grain: Grain, cut: Callable[[int, bytes], list[Edit]]) -> Pass:
+def _grain(
+    grain: Grain,
+    cut: Callable[[int, bytes], list[Edit]],
+    fits: Callable[[Contents, Contents], bool] = lambda _base, _candidate: True,
+) -> Pass:
     """A grain's pass: each piece an atom; where there are more than CHUNKS, a round of runs
-    of consecutive pieces first."""
+    of consecutive pieces first; `fits` as `Pass.fits`."""
     chunked = [False]
 
     def rounds(contents: Contents, number: int) -> Atoms | None:
@@ -249,6 +253,7 @@ def _grain(grain: Grain, cut: Callable[[int, bytes], list[Edit]]) -> Pass:
         name=grain,
         rounds=rounds,
         each=lambda contents: [[edit] for n, data in enumerate(contents) for edit in cut(n, data)],
+        fits=fits,
     )
 
 

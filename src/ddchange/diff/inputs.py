@@ -23,6 +23,7 @@ Contents = tuple[bytes, ...]  # an input: each file's bytes, in the order the fi
 # or a run of white space.
 _TOKEN = re.compile(rb"[\w\x80-\xff]+|\s+|[^\w\s\x80-\xff]")
 _SOLID = re.compile(rb"[\w\x80-\xff]+|[^\w\s\x80-\xff]")  # a token that is no white space
+_WORDS = re.compile(rb"[\w\x80-\xff]+")
 
 
 @dataclass(frozen=True, order=True, kw_only=True)
@@ -97,8 +98,24 @@ def lines(number: int, data: bytes) -> list[Edit]:
 
 
 def words(number: int, data: bytes) -> list[Edit]:
-    """Each token of file `number` (`_TOKEN`)."""
-    return [Edit(file=number, start=m.start(), end=m.end()) for m in _TOKEN.finditer(data)]
+    """Each token of file `number` (`_TOKEN`), taken out so that the tokens beside it stay two:
+    between two word characters, white space is no piece and another token leaves a space."""
+    edits = []
+    for match in _TOKEN.finditer(data):
+        start, end = match.span()
+        between = bool(_WORDS.match(data[start - 1 : start]) and _WORDS.match(data[end : end + 1]))
+        if not (between and match.group().isspace()):
+            edits.append(Edit(file=number, start=start, end=end, replacement=b" " * between))
+    return edits
+
+
+def joins_none(base: Contents, candidate: Contents) -> bool:
+    """Whether every word of `candidate` (a run of word characters) is a word of `base`: taking
+    tokens out of `base` made no new word by joining the two beside them."""
+    return all(
+        set(_WORDS.findall(after)) <= set(_WORDS.findall(before))
+        for before, after in zip(base, candidate, strict=True)
+    )
 
 
 def chars(number: int, data: bytes) -> list[Edit]:

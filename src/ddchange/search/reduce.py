@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ddchange.diff.inputs import Contents, Edit, apply, size
+from ddchange.diff.inputs import Contents, Edit, apply, size, tokens
 from ddchange.model import Grain, Outcome, Rewrite
 from ddchange.search import probabilistic
 from ddchange.search.dd import Probed
@@ -58,6 +58,10 @@ class Pass:
     rounds: Callable[[Contents, int], Atoms | None]
     # A grain's single pieces, each an atom, for the check of 1-minimality (default: round 0's)
     each: Callable[[Contents], Atoms] | None = None
+    # Whether a candidate of a round is worth a test, given the input the round started from
+    # (tokens that removals would join into a new one, say); the check of each piece tests
+    # every removal all the same
+    fits: Callable[[Contents, Contents], bool] = lambda _base, _candidate: True
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,7 +111,7 @@ class Reducer:
 
     def _run(self, candidate: Contents, grain: Grain | Rewrite) -> Outcome:
         outcome = self.test(candidate, grain)
-        if outcome is Outcome.FAIL and size(candidate) < size(self.best):
+        if outcome is Outcome.FAIL and _measure(candidate) < _measure(self.best):
             self._saved[grain] += size(self.best) - size(candidate)
             self.best = candidate
             self.on_best(candidate)
@@ -118,18 +122,22 @@ class Reducer:
         number = 0
         while (atoms := step.rounds(self.best, number)) is not None:
             if atoms:
-                self._minimize(atoms, step.name)
+                self._minimize(atoms, step)
             number += 1
 
-    def _minimize(self, atoms: Atoms, grain: Grain | Rewrite) -> None:
+    def _minimize(self, atoms: Atoms, step: Pass) -> None:
         """ProbDD over `atoms` of the current input: a configuration is the atoms kept, the
         others applied (taken out, or rewritten). ProbDD never tries applying them all (for
         changes, GOOD passes): a round of rewrites, or of one atom, tries that first, since
         such a round often holds its whole gain in that one test."""
-        base = self.best
+        base, grain = self.best, step.name
+
+        def worth(tried: Contents) -> bool:
+            return self.plausible(tried) and step.fits(base, tried)
+
         if len(atoms) == 1 or any(e.replacement for atom in atoms for e in atom):
             whole = apply(base, (e for atom in atoms for e in atom))
-            if whole != base and self.plausible(whole) and self._run(whole, grain) is Outcome.FAIL:
+            if whole != base and worth(whole) and self._run(whole, grain) is Outcome.FAIL:
                 return
         everything = range(len(atoms))
 
@@ -139,12 +147,12 @@ class Reducer:
 
         def probe(kept: list[int]) -> Probed[int]:
             tried = candidate(kept)
-            if tried == base or not self.plausible(tried):  # no run: the search goes on
+            if tried == base or not worth(tried):  # no run: the search goes on
                 return Probed(Outcome.UNRESOLVED, frozenset(kept))
             return Probed(self._run(tried, grain), frozenset(kept))
 
         def upcoming(plan: Iterator[list[int]]) -> None:
-            self.ahead(c for c in map(candidate, plan) if self.plausible(c))
+            self.ahead(c for c in map(candidate, plan) if worth(c))
 
         probabilistic.minimize(list(everything), probe, ahead=upcoming)
 
@@ -157,7 +165,8 @@ class Reducer:
             best, following = self.best, atoms[number:]
             self.ahead(apply(best, atom) for atom in following)
             candidate = apply(self.best, atoms[number])
-            if candidate != self.best and self._run(candidate, step.name) is Outcome.FAIL:
+            failed = candidate != self.best and self._run(candidate, step.name) is Outcome.FAIL
+            if failed and self.best == candidate:  # it failed, and it is smaller
                 removed = True
                 atoms = self._pieces(step)  # the same number: the atom after it
             else:
@@ -167,3 +176,9 @@ class Reducer:
     def _pieces(self, step: Pass) -> Atoms:
         """`step`'s single pieces of the current input (`Pass.each`, else its first round)."""
         return step.each(self.best) if step.each else step.rounds(self.best, 0) or []
+
+
+def _measure(contents: Contents) -> tuple[int, int]:
+    """How small an input is: its bytes, then its tokens (a token taken out from between two
+    words leaves a space: the same bytes, one token fewer)."""
+    return size(contents), tokens(contents)
