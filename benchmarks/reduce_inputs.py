@@ -345,6 +345,66 @@ def xml_entity(setup: Setup) -> Input:
     )
 
 
+LOG_CHECKER = """\
+import json
+import sys
+
+open_now = set()
+with open(sys.argv[1], encoding="utf-8") as f:
+    for line in f:
+        if not line.strip():
+            continue
+        event = json.loads(line)
+        session = event["session"]
+        if event["event"] == "open":
+            if session in open_now:
+                raise RuntimeError(f"session {session} opened twice")
+            open_now.add(session)
+        elif event["event"] == "close":
+            open_now.discard(session)
+"""
+
+
+def log_reopened(setup: Setup) -> Input:
+    """A server's event log of 1.2 MB, one JSON object a line: sessions open, act and close; in
+    one place a session is opened again while it is open, which the log checker refuses (the
+    two `open` lines are what it needs)."""
+    rng = random.Random(1000)
+    actions = ["read", "write", "seek", "stat", "list", "lock", "unlock"]
+    lines, open_now, number = [], [], 0
+    while sum(map(len, lines)) < 1_200_000:
+        number += 1
+        if not open_now or (len(open_now) < 40 and rng.random() < 0.3):
+            session = f"s{number:06d}"
+            open_now.append(session)
+            event = {"event": "open", "session": session, "user": f"u{rng.randint(1, 500)}"}
+        elif rng.random() < 0.2:
+            session = open_now.pop(rng.randrange(len(open_now)))
+            event = {"event": "close", "session": session}
+        else:
+            session = rng.choice(open_now)
+            event = {
+                "event": rng.choice(actions),
+                "session": session,
+                "bytes": rng.randint(0, 1 << 20),
+            }
+        event["t"] = 1_700_000_000 + number
+        lines.append(json.dumps(event) + "\n")
+        if number == 9_000:  # the one session opened again while it is open
+            again = {"event": "open", "session": open_now[0], "user": "u1", "t": event["t"]}
+            lines.append(json.dumps(again) + "\n")
+    return Input(
+        name="log",
+        filename="events.jsonl",
+        data="".join(lines).encode(),
+        check="@PY@ @HERE@/checker.py events.jsonl 2>&1 "
+        "| grep -q 'RuntimeError: session .* opened twice'",
+        about="a log checker raises `RuntimeError: session ... opened twice`; a line that is no "
+        "JSON object with `event` and `session` is not interesting",
+        helpers={"checker.py": LOG_CHECKER},
+    )
+
+
 CSMITH_OPTIONS = ["--max-funcs", "4", "--max-block-depth", "3", "--max-expr-complexity", "6"]
 C_WARNING = "[-Wbool-compare]"
 
@@ -365,8 +425,8 @@ def csmith_c(setup: Setup) -> Input:
     with tempfile.TemporaryDirectory() as tmp:
         program = Path(tmp, "prog.c")
         for seed in range(1, 60):
-            made = subprocess.run(
-                [csmith, "--seed", str(seed), *CSMITH_OPTIONS], capture_output=True, check=False
+            made = subprocess.run(  # in tmp: csmith leaves a platform.info where it runs
+                [csmith, "--seed", str(seed), *CSMITH_OPTIONS], capture_output=True, cwd=tmp
             )
             if made.returncode != 0 or not 15_000 <= len(made.stdout) <= 35_000:
                 continue
@@ -398,4 +458,5 @@ INPUTS: dict[str, Callable[[Setup], Input]] = {
     "toml": toml_twice,
     "xml": xml_entity,
     "c": csmith_c,
+    "log": log_reopened,
 }

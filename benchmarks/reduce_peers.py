@@ -6,8 +6,9 @@ time limit.
         [--results PATH] [--work DIR]     # rewrites its section of benchmarks/RESULTS.md
 
 The peers: C-Vise and C-Reduce (Debian: `apt-get install -y cvise creduce csmith
-libcsmith-dev antlr4`), and from PyPI, in a venv of their own (Python 3.12 or newer, for a
-current shrinkray; picire imports pkg_resources, hence setuptools<81):
+libcsmith-dev antlr4 clang-14`; csmith and clang-14 for the C inputs), and from PyPI, in a
+venv of their own (Python 3.12 or newer, for a current shrinkray; picire imports
+pkg_resources, hence setuptools<81):
 
     python3.12 -m venv /work/peers-venv && /work/peers-venv/bin/pip install shrinkray \
         picire picireny lithium-reducer fuzzingbook 'setuptools<81'
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import platform
 import re
@@ -60,6 +62,12 @@ GRACE = 10.0  # seconds between SIGINT, SIGTERM and SIGKILL at the time limit
 MARK = "REDUCE_PEERS_RUN"  # in the environment of every process a run starts, to sweep them
 DEBIAN_JARS = "/usr/share/java"  # Debian's antlr4 and what its tool needs, for picireny
 ALL_INPUTS = {**INPUTS, **reduce_real.INPUTS}
+# The run without --inputs: the Mozilla page, the module with too many nested blocks, the JSON
+# document (picireny's grammar), the 1.2 MB log, and real crashes: three of C, three of Python,
+# two of structured data (TOML, YAML). The others are there by name.
+DEFAULT = ["html", "python", "json", "log", "c-gcc-ice-omp-taskgroup", "c-clang-dump-struct"]
+DEFAULT += ["c-clang-va-arg-vla", "py-black-fmt-off", "py-pyflakes-print", "py-pyflakes-global"]
+DEFAULT += ["toml-tomlkit-indented-aot", "yaml-yamllint-stray-bracket"]
 
 
 # -- the tools ----------------------------------------------------------------------------------
@@ -90,6 +98,8 @@ class Launch:
     cwd: Path
     result: Callable[[bool], Path | None]  # given whether the time limit stopped it
     env: dict[str, str] = field(default_factory=dict)
+    # what the tool says of its own run, after it (read from its report), for `ended`
+    said: Callable[[], str] = lambda: ""
 
 
 @dataclass(frozen=True)
@@ -127,13 +137,25 @@ def ddchange_version(setup: Setup) -> str:
 
 def ddchange_launch(setup: Setup, run: Run) -> Launch:
     reduced = run.work / f"{run.input.filename}.reduced"
+    report = run.dir / "ddchange.json"
     argv = [str(setup.ddchange), "reduce", run.input.filename, "--interesting-exit", "0"]
-    argv += ["-j", str(setup.jobs), "--json", str(run.dir / "ddchange.json"), "-q"]
+    argv += ["-j", str(setup.jobs), "--json", str(report), "-q"]
+
+    def said() -> str:
+        """How many of the runs the reduction asked for: with -j N the others were started
+        ahead, on the likely course, and not needed (the log and result are -j 1's)."""
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            done = json.loads(report.read_text())
+            minimal = "1-minimal" if done["minimal"] else "not 1-minimal"
+            return f"{done['tests_run']:,} asked, {minimal}"
+        return ""
+
     return Launch(
         [*argv, "--", str(run.wrapper)],
         run.work,
         lambda _stopped: reduced if reduced.exists() else None,
         {"XDG_CACHE_HOME": str(run.dir / "cache")},  # an empty journal: no resuming
+        said,
     )
 
 
@@ -454,6 +476,8 @@ def measure(setup: Setup, tool: Tool, inp: Input, check: Path, root: Path) -> Ro
     ended = "time limit" if stopped else "done" if code == 0 else f"exit {code}"
     if tests == 0:
         ended += ", ran no test"
+    if said := launch.said():
+        ended += f" ({said})"
     out = launch.result(stopped)
     if out is None or not out.exists():
         return Row(tool.name, jobs, None, None, tests, wall, ended, "—")
@@ -492,7 +516,66 @@ def table(outcome: Outcome) -> str:
             f"{r.interesting} |"
         )
     lines += [f"| {tool} | | skipped: {why} | | | | | |" for tool, why in outcome.skipped.items()]
-    return "\n".join(lines)
+    return "\n".join([*lines, "", verdict(outcome)])
+
+
+def _kept(outcome: Outcome) -> list[Row]:
+    """The rows with a result that is still interesting."""
+    return [r for r in outcome.rows if r.tokens is not None and r.interesting == "yes"]
+
+
+def _smallest(outcome: Outcome) -> int | None:
+    return min((r.tokens for r in _kept(outcome) if r.tokens is not None), default=None)
+
+
+def _beats(outcome: Outcome) -> tuple[bool, bool]:
+    """Whether ddchange's result is as small in tokens as the smallest of all, and whether it
+    took fewer tests than every other tool whose result is that small."""
+    ours = next((r for r in _kept(outcome) if r.tool == "ddchange"), None)
+    smallest = _smallest(outcome)
+    if ours is None or smallest is None or ours.tokens != smallest:
+        return False, False
+    rivals = [r for r in _kept(outcome) if r.tool != "ddchange" and r.tokens == smallest]
+    return True, all(ours.tests < r.tests for r in rivals)
+
+
+def verdict(outcome: Outcome) -> str:
+    """The input's line of comparison, from its table."""
+    ours = next((r for r in _kept(outcome) if r.tool == "ddchange"), None)
+    if ours is None or ours.tokens is None:
+        return "ddchange left no interesting result."
+    smaller = [r for r in _kept(outcome) if r.tokens is not None and r.tokens < ours.tokens]
+    cheaper = [
+        r for r in _kept(outcome)
+        if r.tool != "ddchange" and r.tokens == ours.tokens and r.tests <= ours.tests
+    ]  # fmt: skip
+    said = [f"ddchange: {ours.tokens:,} tokens in {ours.tests:,} tests."]
+    if smaller:
+        said.append(
+            "Smaller in tokens: "
+            + ", ".join(f"{r.tool} ({r.tokens:,} in {r.tests:,} tests)" for r in smaller)
+            + "."
+        )
+    else:
+        said.append("No tool's result has fewer tokens.")
+    if cheaper:
+        said.append(
+            "As few tokens in no more tests: "
+            + ", ".join(f"{r.tool} ({r.tests:,})" for r in cheaper)
+            + "."
+        )
+    return " ".join(said)
+
+
+def overall(outcomes: list[Outcome]) -> str:
+    """How many inputs ddchange's result was the smallest on, and in fewer tests."""
+    ran = [o for o in outcomes if o.seed_ok and o.rows]
+    beats = [_beats(o) for o in ran]
+    return (
+        f"Over the {len(ran)} inputs: ddchange's result is the smallest in tokens (or ties) on "
+        f"{sum(small for small, _ in beats)}, and on {sum(fewer for _, fewer in beats)} of "
+        "those it took fewer tests than every other tool with a result that small."
+    )
 
 
 def body(
@@ -525,6 +608,7 @@ def body(
         parts.append(f"- {name}: not run: {why}")
     for name, why in unusable.items():
         parts.append(f"- input {name}: not run: {why}")
+    parts += ["", overall(outcomes)]
     for outcome in outcomes:
         parts += ["", table(outcome)]
         if not outcome.seed_ok:
@@ -556,7 +640,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--time-limit", type=float, default=300.0, help="seconds per run")
     parser.add_argument("--jobs", type=int, default=2, help="for the tools that have them")
-    parser.add_argument("--inputs", help=f"comma-separated, of: {','.join(ALL_INPUTS)}")
+    parser.add_argument(
+        "--inputs",
+        help=f"comma-separated, of: {','.join(ALL_INPUTS)} (default: {','.join(DEFAULT)})",
+    )
     parser.add_argument("--tools", help=f"comma-separated, of: {','.join(TOOLS)}")
     parser.add_argument("--peers-venv", type=Path, default=Path("/work/peers-venv"))
     parser.add_argument(
@@ -574,7 +661,7 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=RESULTS, help="file to write")
     parser.add_argument("--work", type=Path, help="keep every run's files here (default: none)")
     args = parser.parse_args()
-    inputs = _names(parser, args.inputs, list(ALL_INPUTS))
+    inputs = _names(parser, args.inputs or ",".join(DEFAULT), list(ALL_INPUTS))
     tools = _names(parser, args.tools, list(TOOLS))
     ddchange = _ddchange(parser, args.ddchange)
     stamped = results.stamp_of(results.command_checkout(ddchange))
