@@ -18,8 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ddchange import reduction
 from ddchange.diff import inputs
 from ddchange.diff.inputs import Edit
+from ddchange.hierarchy.syntax import inputs as grammars
 from ddchange.model import Grain, Outcome
 from ddchange.search.reduce import Pass, Reducer
 
@@ -474,3 +476,46 @@ def test_several_files_are_reduced_together_at_their_paths(tmp_path: Path) -> No
         result = path.read_bytes()
         assert word in result
         assert len(tokens(result)) == 1  # a word that holds it: a space taken out joins two
+
+
+def test_list_elements_go_with_their_commas_and_lines_with_their_nodes() -> None:
+    """A JSON lines log whose checker needs two of its 400 events: the node pass takes out
+    whole lines (no blank line left) and the pairs of an object with their commas, so the
+    result is two short objects, each valid JSON, in few tests."""
+    events = [
+        json.dumps({"event": "open" if n in (120, 333) else "read", "session": "s", "n": n})
+        for n in range(400)
+    ]
+    data = ("\n".join(events) + "\n").encode()
+    assert grammars.nodes_at("e.jsonl", data, 1) == [
+        (start, start + len(line) + 1)
+        for start, line in zip(
+            [sum(len(e) + 1 for e in events[:k]) for k in range(400)], events, strict=True
+        )
+    ]
+    spans = grammars.nodes_at("e.jsonl", data, 2)
+    assert spans is not None
+    assert data[slice(*spans[0])] == b'"event": "read",'
+    assert data[slice(*grammars.lasts_at("e.jsonl", data, 2)[0])] == b', "n": 0'
+    tests = []
+
+    def test(contents: tuple[bytes, ...], _grain: Grain | object) -> Outcome:
+        tests.append(contents)
+        try:
+            objects = [json.loads(line) for line in contents[0].splitlines() if line.strip()]
+            opened = [o["session"] for o in objects if o["event"] == "open"]
+        except (ValueError, KeyError, TypeError):
+            return Outcome.PASS
+        return Outcome.FAIL if len(opened) > len(set(opened)) else Outcome.PASS
+
+    passes, finest = reduction.passes_for(Grain.TOKEN, ("e.jsonl",))
+    reduced = Reducer(
+        test=test,
+        passes=passes,
+        finest=finest,
+        plausible=reduction._well_formed(("e.jsonl",), (data,)),
+    ).reduce((data,))
+    lines = reduced.contents[0].splitlines()
+    assert [json.loads(line) for line in lines] == [{"event": "open", "session": "s"}] * 2
+    assert reduced.minimal
+    assert len(set(tests)) < 200  # each input once: the journal answers a repeat

@@ -269,26 +269,27 @@ def _brackets(contents: Contents, number: int) -> Atoms | None:
 
 
 def _nodes(relative: Sequence[str]) -> Callable[[Contents, int], Atoms | None]:
-    """The node pass's rounds, as HDD and Perses go: round 2k takes out nodes k + 1 levels
-    below the root, round 2k + 1 replaces each node of that level by the largest descendant
-    of its own kind; it ends below the deepest node."""
+    """The node pass's rounds, as HDD and Perses go, three for each level k + 1 below the
+    root: round 3k takes out its nodes (each with the comma after it, in a list), 3k + 1 the
+    last elements of its lists with the comma before them, 3k + 2 replaces each of its nodes by
+    the largest descendant of its own kind; it ends below the deepest node."""
 
     def rounds(contents: Contents, number: int) -> Atoms | None:
-        depth, hoisting = number // 2 + 1, number % 2 == 1
+        depth, kind = number // 3 + 1, number % 3
         atoms: Atoms = []
         deeper = False
         for n, (name, data) in enumerate(zip(relative, contents, strict=True)):
-            if hoisting:
+            if kind == 2:
                 atoms += [
                     [Edit(file=n, start=start, end=end, replacement=data[inner:last])]
                     for start, end, inner, last in syntax.hoists_at(name, data, depth)
                 ]
-                continue
-            spans = syntax.nodes_at(name, data, depth)
-            if spans is not None:
+            elif kind == 1:
+                atoms += [[edit] for edit in pieces.ranges(n, syntax.lasts_at(name, data, depth))]
+            elif (spans := syntax.nodes_at(name, data, depth)) is not None:
                 deeper = True
                 atoms += [[edit] for edit in pieces.ranges(n, spans)]
-        return atoms if hoisting or deeper else None
+        return atoms if kind or deeper else None
 
     return rounds
 

@@ -173,9 +173,12 @@ class _State(Generic[T]):
     weights: list[float]
     settled: list[bool]
     bundles: list[int]
+    empty_passes: bool = True  # removing every atom is known to pass
 
     @classmethod
-    def start(cls, model: Model, atoms: list[list[T]], bundles: list[int]) -> _State[T]:
+    def start(
+        cls, model: Model, atoms: list[list[T]], bundles: list[int], empty_passes: bool
+    ) -> _State[T]:
         p0 = model.prior(len(atoms))
         weight = model.start(p0)
         return cls(
@@ -185,6 +188,7 @@ class _State(Generic[T]):
             weights=[weight] * len(atoms),
             settled=[False] * len(atoms),
             bundles=bundles,
+            empty_passes=empty_passes,
         )
 
     def copy(self) -> _State[T]:
@@ -232,11 +236,16 @@ class _State(Generic[T]):
         return gone if gone and set(gone) <= set(chosen) else chosen
 
     def next(self) -> list[int]:
-        """The atoms the search removes next, free refutations applied (removing everything
-        is known to pass); empty when it stops."""
-        while len(self.atoms) >= 2:
+        """The atoms the search removes next; empty when it stops. Removing all is a free
+        refutation where it is known to pass, and else too once an atom left was refuted:
+        it is tried only while nothing speaks for any atom left (an input's pass, say, that
+        took out all but one of its pieces and never tried that one)."""
+        while self.atoms:
             chosen = self.choose()
-            if len(chosen) < len(self.atoms):
+            if not chosen or len(chosen) < len(self.atoms):
+                return chosen
+            start = self.model.start(self.p0)
+            if not self.empty_passes and all(self.weights[k] == start for k in chosen):
                 return chosen
             self.refute(chosen, chosen)
         return []
@@ -262,6 +271,7 @@ def minimize(
     atoms: Atoms[T] = singletons,
     ahead: Ahead[T] = nothing_ahead,
     together: Together[T] = apart,
+    empty_passes: bool = True,
 ) -> list[T]:
     """Probabilistic delta debugging over the atoms of `items`, which must fail (∅ passes);
     ProbDD with the ONE_NEEDED prior unless another `model` is given.
@@ -273,7 +283,7 @@ def minimize(
     """
     current = list(items)
     pieces = atoms(current)
-    state = _State.start(model or ProbDD(), pieces, together(pieces))
+    state = _State.start(model or ProbDD(), pieces, together(pieces), empty_passes)
     while chosen := state.next():
         ahead(_planned(state, chosen))
         found = probe(state.without(chosen))

@@ -154,7 +154,7 @@ class Reducer:
         def upcoming(plan: Iterator[list[int]]) -> None:
             self.ahead(c for c in map(candidate, plan) if worth(c))
 
-        probabilistic.minimize(list(everything), probe, ahead=upcoming)
+        probabilistic.minimize(list(everything), probe, ahead=upcoming, empty_passes=False)
 
     def _sweep(self, step: Pass) -> bool:
         """Each piece of `step` (`Pass.each`) taken out of the result alone, and run, in order;

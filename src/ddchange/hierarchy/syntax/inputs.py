@@ -25,6 +25,8 @@ _FORMATS = {
     ".xml": ("tree_sitter_xml", "language_xml"),
     ".svg": ("tree_sitter_xml", "language_xml"),
     ".json": ("tree_sitter_json", "language"),
+    ".jsonl": ("tree_sitter_json", "language"),  # JSON lines: a value a line
+    ".ndjson": ("tree_sitter_json", "language"),
     ".css": ("tree_sitter_css", "language"),
     ".toml": ("tree_sitter_toml", "language"),
     ".yaml": ("tree_sitter_yaml", "language"),
@@ -73,16 +75,62 @@ def parses(path: str, data: bytes) -> bool | None:
 
 def nodes_at(path: str, data: bytes, depth: int) -> list[tuple[int, int]] | None:
     """The byte ranges of the named nodes `depth` levels below the root of `data`'s tree, in
-    order; None where there is no tree or no node that deep."""
+    order, each with the comma after it where one follows (an element of a list goes with its
+    separator, as Perses takes a list's elements); None where there is no tree or no node that
+    deep."""
     root = _root(path, data)
     if root is None:
         return None
+    level = _level(root, depth)
+    if not level:
+        return None
+    spans, reached = [], 0
+    for node in level:
+        start, end = _whole_lines(
+            data, node.start_byte, _separator(node.next_sibling) or node.end_byte
+        )
+        start = max(start, reached)  # where a node before took in the white space between
+        if end > start:
+            spans.append((start, end))
+            reached = end
+    return spans
+
+
+def _whole_lines(data: bytes, start: int, end: int) -> tuple[int, int]:
+    """`start` to `end`, or the whole lines they span where nothing else is on them (so that a
+    node taken out leaves no blank line behind)."""
+    before = data.rfind(b"\n", 0, start) + 1
+    after = data.find(b"\n", end)
+    after = len(data) if after < 0 else after + 1
+    alone = not data[before:start].strip() and not data[end:after].strip()
+    return (before, after) if alone else (start, end)
+
+
+def lasts_at(path: str, data: bytes, depth: int) -> list[tuple[int, int]]:
+    """The byte ranges of the last elements of lists `depth` levels below the root, each with
+    the comma before it: the nodes `nodes_at` gives no comma to."""
+    root = _root(path, data)
+    if root is None:
+        return []
+    return [
+        (node.prev_sibling.start_byte, node.end_byte)
+        for node in _level(root, depth)
+        if node.prev_sibling is not None
+        and _separator(node.prev_sibling) is not None
+        and _separator(node.next_sibling) is None
+    ]
+
+
+def _level(root: Node, depth: int) -> list[Node]:
     level = [root]
     for _ in range(depth):
         level = [child for node in level for child in node.named_children]
-    if not level:
-        return None
-    return [(node.start_byte, node.end_byte) for node in level if node.end_byte > node.start_byte]
+    return level
+
+
+def _separator(node: Node | None) -> int | None:
+    """Where `node` ends, if it is a comma."""
+    return node.end_byte if node is not None and node.type == "," else None
 
 
 def every_node(path: str, data: bytes) -> list[tuple[int, int]]:
@@ -104,11 +152,8 @@ def hoists_at(path: str, data: bytes, depth: int) -> list[tuple[int, int, int, i
     root = _root(path, data)
     if root is None:
         return []
-    level = [root]
-    for _ in range(depth):
-        level = [child for node in level for child in node.named_children]
     hoists = []
-    for node in level:
+    for node in _level(root, depth):
         inner = _largest_of_kind(node, node.type)
         if inner is not None:
             hoists.append((node.start_byte, node.end_byte, inner.start_byte, inner.end_byte))
