@@ -42,7 +42,9 @@ Invariants, whatever the model:
   alone and refuted is settled, whatever the probe really removed) or makes refuted weights
   heavier, which shrinks the sizes picked until single atoms are tried.
 - Removing everything is never probed: ∅ passes (the caller's pre-flight), so such a step is
-  a free refutation of all atoms, the evidence that at least one is needed.
+  a free refutation of all atoms, the evidence that at least one is needed. A caller for whom
+  ∅ is not known to pass (`empty_passes=False`: a reduction's round, whose atoms are only some
+  of the input's pieces) has it probed while no refutation touched any atom left.
 - The result is not certified 1-minimal here (a ProbDD atom may settle by weight, and a CDD or
   ProbDD atom refuted alone early may become removable after later removals): the caller's
   check by real outcomes is what certifies it (hierarchical.Search._verify_minimal).
