@@ -1,14 +1,20 @@
 """How good is the estimate of tests left? A replay of the real regressions' test logs.
 
     .venv/bin/python benchmarks/estimate.py [--work DIR]   # rewrites its section of RESULTS.md
+    .venv/bin/python benchmarks/estimate.py --reduce DIR   # the reductions' section
+
+With --reduce, the logs are those `benchmarks/reduce_peers.py --work DIR` left of ddchange's
+reductions (`DIR/INPUT/ddchange/ddchange.json`), replayed through `events.reduce_estimate` in
+the same way: before each test of the passes, the tests so far and the smallest input seen to
+fail.
 
 `benchmarks/real.py` leaves each case's default run as `DIR/CASE/out/default.json`, with its
 test log in order. This script walks each log and, before every test of the search, asks
 ddchange's own `events.estimate` what it would have shown there: the phases of the tests run so
 far and the changes still in play (the smallest configuration seen to fail). It sets the
 search's share of that estimate against the search's tests that really came after, this one
-included, and counts how often they fell inside the range the progress line shows (from a
-third of the guess to three times it, `model.SPREAD`). Only the search's share is judged: the
+included, and counts how often they fell inside the range the progress line shows (from
+1/`model.SPREAD` of the guess to `model.SPREAD` times it). Only the search's share is judged: the
 pre-flight and checks still to come are known, not guessed.
 """
 
@@ -27,6 +33,7 @@ from results import CHECKS, PREFLIGHT, RESULTS, write_section
 from ddchange import events, model
 
 HEADING = "## Estimate of tests left (`benchmarks/estimate.py`)"
+REDUCE_HEADING = "## Estimate of tests left, reductions (`benchmarks/estimate.py --reduce`)"
 OUTSIDE = (*PREFLIGHT, *CHECKS, "bisect")
 
 
@@ -58,6 +65,31 @@ def replay(case: str, report: dict[str, object]) -> Replay:
             ratios.append(left / guess)
         if record["outcome"] == "fail" and phases[n] not in CHECKS:
             units = min(units, len(record["config"]))
+    return Replay(case=case, tests=len(log), steps=len(ratios), inside=inside, ratios=ratios)
+
+
+def replay_reduction(case: str, report: dict[str, object]) -> Replay:
+    log = report["log"]
+    assert isinstance(log, list)
+    phases = [str(record["phase"]) for record in log]
+    sizes = [int(str(record["config"][0]).rpartition("-")[2]) for record in log]
+    outside = ("bad", "confirm")
+    searched_after = [0] * (len(log) + 1)
+    for n in range(len(log) - 1, -1, -1):
+        searched_after[n] = searched_after[n + 1] + (phases[n] not in outside)
+    start = now = sizes[0]
+    searched, inside, ratios = 0, 0, []
+    for n, record in enumerate(log):
+        if phases[n] in outside:
+            continue
+        guess = events.reduce_estimate(searched, now, start, 0).search
+        left = searched_after[n]
+        low, high = model.Estimate(search=guess).low, model.Estimate(search=guess).high
+        inside += low <= left <= high
+        ratios.append(left / guess)
+        searched += 1
+        if record["outcome"] == "fail":
+            now = min(now, sizes[n])
     return Replay(case=case, tests=len(log), steps=len(ratios), inside=inside, ratios=ratios)
 
 
@@ -98,8 +130,12 @@ def table(replays: list[Replay]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir(), "ddchange-real"))
+    parser.add_argument("--reduce", type=Path, help="replay reduce_peers.py's logs left here")
     parser.add_argument("--results", type=Path, default=RESULTS, help="file to write")
     args = parser.parse_args()
+    if args.reduce is not None:
+        reductions(parser, args.reduce, args.results)
+        return
     found = sorted(args.work.glob("*/out/default.json"))
     if not found:
         parser.error(f"no */out/default.json under {args.work}: run benchmarks/real.py first")
@@ -115,6 +151,27 @@ def main() -> None:
         "chosen on these same logs.\n\n" + table(replays)
     )
     write_section(HEADING, body, args.results)
+    print(body)
+
+
+def reductions(parser: argparse.ArgumentParser, work: Path, results: Path) -> None:
+    found = sorted(work.glob("*/ddchange/ddchange.json"))
+    if not found:
+        parser.error(f"no */ddchange/ddchange.json under {work}: run reduce_peers.py first")
+    replays = [replay_reduction(p.parents[1].name, json.loads(p.read_text())) for p in found]
+    body = (
+        f"On {platform.machine()}, Python {platform.python_version()}: "
+        f"`benchmarks/estimate.py --reduce {work}`, over the test logs of ddchange's "
+        f"reductions that `benchmarks/reduce_peers.py --work {work}` left there "
+        f"({len(replays)} inputs). At each test of the passes, the ratio is the tests that "
+        "really came after (this one included, the reruns of the result not counted) over the "
+        "guess shown before it (`events.reduce_estimate`); the progress line shows the range "
+        f"from 1/{model.SPREAD} of it to {model.SPREAD} times it, and says the rest will fall "
+        f"inside it {model.WITHIN}. The rule and its factor were chosen on the logs of an "
+        "earlier run of reduce_peers.py on the same inputs (ddchange at 6b0ad79, before the "
+        "node pass took commas and lines), not on these.\n\n" + table(replays)
+    )
+    write_section(REDUCE_HEADING, body, results)
     print(body)
 
 

@@ -110,6 +110,18 @@ def test_a_page_comes_down_to_its_list_box_and_the_original_is_untouched(tmp_pat
     assert report["tests_run"] == len(report["log"]) < 120
     assert sum(p["tests"] for p in report["passes"]) + 1 + 3 == report["tests_run"]
     assert "1-minimal in tokens" in done.stdout
+    # Each smaller input found, a line with the size and a guess at the tests left, which
+    # falls as the input shrinks; the range is the one the estimate's benchmark measures.
+    shown = re.findall(
+        r"^reduce: ([\d,]+) of [\d,]+ bytes .* about (\d+) tests? left \((\d+)-(\d+), "
+        r"8 times in 10\)$",
+        done.stderr,
+        re.MULTILINE,
+    )
+    assert len(shown) == len(done.stderr.strip().splitlines()) > 3
+    guesses = [int(likely) for _size, likely, _low, _high in shown]
+    assert guesses[-1] < max(guesses)
+    assert all(int(low) <= int(likely) <= int(high) for _size, likely, low, high in shown)
     html = (here / "r.html").read_text()
     assert html.count('<circle class="mark ') == report["tests_run"]  # one mark a test
     assert f'<pre class="input">{result.decode().replace("<", "&lt;")}</pre>' in html

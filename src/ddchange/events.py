@@ -41,6 +41,9 @@ from ddchange.search.dd import Step
 Listener = Callable[[Progress | Running], None]
 
 _LEAST_RATE = 1.5  # tests per halving of the changes when one change is the cause
+# A reduction's guess, as many again as so far times this, at the start (benchmarks/estimate.py
+# --reduce: chosen on the logs of one run of benchmarks/reduce_peers.py, measured on another's)
+_REDUCE_AHEAD = 3.0
 # The phases whose runs the search does not make (and so does not tell of itself).
 _OUTSIDE_THE_SEARCH = (Stage.GOOD, Stage.BAD, Stage.BISECT, Stage.CONFIRM, Stage.ON_GOOD)
 
@@ -168,6 +171,17 @@ def _levels_after(phase: Phase, finest: Level) -> int:
     if phase not in order or order.index(Level(phase)) > order.index(finest):
         return 0
     return order.index(finest) - order.index(Level(phase)) + 1
+
+
+def reduce_estimate(searched: int, now: int, start: int, ends: int) -> Estimate:
+    """The real tests a reduction still runs: the `ends` reruns of the result at the end, and
+    a guess at the passes': Gott's rule as for the search (as many again as the `searched` so
+    far), times _REDUCE_AHEAD, scaled by the square of how much of the input is left on a log
+    scale (`now` bytes of `start`): early, the passes still to come and the check of each piece
+    are all ahead; late, the input left is small and so is that check."""
+    narrowed = math.log(now + 1) / math.log(start + 1) if start > 0 else 1.0
+    guess = _REDUCE_AHEAD * (searched + 1) * narrowed**2
+    return Estimate(fixed=ends, search=max(math.ceil(guess), 1))
 
 
 def triage_estimate(

@@ -302,20 +302,23 @@ def exit_code(outcome: model.Ending, *, disagreed: bool) -> int:
 
 def reduce(request: model.ReduceRequest, files: Outputs, *, quiet: bool, verbose: bool) -> int:
     """A reduction, its progress on stderr, its summary, --json and --report; the exit code."""
-    from ddchange import reduction
+    from ddchange import events, reduction
     from ddchange.diff.inputs import size
     from ddchange.report import reduced
+    from ddchange.search import confidence
 
     files.check()
     program = request.test[0]
     if "/" not in program and shutil.which(program) is None:
         raise errors.ProgramNotFound(program)
-    count, phase = [0], [""]
+    count, searched, phase = [0], [0], [""]
     start = sum(path.stat().st_size for path in request.files if path.is_file())
+    reruns = confidence.runs_to_confirm(request.confidence, 0.0) - 1 if request.confirm else 0
 
     def show(event: model.TestRecord | tuple[bytes, ...]) -> None:
         if isinstance(event, model.TestRecord):
             count[0] += 1
+            searched[0] += event.phase not in (model.Stage.BAD, model.Stage.CONFIRM)
             phase[0] = str(event.phase)
             if verbose:
                 click.echo(
@@ -325,9 +328,11 @@ def reduce(request: model.ReduceRequest, files: Outputs, *, quiet: bool, verbose
                 )
         elif not quiet:
             now = size(event)
+            left = events.reduce_estimate(searched[0], now, start, reruns)
             click.echo(
                 f"reduce: {now:,} of {start:,} bytes ({100 * now / max(start, 1):.1f}%) after "
-                f"{plural(count[0], 'test')}, pass {phase[0]}",
+                f"{plural(count[0], 'test')}, pass {phase[0]}; about "
+                f"{plural(left.likely, 'test')} left ({left.low}-{left.high}, {model.WITHIN})",
                 err=True,
             )
 
