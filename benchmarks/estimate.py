@@ -25,6 +25,7 @@ import json
 import platform
 import statistics
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,17 +56,27 @@ def replay(case: str, report: dict[str, object]) -> Replay:
     searched_after = [0] * (len(log) + 1)
     for n in range(len(log) - 1, -1, -1):
         searched_after[n] = searched_after[n + 1] + (phases[n] not in OUTSIDE)
-    units, inside, ratios = start, 0, []
+    units, steps = start, []
     for n, record in enumerate(log):
         if phases[n] not in OUTSIDE:
             guess = events.estimate(phases[:n], phases[n], units, start, 0, 0, finest).search
-            left = searched_after[n]
-            low, high = model.Estimate(search=guess).low, model.Estimate(search=guess).high
-            inside += low <= left <= high
-            ratios.append(left / guess)
+            steps.append((guess, searched_after[n]))
         if record["outcome"] == "fail" and phases[n] not in CHECKS:
             units = min(units, len(record["config"]))
-    return Replay(case=case, tests=len(log), steps=len(ratios), inside=inside, ratios=ratios)
+    return _judged(case, len(log), steps)
+
+
+def _judged(case: str, tests: int, steps: list[tuple[int, int]]) -> Replay:
+    """A log's replay from its steps: the guess shown before each, and the tests that really
+    came after it."""
+    ranges = [(model.Estimate(search=guess), left) for guess, left in steps]
+    return Replay(
+        case=case,
+        tests=tests,
+        steps=len(steps),
+        inside=sum(shown.low <= left <= shown.high for shown, left in ranges),
+        ratios=[left / shown.search for shown, left in ranges],
+    )
 
 
 def replay_reduction(case: str, report: dict[str, object]) -> Replay:
@@ -78,19 +89,14 @@ def replay_reduction(case: str, report: dict[str, object]) -> Replay:
     for n in range(len(log) - 1, -1, -1):
         searched_after[n] = searched_after[n + 1] + (phases[n] not in outside)
     start = now = sizes[0]
-    searched, inside, ratios = 0, 0, []
+    steps: list[tuple[int, int]] = []
     for n, record in enumerate(log):
         if phases[n] in outside:
             continue
-        guess = events.reduce_estimate(searched, now, start, 0).search
-        left = searched_after[n]
-        low, high = model.Estimate(search=guess).low, model.Estimate(search=guess).high
-        inside += low <= left <= high
-        ratios.append(left / guess)
-        searched += 1
+        steps.append((events.reduce_estimate(len(steps), now, start, 0).search, searched_after[n]))
         if record["outcome"] == "fail":
             now = min(now, sizes[n])
-    return Replay(case=case, tests=len(log), steps=len(ratios), inside=inside, ratios=ratios)
+    return _judged(case, len(log), steps)
 
 
 def _share(part: int, whole: int) -> str:
@@ -133,45 +139,55 @@ def main() -> None:
     parser.add_argument("--reduce", type=Path, help="replay reduce_peers.py's logs left here")
     parser.add_argument("--results", type=Path, default=RESULTS, help="file to write")
     args = parser.parse_args()
-    if args.reduce is not None:
-        reductions(parser, args.reduce, args.results)
-        return
-    found = sorted(args.work.glob("*/out/default.json"))
-    if not found:
-        parser.error(f"no */out/default.json under {args.work}: run benchmarks/real.py first")
-    replays = [replay(path.parents[1].name, json.loads(path.read_text())) for path in found]
-    body = (
-        f"On {platform.machine()}, Python {platform.python_version()}: "
-        f"`benchmarks/estimate.py --work {args.work}`, over the test logs of the default runs "
-        f"that `benchmarks/real.py` left there ({len(replays)} cases). At each test of the "
-        "search, the ratio is the search's tests that really came after (this one included) "
-        "over the search's share of the estimate shown before it; the progress line shows the "
-        f"range from 1/{model.SPREAD} of that share to {model.SPREAD} times it, and says the "
-        f"rest will fall inside it {model.WITHIN}. The rule (events.py) and its spread were "
-        "chosen on these same logs.\n\n" + table(replays)
-    )
-    write_section(HEADING, body, args.results)
-    print(body)
+    if args.reduce is None:
+        section(
+            parser,
+            HEADING,
+            sorted(args.work.glob("*/out/default.json")),
+            replay,
+            args.results,
+            f"`benchmarks/estimate.py --work {args.work}`, over the test logs of the default "
+            "runs that `benchmarks/real.py` left there (run benchmarks/real.py first). At each "
+            "test of the search, the ratio is the search's tests that really came after (this "
+            "one included) over the search's share of the estimate shown before it",
+            "The rule (events.py) and its spread were chosen on these same logs.",
+        )
+    else:
+        section(
+            parser, REDUCE_HEADING, sorted(args.reduce.glob("*/ddchange/ddchange.json")),
+            replay_reduction, args.results,
+            f"`benchmarks/estimate.py --reduce {args.reduce}`, over the test logs of ddchange's "
+            f"reductions that `benchmarks/reduce_peers.py --work {args.reduce}` left there (run "
+            "reduce_peers.py first). At each test of the passes, the ratio is the tests that "
+            "really came after (this one included, the reruns of the result not counted) over "
+            "the guess shown before it (`events.reduce_estimate`)",
+            "The rule and its factor were chosen on the logs of an earlier run of "
+            "reduce_peers.py on the same inputs (ddchange at 6b0ad79, before the node pass took "
+            "commas and lines), not on these.",
+        )  # fmt: skip
 
 
-def reductions(parser: argparse.ArgumentParser, work: Path, results: Path) -> None:
-    found = sorted(work.glob("*/ddchange/ddchange.json"))
+def section(
+    parser: argparse.ArgumentParser,
+    heading: str,
+    found: list[Path],
+    replayed: Callable[[str, dict[str, object]], Replay],
+    results: Path,
+    what: str,
+    chosen: str,
+) -> None:
+    """Replay each log `found` (JSON, named by the folder two up) and write `heading`'s section:
+    `what` was replayed, how; `chosen`: what the rule was chosen on."""
     if not found:
-        parser.error(f"no */ddchange/ddchange.json under {work}: run reduce_peers.py first")
-    replays = [replay_reduction(p.parents[1].name, json.loads(p.read_text())) for p in found]
+        parser.error("no test logs there to replay (see this script's docstring)")
+    replays = [replayed(path.parents[1].name, json.loads(path.read_text())) for path in found]
     body = (
-        f"On {platform.machine()}, Python {platform.python_version()}: "
-        f"`benchmarks/estimate.py --reduce {work}`, over the test logs of ddchange's "
-        f"reductions that `benchmarks/reduce_peers.py --work {work}` left there "
-        f"({len(replays)} inputs). At each test of the passes, the ratio is the tests that "
-        "really came after (this one included, the reruns of the result not counted) over the "
-        "guess shown before it (`events.reduce_estimate`); the progress line shows the range "
-        f"from 1/{model.SPREAD} of it to {model.SPREAD} times it, and says the rest will fall "
-        f"inside it {model.WITHIN}. The rule and its factor were chosen on the logs of an "
-        "earlier run of reduce_peers.py on the same inputs (ddchange at 6b0ad79, before the "
-        "node pass took commas and lines), not on these.\n\n" + table(replays)
+        f"On {platform.machine()}, Python {platform.python_version()}: {what} "
+        f"({len(replays)} logs); the progress line shows the range from 1/{model.SPREAD} of "
+        f"the guess to {model.SPREAD} times it, and says the rest will fall inside it "
+        f"{model.WITHIN}. {chosen}\n\n" + table(replays)
     )
-    write_section(REDUCE_HEADING, body, results)
+    write_section(heading, body, results)
     print(body)
 
 

@@ -11,6 +11,7 @@ Pure: bytes in, bytes out. Ranges are half-open, into the file's current bytes.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
@@ -113,9 +114,15 @@ def joins_none(base: Contents, candidate: Contents) -> bool:
     """Whether every word of `candidate` (a run of word characters) is a word of `base`: taking
     tokens out of `base` made no new word by joining the two beside them."""
     return all(
-        set(_WORDS.findall(after)) <= set(_WORDS.findall(before))
+        set(_WORDS.findall(after)) <= _words_of(before)
         for before, after in zip(base, candidate, strict=True)
     )
+
+
+@functools.lru_cache(maxsize=4)
+def _words_of(data: bytes) -> frozenset[bytes]:
+    """The words of an input's file, kept: every candidate of a round is set against it."""
+    return frozenset(_WORDS.findall(data))
 
 
 def chars(number: int, data: bytes) -> list[Edit]:
