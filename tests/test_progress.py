@@ -14,6 +14,7 @@ from pathlib import Path
 
 from endtoend import ddchange, interrupted_after, two_commits
 
+from ddchange import samples, suite
 from ddchange.cli.display import Tally
 from ddchange.events import estimate, triage_estimate
 from ddchange.model import Estimate, Outcome, Progress, Running, Source
@@ -153,14 +154,25 @@ def test_the_estimate_is_the_checks_to_come_plus_a_guess_that_falls_as_the_searc
 
 
 def test_a_triage_estimates_the_running_search_the_targets_to_come_and_the_reruns() -> None:
-    """The running target's search as one search is guessed, each target to come at the
-    median of the finished ones, and 3 reruns of each answer so far and of one more."""
-    first = triage_estimate([], 0, 64, 3, 0, 3)  # 4 targets, the first just begun
-    assert first == Estimate(fixed=3, search=10 + 3 * 10)  # 1.5 * log2(64) + 1 = 10 each
-    later = triage_estimate([12, 0, 2], 1, 64, 1, 2, 3)
+    """The running target's search as guessed, each target to come at the median of the
+    finished ones (the running one's guess while none has finished), and 3 reruns of each
+    answer so far and of one more."""
+    first = triage_estimate(10, [], 3, None, 0, 3)  # 4 targets, the first just begun
+    assert first == Estimate(fixed=3, search=10 + 3 * 10)
+    later = triage_estimate(10, [12, 0, 2], 1, None, 2, 3)
     assert later == Estimate(fixed=9, search=10 + 1 * 2)
-    last = triage_estimate([12, 0, 2], 20, 64, 0, 2, 3)
-    assert last == Estimate(fixed=9, search=21), "as many again as the running search ran"
+    last = triage_estimate(4, [12, 0, 2], 0, None, 2, 3)
+    assert last == Estimate(fixed=9, search=4)
+
+
+def test_with_the_history_first_each_first_bad_commit_to_come_costs_a_search() -> None:
+    """12 targets bisected to 3 first bad commits: while the first searches, the two commits
+    to come cost one search each and the 9 other targets nothing; later, a commit to come
+    costs what the searches that ran tests ran, the other targets their median."""
+    first = triage_estimate(8, [], 11, 2, 0, 3)
+    assert first == Estimate(fixed=3, search=8 + 2 * 8)
+    later = triage_estimate(5, [6, 0, 0, 4], 8, 1, 1, 3)
+    assert later == Estimate(fixed=6, search=5 + 1 * 6 + 7 * 0)
 
 
 def test_a_triage_shows_its_estimate_on_each_line_of_a_search(tmp_path: Path) -> None:
@@ -177,3 +189,23 @@ def test_a_triage_shows_its_estimate_on_each_line_of_a_search(tmp_path: Path) ->
     lines = [line for line in run.stderr.splitlines() if "target " in line]
     assert lines
     assert all(re.search(r"about \d+ tests? left \(\d+-\d+, a guess", line) for line in lines)
+
+
+def test_a_triage_inside_the_history_numbers_on_and_counts_every_target(tmp_path: Path) -> None:
+    """With the history first, the searches inside each first bad commit go on numbering the
+    runs from the bisection's, as the log does; "target K of N" counts every failing test of
+    the run; and the reruns of a commit's causes, once made, are not in the guess made inside
+    the next commit: on the bundled suite the guess at its last search is at most 12."""
+    scenario = samples.load("suite-triage")
+    told: list[tuple[int, str]] = []
+    result = suite.run(
+        samples.request(scenario, samples.build_repo(scenario, tmp_path / "repo")),
+        lambda record, _target, far: told.append((record.number, far)),
+    )
+    assert [number for number, _ in told] == [record.number for record in result.log]
+    searching = [far for _, far in told if far.startswith("target ")]
+    assert all(re.match(r"target \d+ of 12,", far) for far in searching)
+    assert len({far.split(",")[0] for far in searching}) == 3  # one target of each cause
+    last = re.search(r"about (\d+) tests? left", searching[-1])
+    assert last is not None
+    assert int(last.group(1)) <= 12

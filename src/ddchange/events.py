@@ -185,16 +185,33 @@ def reduce_estimate(searched: int, now: int, start: int, ends: int) -> Estimate:
 
 
 def triage_estimate(
-    spent: Sequence[int], current: int, units: int, targets_left: int, answers: int, ends: int
+    running: int,
+    spent: Sequence[int],
+    targets_left: int,
+    ranges_left: int | None,
+    answers: int,
+    ends: int,
 ) -> Estimate:
-    """The real tests a triage still runs, from its searches so far: the running target's
-    search (as `estimate` guesses one: as many again as it ran, and no less than one cause
-    would take over `units` changes), each target still to come at the median of what the
-    finished ones ran (a target whose cause was found already runs few or none), and `ends`
-    reruns of each cause at the end: the `answers` found so far and one more."""
-    running = max(_one_cause(units), current + 1)
-    each = sorted(spent)[len(spent) // 2] if spent else running
-    return Estimate(fixed=ends * (answers + 1), search=running + targets_left * each)
+    """The real tests a triage still runs: the `running` target's search's (as `estimate`
+    guesses one); `ends` reruns of each cause of the range at the end (its `answers` so far and
+    one more);
+    and the searches of the `targets_left`. With the history first, `ranges_left` first bad
+    commits are still to be searched inside: each holds a cause, so one target of each costs a
+    search like those that found one (the median of the finished searches that ran tests; the
+    running one's guess before any), and the others, bisected to a commit with another target,
+    cost the median of the finished searches (the lower one: most share a cause and cost
+    none; none before any finished). Over the whole range (`ranges_left` None) each target
+    costs that median, the running guess before any."""
+    ran = sorted(n for n in spent if n)
+    fresh = ran[len(ran) // 2] if ran else running
+    each = (
+        sorted(spent)[(len(spent) - 1) // 2]
+        if spent
+        else (0 if ranges_left is not None else running)
+    )
+    new = ranges_left or 0
+    search = running + new * fresh + (targets_left - new) * each
+    return Estimate(fixed=ends * (answers + 1), search=search)
 
 
 def _one_cause(units: int) -> int:

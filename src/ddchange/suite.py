@@ -139,7 +139,7 @@ def _history_first(
     good, bad = revisions.good, revisions.bad
     read.check_history(repo, good, bad)
     kept, ignored = read.limit_paths(repo, good, bad, request.keep, request.ignore, request.repo)
-    reruns = confidence.reruns(request.confidence) if request.confirm else 0
+    reruns = _reruns(request)
     searching: list[Target | None] = [None]
     far = ["the pre-flight"]
     with worktree.scratch_worktree(repo, good) as scratch:
@@ -206,13 +206,23 @@ def _history_first(
             for pair in ends
         }
     parts = []
+    pace = _Pace(
+        reruns=reruns, targets=len(targets), finest=request.granularity, ranges=len(ends)
+    )  # fmt: skip
+    told = [located_in]
+
+    def counted(record: TestRecord, target: Target | None, far: str) -> None:
+        """A run of a triage inside a first bad commit, numbered on from the bisection's."""
+        told[0] += 1
+        tell(dataclasses.replace(record, number=told[0]), target, far)
+
     for (base, tip), mine in ends.items():
         inner = dataclasses.replace(
             request, good=base, bad=tip, strategy=Strategy.DIFF, within=(good, bad)
         )
         part = _triage(
-            inner, repo, Revisions(base, tip), journal, tell, frame=frames[(base, tip)],
-            only=frozenset(t.name for t in mine),
+            inner, repo, Revisions(base, tip), journal, counted, frame=frames[(base, tip)],
+            only=frozenset(t.name for t in mine), pace=pace,
         )  # fmt: skip
         parts.append(
             dataclasses.replace(
@@ -268,9 +278,11 @@ def _triage(
     *,
     frame: Frame | None = None,
     only: frozenset[str] | None = None,
+    pace: _Pace | None = None,
 ) -> SuiteResult:
     """The triage of the changes between `revisions`: the whole range (GOOD..BAD), or, in a
-    `frame`, a range the bisection of the history ended at, for the targets named `only`."""
+    `frame`, a range the bisection of the history ended at, for the targets named `only`,
+    its progress counted on the whole run's `pace`."""
     started = time.monotonic()
     limited = read_diff(repo, request, revisions, frame)
     diff = limited.diff
@@ -281,11 +293,13 @@ def _triage(
         contextlib.ExitStack() as parallel,
     ):
         searching: list[Target | None] = [None]
-        pace = _Pace(reruns=confidence.reruns(request.confidence) if request.confirm else 0)
 
         def recorded(record: TestRecord) -> None:
-            pace.current += searching[0] is not None
-            tell(record, searching[0], str(pace) if searching[0] is not None else "")
+            if (target := searching[0]) is None:
+                tell(record, None, "")
+                return
+            pacing.ran(record, verdict(record, target))
+            tell(record, target, str(pacing))
 
         pinned = (
             frame.pinned
@@ -304,6 +318,9 @@ def _triage(
         targets, failing, passing = _targets(request, good, bad)
         if only is not None:
             targets = [t for t in targets if t.name in only]
+        pacing = pace or _Pace(
+            reruns=_reruns(request), targets=len(targets), finest=request.granularity
+        )
         _, hierarchy = hierarchy_for(request, scratch.repo, revisions, diff, analysis)
         history = request.strategy == Strategy.HISTORY  # the commit level first
         levels = grouping.levels_for(request.granularity, diff, history=history)
@@ -316,7 +333,7 @@ def _triage(
             return provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff, units)
 
         try:
-            pace.begin(len(targets), len(everything))
+            pacing.begin(len(everything))
 
             rate = _Flakes(trials=trials, targets=targets).rate
 
@@ -324,7 +341,7 @@ def _triage(
             for _ in range(confidence.MAX_SEARCHES):
                 for target in searched:
                     searching[0] = target
-                    pace.next({f.answer for f in found.values()})
+                    pacing.next({f.answer for f in found.values()})
                     found[target.name] = _search(
                         request, trials, hierarchy, target, levels, width, everything,
                         commits_of, rate,
@@ -344,6 +361,7 @@ def _triage(
             trials.stop_ahead()
             outcome = Ending.INTERRUPTED
             causes = _unchecked(targets, found)
+        pacing.finished(len(causes))
         if outcome == Ending.FOUND and any(cause.flaky for cause in causes):
             outcome = Ending.FLAKY
         trials.stop_ahead()  # the scratch tree is the patches' alone now
@@ -394,36 +412,65 @@ def _triage(
 
 @dataclass(kw_only=True)
 class _Pace:
-    """How far a triage's searches are, for the progress line: which target, the answers so
-    far, and about how many tests are left (`events.triage_estimate`)."""
+    """How far a triage's searches are, for the progress line: which target of them all, the
+    answers so far, and about how many tests are left (`events.triage_estimate`). One for the
+    whole run: with the history first, the triages inside each first bad commit count on."""
 
     reruns: int  # of each cause at the end
-    targets: int = 0
-    units: int = 0
+    targets: int  # in the whole run
+    finest: Level  # the granularity the searches go down to
+    ranges: int | None = None  # with the history first, the first bad commits to search inside
+    units: int = 0  # the changes of the range being triaged
     spent: list[int] = field(default_factory=list)  # each finished target's search's tests
-    current: int = 0  # the running target's search's tests so far
+    phases: list[Phase] = field(default_factory=list)  # the running target's search's runs
+    remaining: int = 0  # the changes of the smallest configuration seen to fail its target
     number: int = 0  # the running target's, from 1
-    answers: int = 0
+    done: int = 0  # the causes of the triages finished (with the history first), rerun
+    answers: int = 0  # the distinct answers so far
 
-    def begin(self, targets: int, units: int) -> None:
-        self.targets, self.units = targets, units
+    def begin(self, units: int) -> None:
+        """A triage of a range of `units` changes begins."""
+        self.units = units
+        if self.ranges is not None:
+            self.ranges -= 1
 
     def next(self, answers: set[Config]) -> None:
-        """The next target's search begins; `answers`: the distinct answers so far."""
+        """The next target's search begins; `answers`: the distinct answers of this range's
+        searches so far."""
         if self.number:
-            self.spent.append(self.current)
-        self.number, self.current, self.answers = self.number + 1, 0, len(answers)
+            self.spent.append(len(self.phases))
+        self.number, self.phases, self.remaining = self.number + 1, [], self.units
+        self.answers = self.done + len(answers)
+
+    def ran(self, record: TestRecord, outcome: Outcome) -> None:
+        """A run of the running target's search, with `outcome` for that target."""
+        self.phases.append(record.phase)
+        if outcome is Outcome.FAIL:
+            self.remaining = min(self.remaining, len(record.config))
+
+    def finished(self, causes: int) -> None:
+        """A range's triage ended with `causes`."""
+        self.done += causes
 
     def __str__(self) -> str:
+        phase = self.phases[-1] if self.phases else Stage.BAD  # before its first run
+        running = events.estimate(
+            self.phases, phase, self.remaining, self.units, 0, 0, self.finest
+        ).search
         left = events.triage_estimate(
-            self.spent, self.current, self.units, self.targets - self.number, self.answers,
-            self.reruns,
+            running, self.spent, self.targets - self.number, self.ranges,
+            self.answers - self.done, self.reruns,
         )  # fmt: skip
         return (
             f"target {self.number} of {self.targets}, {plural(self.answers, 'answer')} so far; "
             f"about {plural(left.likely, 'test')} left ({left.low}-{left.high}, a guess from "
             "the searches so far)"
         )
+
+
+def _reruns(request: Request) -> int:
+    """The reruns of each cause at the end."""
+    return confidence.reruns(request.confidence) if request.confirm else 0
 
 
 def outcome_of(trials: Trials, config: Config, target: Target) -> Outcome:
