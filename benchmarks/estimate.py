@@ -2,6 +2,12 @@
 
     .venv/bin/python benchmarks/estimate.py [--work DIR]   # rewrites its section of RESULTS.md
     .venv/bin/python benchmarks/estimate.py --reduce DIR   # the reductions' section
+    .venv/bin/python benchmarks/estimate.py --triage DIR   # the whole-suite triages' section
+
+With --triage, the logs are the output of the whole-suite triages that `benchmarks/real.py
+--modes triage --work DIR` left (`DIR/CASE/out/triage*.log`, `separate-N.log`): each line of a
+target's search shows the guess of all the tests left, searches and reruns alike, with its
+range; it is set against the runs that really came after that line.
 
 With --reduce, the logs are those `benchmarks/reduce_peers.py --work DIR` left of ddchange's
 reductions (`DIR/INPUT/ddchange/ddchange.json`), replayed through `events.reduce_estimate` in
@@ -23,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import re
 import statistics
 import tempfile
 from collections.abc import Callable
@@ -35,6 +42,8 @@ from ddchange import events, model
 
 HEADING = "## Estimate of tests left (`benchmarks/estimate.py`)"
 REDUCE_HEADING = "## Estimate of tests left, reductions (`benchmarks/estimate.py --reduce`)"
+TRIAGE_HEADING = "## Estimate of tests left, triages (`benchmarks/estimate.py --triage`)"
+SHOWN = re.compile(r"about (\d+) tests? left \((\d+)-(\d+),")
 OUTSIDE = (*PREFLIGHT, *CHECKS, "bisect")
 
 
@@ -47,7 +56,8 @@ class Replay:
     ratios: list[float]  # what the search still ran, over the guess, at each step
 
 
-def replay(case: str, report: dict[str, object]) -> Replay:
+def replay(case: str, path: Path) -> Replay:
+    report = json.loads(path.read_text())
     log = report["log"]
     assert isinstance(log, list)
     start = int(str(report["hunks_total"]))
@@ -79,7 +89,8 @@ def _judged(case: str, tests: int, steps: list[tuple[int, int]]) -> Replay:
     )
 
 
-def replay_reduction(case: str, report: dict[str, object]) -> Replay:
+def replay_reduction(case: str, path: Path) -> Replay:
+    report = json.loads(path.read_text())
     log = report["log"]
     assert isinstance(log, list)
     phases = [str(record["phase"]) for record in log]
@@ -97,6 +108,23 @@ def replay_reduction(case: str, report: dict[str, object]) -> Replay:
         if record["outcome"] == "fail":
             now = min(now, sizes[n])
     return _judged(case, len(log), steps)
+
+
+def replay_triage(case: str, path: Path) -> Replay:
+    """A triage's output: the guess and range shown on each line of a search, against the runs
+    (the lines "test N ...") that came after it."""
+    lines = [line for line in path.read_text().splitlines() if line.startswith("test ")]
+    shown = [(n, SHOWN.search(line)) for n, line in enumerate(lines)]
+    steps = [
+        (int(m[1]), int(m[2]), int(m[3]), len(lines) - 1 - n) for n, m in shown if m is not None
+    ]
+    return Replay(
+        case=f"{case} ({path.stem})",
+        tests=len(lines),
+        steps=len(steps),
+        inside=sum(low <= left <= high for _, low, high, left in steps),
+        ratios=[left / guess for guess, _, _, left in steps],
+    )
 
 
 def _share(part: int, whole: int) -> str:
@@ -138,7 +166,26 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir(), "ddchange-real"))
     parser.add_argument("--reduce", type=Path, help="replay reduce_peers.py's logs left here")
     parser.add_argument("--results", type=Path, default=RESULTS, help="file to write")
+    parser.add_argument("--triage", type=Path, help="judge real.py's triage outputs left here")
     args = parser.parse_args()
+    if args.triage is not None:
+        outputs = [
+            *args.triage.glob("*/out/triage*.log"),
+            *args.triage.glob("*/out/separate-*.log"),
+        ]
+        section(
+            parser, TRIAGE_HEADING, sorted(outputs), replay_triage, args.results,
+            f"`benchmarks/estimate.py --triage {args.triage}`, over the output of the "
+            f"whole-suite triages that `benchmarks/real.py --modes triage --work {args.triage}` "
+            "left there (`triage`: every failing test; `triage-diff`: with `--strategy diff`; "
+            "`separate-N`: `--test` for one). At each line of a target's search, the ratio is "
+            "the runs that really came after it over the guess it shows of all the tests left "
+            "(the searches' and the reruns at the end alike), and the range judged is the one "
+            "shown",
+            "The rule was chosen on one triage of the bundled suite-triage scenario, before "
+            "these runs.",
+        )  # fmt: skip
+        return
     if args.reduce is None:
         section(
             parser,
@@ -171,16 +218,16 @@ def section(
     parser: argparse.ArgumentParser,
     heading: str,
     found: list[Path],
-    replayed: Callable[[str, dict[str, object]], Replay],
+    replayed: Callable[[str, Path], Replay],
     results: Path,
     what: str,
     chosen: str,
 ) -> None:
-    """Replay each log `found` (JSON, named by the folder two up) and write `heading`'s section:
+    """Replay each log `found` (named by the folder two up) and write `heading`'s section:
     `what` was replayed, how; `chosen`: what the rule was chosen on."""
     if not found:
         parser.error("no test logs there to replay (see this script's docstring)")
-    replays = [replayed(path.parents[1].name, json.loads(path.read_text())) for path in found]
+    replays = [replayed(path.parents[1].name, path) for path in found]
     body = (
         f"On {platform.machine()}, Python {platform.python_version()}: {what} "
         f"({len(replays)} logs); the progress line shows the range from 1/{model.SPREAD} of "
