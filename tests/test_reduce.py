@@ -5,6 +5,7 @@ files are never written."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -531,3 +532,46 @@ def test_list_elements_go_with_their_commas_and_lines_with_their_nodes() -> None
     assert [json.loads(line) for line in lines] == [{"event": "open", "session": "s"}] * 2
     assert reduced.minimal
     assert len(set(tests)) < 200  # each input once: the journal answers a repeat
+
+
+def test_a_node_is_replaced_by_a_descendant_of_another_kind_once_it_is_small() -> None:
+    """A node may stand as a smaller descendant of another kind where the file still parses:
+    in C, `a = f()` as `f()`. A check that needs `print *= ...` anywhere in a module: a method
+    of many statements cannot stand as one of them while it is large, but once the finer
+    passes have shrunk it to `def a(self):print*=b`, the node pass goes once more, and the
+    class and the function give way to that statement: 4 tokens are left."""
+    c = b"int f(void);\nvoid g(void) {\n  int a;\n  a = f();\n}\n"
+    hoists = [
+        (c[start:end], c[inner:last])
+        for depth in range(1, 8)
+        for start, end, inner, last in grammars.hoists_at("p.c", c, depth)
+    ]
+    assert (b"a = f()", b"f()") in hoists
+    module = "class T:\n" + "".join(
+        f"    def test_{n}(self):\n        x = {n}\n        y = x + 1\n"
+        + ("        print *= factor\n" if n == 3 else "")
+        + "        return y\n\n"
+        for n in range(8)
+    )
+
+    def test(contents: tuple[bytes, ...], _grain: Grain | object) -> Outcome:
+        try:
+            tree = ast.parse(contents[0])
+        except (SyntaxError, ValueError):
+            return Outcome.PASS
+        found = any(
+            isinstance(node, ast.AugAssign) and getattr(node.target, "id", "") == "print"
+            for node in ast.walk(tree)
+        )
+        return Outcome.FAIL if found else Outcome.PASS
+
+    data = module.encode()
+    passes, finest = reduction.passes_for(Grain.TOKEN, ("m.py",))
+    reduced = Reducer(
+        test=test,
+        passes=passes,
+        finest=finest,
+        plausible=reduction._well_formed(("m.py",), (data,)),
+    ).reduce((data,))
+    assert reduced.minimal
+    assert len(tokens(reduced.contents[0].strip())) == 4, reduced.contents

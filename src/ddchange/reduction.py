@@ -272,7 +272,8 @@ def _nodes(relative: Sequence[str]) -> Callable[[Contents, int], Atoms | None]:
     """The node pass's rounds, as HDD and Perses go, three for each level k + 1 below the
     root: round 3k takes out its nodes (each with the comma after it, in a list), 3k + 1 the
     last elements of its lists with the comma before them, 3k + 2 replaces each of its nodes by
-    the largest descendant of its own kind; it ends below the deepest node."""
+    the largest descendant the file still parses with (`syntax.hoists_at`); it ends below the
+    deepest node."""
 
     def rounds(contents: Contents, number: int) -> Atoms | None:
         depth, kind = number // 3 + 1, number % 3

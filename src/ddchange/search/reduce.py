@@ -5,11 +5,14 @@ an input with some pieces taken out is a configuration. The reduction goes down 
 is given, coarsest first (syntax nodes level by level, then lines, tokens, characters), and at
 each round of a pass runs probabilistic delta debugging (probabilistic.py, the same search as
 for changes) over that round's pieces of the current input, keeping what fails, and goes down
-them once. Then the finest pass is checked piece by piece (`_sweep`): each single piece is
-taken out of the result and run; one that still fails is a further reduction, and the check
-goes round again until a whole round of it took nothing out. Only such a round makes the
-result 1-minimal at that grain, and `Reduced.minimal` says so; ProbDD alone does not certify
-it.
+them once. Where the later passes shrank the input, the syntax nodes' pass (first, where a
+grammar knows the file) goes once more: a node that no descendant could stand in for while it
+was large (a function of many statements) may be replaced by one now (a function of one
+statement, by that statement). Then the finest pass is checked piece by piece (`_sweep`): each
+single piece is taken out of the result and run; one that still fails is a further reduction,
+and the check goes round again until a whole round of it took nothing out. Only such a round
+makes the result 1-minimal at that grain, and `Reduced.minimal` says so; ProbDD alone does not
+certify it.
 
 Adding a pass (read this before writing one)
 --------------------------------------------
@@ -19,7 +22,7 @@ given the current input and a round number from 0, the atoms of that round, or N
 pass has no such round. An atom is a list of edits that go together (every use of a name
 renamed at once, say); each edit is a byte range and its replacement (diff/inputs.py). Edits
 of one round must not overlap: any subset of the atoms is a candidate. A pass that rewrites
-rather than removes (a shorter literal, a node replaced by a descendant of its kind) is a
+rather than removes (a shorter literal, a node replaced by a descendant) is a
 pass like any other: its edits have a replacement. The reducer never looks inside an edit,
 and measures what a pass saved by the bytes it took out.
 
@@ -95,9 +98,13 @@ class Reducer:
         self.best = contents
         self._saved = {p.name: 0 for p in self.passes}
         try:
-            for step in self.passes:
-                if step is not self.finest or len(self._pieces(step)) > CHECKED_ALONE:
-                    self._pass(step)
+            first, *rest = self.passes
+            self._go(first)
+            after = self.best
+            for step in rest:
+                self._go(step)
+            if first.name is Grain.NODE and first is not self.finest and self.best != after:
+                self._pass(first)  # again, on the smaller input
             while not self._sweep(self.finest):
                 pass  # a removal failed: the check goes round again, on the smaller input
         except KeyboardInterrupt:
@@ -116,6 +123,12 @@ class Reducer:
             self.best = candidate
             self.on_best(candidate)
         return outcome
+
+    def _go(self, step: Pass) -> None:
+        """`step`'s rounds, but for the finest pass where it has few pieces: the check of
+        each piece (`_sweep`) takes those alone."""
+        if step is not self.finest or len(self._pieces(step)) > CHECKED_ALONE:
+            self._pass(step)
 
     def _pass(self, step: Pass) -> None:
         """Every round of `step`, each over the input as the rounds before left it."""

@@ -1,5 +1,5 @@
 """Syntax trees of inputs for `ddchange reduce`: the nodes of a file level by level, and the
-nodes that a descendant of their own kind could stand in for (hoisting, as Perses does).
+nodes that a smaller descendant could stand in for (hoisting, as Perses does).
 
 The programming languages are those of grammars.py; the data formats (HTML, XML, JSON, CSS,
 TOML, YAML) have no scopes or names to find, only a parser, from their own wheels (the
@@ -146,18 +146,44 @@ def every_node(path: str, data: bytes) -> list[tuple[int, int]]:
 
 
 def hoists_at(path: str, data: bytes, depth: int) -> list[tuple[int, int, int, int]]:
-    """For each named node `depth` levels below the root that holds a smaller node of its own
-    kind, the node's range and the range of the largest such descendant (the first of them):
-    the node may be replaced by it."""
+    """For each named node `depth` levels below the root that a smaller descendant can stand
+    in for, the node's range and the descendant's: the node may be replaced by it. Where
+    `data` parses without an error, the descendant is the largest of any kind (of the
+    `_TRIES` largest) with which the file still parses, as Perses takes a descendant of a
+    compatible kind (`a = f()` becomes `f()`, a function its body's statement); elsewhere,
+    the largest of the node's own kind."""
     root = _root(path, data)
     if root is None:
         return []
+    whole = not root.has_error
     hoists = []
     for node in _level(root, depth):
-        inner = _largest_of_kind(node, node.type)
+        inner = _fitting(path, data, node) if whole else _largest_of_kind(node, node.type)
         if inner is not None:
             hoists.append((node.start_byte, node.end_byte, inner.start_byte, inner.end_byte))
     return hoists
+
+
+# The descendants a node's hoist tries, largest first, for one the file still parses with.
+_TRIES = 6
+
+
+def _fitting(path: str, data: bytes, node: Node) -> Node | None:
+    """The largest named descendant of `node`, smaller than it, that can replace it with the
+    file still parsing without an error (of the _TRIES largest)."""
+    size = node.end_byte - node.start_byte
+    below, queue = [], list(node.named_children)
+    while queue:
+        current = queue.pop(0)
+        if 0 < current.end_byte - current.start_byte < size:
+            below.append(current)
+        queue += current.named_children
+    below.sort(key=lambda n: n.start_byte - n.end_byte)  # largest first, stable
+    for inner in below[:_TRIES]:
+        text = data[inner.start_byte : inner.end_byte]
+        if parses(path, data[: node.start_byte] + text + data[node.end_byte :]):
+            return inner
+    return None
 
 
 def _largest_of_kind(node: Node, kind: str) -> Node | None:
