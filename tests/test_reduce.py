@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,7 @@ from ddchange.diff import inputs
 from ddchange.diff.inputs import Edit
 from ddchange.hierarchy.syntax import inputs as grammars
 from ddchange.model import Grain, Outcome
-from ddchange.search.reduce import Pass, Reducer
+from ddchange.search.reduce import Pass, Reduced, Reducer
 
 LINES = [f"<p>line {n} of the page</p>" for n in range(900)]
 LINES[450] = '<SELECT NAME="priority" MULTIPLE SIZE=7>'
@@ -491,6 +491,14 @@ def test_several_files_are_reduced_together_at_their_paths(tmp_path: Path) -> No
         assert len(tokens(result)) == 1  # a word that holds it: a space taken out joins two
 
 
+def by_default(name: str, data: bytes, test: Callable[..., Outcome]) -> Reduced:
+    """`data`, a file called `name`, reduced in process as `ddchange reduce` does by default
+    (token grain; candidates kept well formed), with `test` as its check."""
+    passes, finest = reduction.passes_for(Grain.TOKEN, (name,))
+    plausible = reduction._well_formed((name,), (data,))
+    return Reducer(test=test, passes=passes, finest=finest, plausible=plausible).reduce((data,))
+
+
 def test_list_elements_go_with_their_commas_and_lines_with_their_nodes() -> None:
     """A JSON lines log whose checker needs two of its 400 events: the node pass takes out
     whole lines (no blank line left) and the pairs of an object with their commas, so the
@@ -521,13 +529,7 @@ def test_list_elements_go_with_their_commas_and_lines_with_their_nodes() -> None
             return Outcome.PASS
         return Outcome.FAIL if len(opened) > len(set(opened)) else Outcome.PASS
 
-    passes, finest = reduction.passes_for(Grain.TOKEN, ("e.jsonl",))
-    reduced = Reducer(
-        test=test,
-        passes=passes,
-        finest=finest,
-        plausible=reduction._well_formed(("e.jsonl",), (data,)),
-    ).reduce((data,))
+    reduced = by_default("e.jsonl", data, test)
     lines = reduced.contents[0].splitlines()
     assert [json.loads(line) for line in lines] == [{"event": "open", "session": "s"}] * 2
     assert reduced.minimal
@@ -565,13 +567,6 @@ def test_a_node_is_replaced_by_a_descendant_of_another_kind_once_it_is_small() -
         )
         return Outcome.FAIL if found else Outcome.PASS
 
-    data = module.encode()
-    passes, finest = reduction.passes_for(Grain.TOKEN, ("m.py",))
-    reduced = Reducer(
-        test=test,
-        passes=passes,
-        finest=finest,
-        plausible=reduction._well_formed(("m.py",), (data,)),
-    ).reduce((data,))
+    reduced = by_default("m.py", module.encode(), test)
     assert reduced.minimal
     assert len(tokens(reduced.contents[0].strip())) == 4, reduced.contents
