@@ -77,15 +77,20 @@ def replay(case: str, path: Path) -> Replay:
 
 
 def _judged(case: str, tests: int, steps: list[tuple[int, int]]) -> Replay:
-    """A log's replay from its steps: the guess shown before each, and the tests that really
-    came after it."""
-    ranges = [(model.Estimate(search=guess), left) for guess, left in steps]
+    """A log's replay from its steps: the search's guess shown before each (its range as the
+    progress line shows it), and the tests that really came after it."""
+    shown = [(model.Estimate(search=guess), left) for guess, left in steps]
+    return _against(case, tests, [(e.search, e.low, e.high, left) for e, left in shown])
+
+
+def _against(case: str, tests: int, steps: list[tuple[int, int, int, int]]) -> Replay:
+    """A log's replay from its steps: each guess, its range, and what really came after."""
     return Replay(
         case=case,
         tests=tests,
         steps=len(steps),
-        inside=sum(shown.low <= left <= shown.high for shown, left in ranges),
-        ratios=[left / shown.search for shown, left in ranges],
+        inside=sum(low <= left <= high for _, low, high, left in steps),
+        ratios=[left / guess for guess, _, _, left in steps],
     )
 
 
@@ -118,13 +123,7 @@ def replay_triage(case: str, path: Path) -> Replay:
     steps = [
         (int(m[1]), int(m[2]), int(m[3]), len(lines) - 1 - n) for n, m in shown if m is not None
     ]
-    return Replay(
-        case=f"{case} ({path.stem})",
-        tests=len(lines),
-        steps=len(steps),
-        inside=sum(low <= left <= high for _, low, high, left in steps),
-        ratios=[left / guess for guess, _, _, left in steps],
-    )
+    return _against(f"{case} ({path.stem})", len(lines), steps)
 
 
 def _share(part: int, whole: int) -> str:

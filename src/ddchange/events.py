@@ -192,16 +192,15 @@ def triage_estimate(
     answers: int,
     ends: int,
 ) -> Estimate:
-    """The real tests a triage still runs: the `running` target's search's (as `estimate`
-    guesses one); `ends` reruns of each cause of the range at the end (its `answers` so far and
-    one more);
-    and the searches of the `targets_left`. With the history first, `ranges_left` first bad
-    commits are still to be searched inside: each holds a cause, so one target of each costs a
-    search like those that found one (the median of the finished searches that ran tests; the
+    """The real tests a triage still runs: the `running` target's search's (as `estimate` guesses
+    one); `ends` reruns of each cause of the range at the end (its `answers` so far and one
+    more); and the searches of the `targets_left`. With the history first, `ranges_left` first
+    bad commits are still to be searched inside: each holds a cause, so one target of each costs
+    a search like those that found one (the median of the finished searches that ran tests; the
     running one's guess before any), and the others, bisected to a commit with another target,
-    cost the median of the finished searches (the lower one: most share a cause and cost
-    none; none before any finished). Over the whole range (`ranges_left` None) each target
-    costs that median, the running guess before any."""
+    cost the median of the finished searches (the lower one: most share a cause and cost none;
+    none before any finished). Over the whole range (`ranges_left` None) each target costs that
+    median, the running guess before any."""
     ran = sorted(n for n in spent if n)
     fresh = ran[len(ran) // 2] if ran else running
     each = (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -172,12 +173,7 @@ def _fitting(path: str, data: bytes, node: Node) -> Node | None:
     """The largest named descendant of `node`, smaller than it, that can replace it with the
     file still parsing without an error (of the _TRIES largest)."""
     size = node.end_byte - node.start_byte
-    below, queue = [], list(node.named_children)
-    while queue:
-        current = queue.pop(0)
-        if 0 < current.end_byte - current.start_byte < size:
-            below.append(current)
-        queue += current.named_children
+    below = [n for n in _below(node) if 0 < n.end_byte - n.start_byte < size]
     below.sort(key=lambda n: n.start_byte - n.end_byte)  # largest first, stable
     for inner in below[:_TRIES]:
         text = data[inner.start_byte : inner.end_byte]
@@ -188,12 +184,16 @@ def _fitting(path: str, data: bytes, node: Node) -> Node | None:
 
 def _largest_of_kind(node: Node, kind: str) -> Node | None:
     """The first descendant of `node` of type `kind` met breadth first (the largest)."""
+    size = node.end_byte - node.start_byte
+    return next(
+        (n for n in _below(node) if n.type == kind and n.end_byte - n.start_byte < size), None
+    )
+
+
+def _below(node: Node) -> Iterator[Node]:
+    """The named descendants of `node`, breadth first."""
     queue = list(node.named_children)
     while queue:
         current = queue.pop(0)
-        if current.type == kind and current.end_byte - current.start_byte < (
-            node.end_byte - node.start_byte
-        ):
-            return current
+        yield current
         queue += current.named_children
-    return None
