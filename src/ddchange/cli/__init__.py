@@ -292,9 +292,7 @@ def help_(ctx: click.Context, command: str | None) -> None:
 @click.option(
     "--granularity",
     type=click.Choice([level.value for level in model.GRANULARITIES]),
-    default="block",
-    show_default=True,
-    help="The finest level the answer is 1-minimal at.",
+    help="The finest level the answer is 1-minimal at.  [default: block; line with --results]",
 )
 @click.option(
     "--strategy",
@@ -380,7 +378,7 @@ def run(
     build: str | None,
     timeout: float | None,
     fail_pattern: str | None,
-    granularity: str,
+    granularity: str | None,
     strategy: str | None,
     isolate: bool,
     no_dependencies: bool,
@@ -411,6 +409,7 @@ def run(
     again (see `ddchange log`).
     """
     _needs_scheduler(scheduler, worker_clone)
+    finest = model.Level(granularity) if granularity else model.default_granularity(results)
     request = model.Request(
         repo=repo,
         good=revisions[0],
@@ -420,7 +419,7 @@ def run(
         timeout=timeout,
         fail_pattern=fail_pattern,
         monotony=not no_monotony,
-        granularity=model.Level(granularity),
+        granularity=finest,
         dependencies=not no_dependencies,
         strategy=model.Strategy(strategy or "auto"),
         isolate=isolate,
@@ -448,7 +447,7 @@ def run(
         lambda show: session.run(request, show),
         quiet,
         verbose,
-        granularity=model.Level(granularity),
+        granularity=finest,
         resumable=True,
     )
     outputs.finish(result, files)
