@@ -23,7 +23,7 @@ from ddchange import reduction
 from ddchange.diff import inputs
 from ddchange.diff.inputs import Edit
 from ddchange.hierarchy.syntax import inputs as grammars
-from ddchange.model import Grain, Outcome
+from ddchange.model import Grain, Outcome, Rewrite
 from ddchange.search.reduce import Pass, Reduced, Reducer
 
 LINES = [f"<p>line {n} of the page</p>" for n in range(900)]
@@ -494,9 +494,10 @@ def test_several_files_are_reduced_together_at_their_paths(tmp_path: Path) -> No
 def by_default(name: str, data: bytes, test: Callable[..., Outcome]) -> Reduced:
     """`data`, a file called `name`, reduced in process as `ddchange reduce` does by default
     (token grain; candidates kept well formed), with `test` as its check."""
-    passes, finest = reduction.passes_for(Grain.TOKEN, (name,))
+    passes, finest, last = reduction.passes_for(Grain.TOKEN, (name,))
     plausible = reduction._well_formed((name,), (data,))
-    return Reducer(test=test, passes=passes, finest=finest, plausible=plausible).reduce((data,))
+    reducer = Reducer(test=test, passes=passes, finest=finest, last=last, plausible=plausible)
+    return reducer.reduce((data,))
 
 
 def test_list_elements_go_with_their_commas_and_lines_with_their_nodes() -> None:
@@ -570,3 +571,47 @@ def test_a_node_is_replaced_by_a_descendant_of_another_kind_once_it_is_small() -
     reduced = by_default("m.py", module.encode(), test)
     assert reduced.minimal
     assert len(tokens(reduced.contents[0].strip())) == 4, reduced.contents
+
+
+def test_words_are_joined_last_where_the_failure_stays() -> None:
+    """The Mozilla page's check: a line with `<SELECT` and `MULTIPLE`. Once the result is
+    1-minimal in tokens (`<SELECT MULTIPLE`), the space between the two words goes too, and
+    they are one token: `<SELECTMULTIPLE`, as a reducer of characters leaves it; the join pass
+    saved that byte, and the token check ran again after it. In a Python module that still
+    parses, joining `def f` is not worth a test: the grammar says no."""
+    page = b"<html><body>\n<p>Pick one</p>\n<SELECT MULTIPLE NAME=a>\n</body></html>\n"
+    seen: list[Grain | object] = []
+
+    def test(contents: tuple[bytes, ...], grain: Grain | object) -> Outcome:
+        seen.append(grain)
+        lines = contents[0].splitlines()
+        return (
+            Outcome.FAIL
+            if any(b"<SELECT" in s and b"MULTIPLE" in s for s in lines)
+            else (Outcome.PASS)
+        )
+
+    reduced = by_default("page.html", page, test)
+    assert reduced.contents == (b"<SELECTMULTIPLE",)
+    assert reduced.minimal
+    assert reduced.saved[Rewrite.JOIN] == 1
+    assert seen[-1] is Grain.TOKEN  # the check of each token, after the join
+    module = b"import os\n\ndef f():\n    return os.sep\n"
+    seen.clear()
+
+    def defines(contents: tuple[bytes, ...], grain: Grain | object) -> Outcome:
+        seen.append(grain)
+        try:
+            tree = ast.parse(contents[0])
+        except (SyntaxError, ValueError):
+            return Outcome.PASS
+        return (
+            Outcome.FAIL
+            if any(isinstance(n, ast.FunctionDef) for n in tree.body)
+            else (Outcome.PASS)
+        )
+
+    reduced = by_default("m.py", module, defines)
+    assert reduced.contents[0].startswith(b"def ")
+    assert reduced.minimal
+    assert Rewrite.JOIN not in seen  # `deff` would not parse: no test

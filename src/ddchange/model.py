@@ -167,6 +167,9 @@ class Rewrite(enum.StrEnum):
     LITERAL = "literal"  # a number as 0, a quoted string emptied
     # a balanced pair of brackets taken out with its content, emptied, or unwrapped
     BRACKETS = "brackets"
+    # the white space between two words taken out, once the result is 1-minimal in tokens: the
+    # two are one token then (`<SELECT MULTIPLE` as `<SELECTMULTIPLE`, where that still fails)
+    JOIN = "join"
 
 
 # What a run is recorded under: the search's level, a stage of the run, or a pass of `reduce`.

@@ -121,11 +121,12 @@ def run(request: ReduceRequest, listener: Listener | None = None) -> Reduction:
     ):
         runs.resume(description)
         _preflight(request, runs, original)
-        passes, finest = passes_for(request.granularity, relative)
+        passes, finest, last = passes_for(request.granularity, relative)
         reducer = Reducer(
             test=runs.outcome,
             passes=passes,
             finest=finest,
+            last=last,
             on_best=best,
             ahead=runs.offer,
             plausible=_well_formed(relative, original),
@@ -191,11 +192,14 @@ def _confirmed(request: ReduceRequest, runs: Inputs, result: Contents) -> bool:
     return all(r.outcome is Outcome.FAIL for r in runs.records(result))
 
 
-def passes_for(finest: Grain, relative: Sequence[str]) -> tuple[tuple[Pass, ...], Pass]:
-    """The passes, coarsest first, and the one whose pieces the result is 1-minimal in: syntax
-    nodes where a grammar knows one of the files, lines, balanced brackets, the rewrites
-    (names, indentation, white space, literals), tokens, characters; the grains finer than
-    `finest` left out."""
+def passes_for(
+    finest: Grain, relative: Sequence[str]
+) -> tuple[tuple[Pass, ...], Pass, tuple[Pass, ...]]:
+    """The passes, coarsest first, the one whose pieces the result is 1-minimal in, and the
+    passes after its check (`Reducer.last`): syntax nodes where a grammar knows one of the
+    files, lines, balanced brackets, the rewrites (names, indentation, white space,
+    literals), tokens, characters; the grains finer than `finest` left out. At the token
+    grain, words joined last: the characters' grain takes out such white space by itself."""
     trees = [name for name in relative if syntax.has_tree(name)]
     grains = list(Grain)[: list(Grain).index(finest) + 1]
     by_grain = {
@@ -215,7 +219,8 @@ def passes_for(finest: Grain, relative: Sequence[str]) -> tuple[tuple[Pass, ...]
     if not trees:
         coarse = [p for p in coarse if p.name != Grain.NODE]
     fine = [by_grain[g] for g in grains if g in (Grain.TOKEN, Grain.CHAR)]
-    return (*coarse, *rewrites, *fine), by_grain[finest]
+    last = (_once(Rewrite.JOIN, pieces.joins),) if finest is Grain.TOKEN else ()
+    return (*coarse, *rewrites, *fine), by_grain[finest], last
 
 
 # A grain with more pieces than this goes first by runs of consecutive pieces, this many at most

@@ -25,6 +25,7 @@ Contents = tuple[bytes, ...]  # an input: each file's bytes, in the order the fi
 _TOKEN = re.compile(rb"[\w\x80-\xff]+|\s+|[^\w\s\x80-\xff]")
 _SOLID = re.compile(rb"[\w\x80-\xff]+|[^\w\s\x80-\xff]")  # a token that is no white space
 _WORDS = re.compile(rb"[\w\x80-\xff]+")
+_BETWEEN_WORDS = re.compile(rb"(?<=[\w\x80-\xff])\s+(?=[\w\x80-\xff])")
 
 
 @dataclass(frozen=True, order=True, kw_only=True)
@@ -221,6 +222,15 @@ def spaces(contents: Contents) -> list[list[Edit]]:
                     [Edit(file=number, start=match.start(), end=match.end(), replacement=shorter)]
                 )
     return atoms
+
+
+def joins(contents: Contents) -> list[list[Edit]]:
+    """Each run of white space between two words, taken out: the two become one word."""
+    return [
+        [Edit(file=number, start=match.start(), end=match.end())]
+        for number, data in enumerate(contents)
+        for match in _BETWEEN_WORDS.finditer(data)
+    ]
 
 
 def literals(contents: Contents) -> list[list[Edit]]:

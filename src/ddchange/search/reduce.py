@@ -10,9 +10,11 @@ grammar knows the file) goes once more: a node that no descendant could stand in
 was large (a function of many statements) may be replaced by one now (a function of one
 statement, by that statement). Then the finest pass is checked piece by piece (`_sweep`): each
 single piece is taken out of the result and run; one that still fails is a further reduction,
-and the check goes round again until a whole round of it took nothing out. Only such a round
-makes the result 1-minimal at that grain, and `Reduced.minimal` says so; ProbDD alone does not
-certify it.
+and the check goes round again until a whole round of it took nothing out. The `last` passes
+go piece by piece after it (words joined: a rewrite that would have cost the token pass its
+pieces), and where one shrank the result the check goes round again. Only a round that took
+nothing out makes the result 1-minimal at that grain, and `Reduced.minimal` says so; ProbDD
+alone does not certify it.
 
 Adding a pass (read this before writing one)
 --------------------------------------------
@@ -83,6 +85,10 @@ class Reducer:
     test: Test
     passes: tuple[Pass, ...]
     finest: Pass
+    # rewrites that would leave the finest pass fewer pieces to take out (two words joined are
+    # one token): each goes piece by piece once the result is 1-minimal at the finest grain,
+    # and where it shrank the result, the check of the finest pieces goes again
+    last: tuple[Pass, ...] = ()
     # told of each new smallest input seen to fail, as it is seen
     on_best: Callable[[Contents], None] = lambda _contents: None
     # told before each test of the inputs the reduction would test next, in order (the one
@@ -96,7 +102,7 @@ class Reducer:
 
     def reduce(self, contents: Contents) -> Reduced:
         self.best = contents
-        self._saved = {p.name: 0 for p in self.passes}
+        self._saved = {p.name: 0 for p in (*self.passes, *self.last)}
         try:
             first, *rest = self.passes
             self._go(first)
@@ -105,7 +111,7 @@ class Reducer:
                 self._go(step)
             if first.name is Grain.NODE and first is not self.finest and self.best != after:
                 self._pass(first)  # again, on the smaller input
-            while not self._sweep(self.finest):
+            while not self._sweep(self.finest) or not all(map(self._sweep, self.last)):
                 pass  # a removal failed: the check goes round again, on the smaller input
         except KeyboardInterrupt:
             return self._reduced(minimal=False, stopped=True)
@@ -172,13 +178,20 @@ class Reducer:
     def _sweep(self, step: Pass) -> bool:
         """Each piece of `step` (`Pass.each`) taken out of the result alone, and run, in order;
         after one that failed (the result shrank) the check goes on at the atom after it.
-        True when no removal failed: the result is 1-minimal at that grain."""
+        True when no removal failed: the result is 1-minimal at that grain. The finest grain's
+        check runs every removal; another pass's (`last`) only those `plausible` allows, where
+        the result is plausible itself (the token grain's check can take it past a grammar)."""
         atoms, number, removed = self._pieces(step), 0, False
+        gated = step is not self.finest and self.plausible(self.best)
+
+        def worth(tried: Contents) -> bool:
+            return tried != self.best and (not gated or self.plausible(tried))
+
         while number < len(atoms):
             best, following = self.best, atoms[number:]
-            self.ahead(apply(best, atom) for atom in following)
+            self.ahead(c for c in (apply(best, atom) for atom in following) if worth(c))
             candidate = apply(self.best, atoms[number])
-            failed = candidate != self.best and self._run(candidate, step.name) is Outcome.FAIL
+            failed = worth(candidate) and self._run(candidate, step.name) is Outcome.FAIL
             if failed and self.best == candidate:  # it failed, and it is smaller
                 removed = True
                 atoms = self._pieces(step)  # the same number: the atom after it
