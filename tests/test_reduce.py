@@ -615,3 +615,24 @@ def test_words_are_joined_last_where_the_failure_stays() -> None:
     assert reduced.contents[0].startswith(b"def ")
     assert reduced.minimal
     assert Rewrite.JOIN not in seen  # `deff` would not parse: no test
+
+
+def test_an_edited_check_is_another_reduction_none_of_its_runs_taken_over(tmp_path: Path) -> None:
+    """The same command after the check script was edited: the runs of the old check answer
+    nothing (it may keep other inputs), so the reduction tests again, and its result holds
+    what the new check asks; the same command once more, check unchanged, resumes."""
+    here = page(tmp_path)
+    first = reduce(here, "page.html", "--json", "r.json", "--", "./check.sh")
+    assert first.returncode == 0, first.stderr
+    assert json.loads((here / "r.json").read_text())["resumed"] == 0
+    stricter = "#!/bin/sh\ngrep -q '<SELECT[^>]*MULTIPLE SIZE' page.html && exit 1\nexit 0\n"
+    (here / "check.sh").write_text(stricter)
+    second = reduce(here, "page.html", "--json", "r.json", "--", "./check.sh")
+    assert second.returncode == 0, second.stderr
+    assert json.loads((here / "r.json").read_text())["resumed"] == 0
+    assert b"MULTIPLE SIZE" in (here / "page.html.reduced").read_bytes()
+    again = reduce(here, "page.html", "--json", "r.json", "--", "./check.sh")
+    assert again.returncode == 0, again.stderr
+    report = json.loads((here / "r.json").read_text())
+    assert report["resumed"] > 0
+    assert report["tests_run"] == 0

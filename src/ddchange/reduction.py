@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ddchange import errors
+from ddchange import errors, runs
 from ddchange.diff import inputs as pieces
 from ddchange.diff.inputs import Contents, Edit
 from ddchange.hierarchy.syntax import inputs as syntax
@@ -84,6 +84,9 @@ def describe(request: ReduceRequest, relative: Sequence[str], contents: Contents
             "timeout": request.timeout,
             "fail_pattern": request.fail_pattern,
             "interesting_exit": request.interesting_exit,
+            # the check script's content: an edited check is another run, none of its
+            # earlier tests taken over
+            "files": runs.named_files(request.test),
         },
         sort_keys=True,
     )

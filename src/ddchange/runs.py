@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,13 +148,13 @@ def describe(request: Request, revisions: Revisions, subdirectory: str) -> dict[
         # --strategy auto: the search inside the history of the user's GOOD..BAD
         **({"within": list(request.within)} if request.within else {}),
         # What the commands run besides the tree: only when they name such files
-        **({"files": files} if (files := named_files(request)) else {}),
+        **({"files": files} if (files := named_files(request.test, request.build)) else {}),
     }
 
 
-def named_files(request: Request) -> dict[str, str]:
-    """The files that the test and build commands run besides the scratch tree, each with a
-    digest of its content: every word of them that is an absolute path to a file (a check
+def named_files(test: Sequence[str], build: str | None = None) -> dict[str, str]:
+    """The files that the `test` and `build` commands run besides the scratch tree, each with
+    a digest of its content: every word of them that is an absolute path to a file (a check
     script kept outside the repository), and the first word where PATH finds it as a script
     (`#!`, one of the user's). A relative path names a file of the tree, whose content the
     revisions give. A changed check is another run: none of its tests are taken over."""
@@ -161,13 +162,13 @@ def named_files(request: Request) -> dict[str, str]:
     import shlex
     import shutil
 
-    words = [*request.test]
-    firsts = [request.test[0]]
-    if request.build:
+    words = [*test]
+    firsts = [test[0]]
+    if build:
         with contextlib.suppress(ValueError):  # a build that shlex cannot split: run by sh
-            build = shlex.split(request.build)
-            words += build
-            firsts += build[:1]
+            build_words = shlex.split(build)
+            words += build_words
+            firsts += build_words[:1]
     found: dict[str, str] = {}
     for word in words:
         path = word if os.path.isabs(word) else None
