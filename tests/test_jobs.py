@@ -264,6 +264,40 @@ def test_a_triaged_suite_on_a_dask_cluster_gives_the_records_of_one_slot(
     assert _kept(temporary) == [], "the workers removed their clones"
 
 
+def test_a_reduction_on_a_dask_cluster_gives_the_result_and_records_of_local_runs(
+    cluster: tuple[str, Path], tmp_path: Path
+) -> None:
+    """`ddchange reduce --scheduler`: each worker writes the candidate in a directory of its
+    own and runs the check there (named by its absolute path); the result and the records are
+    those of `-j 2` on this machine, and the workers leave nothing behind."""
+    address, temporary = cluster
+    seen = []
+    for where in (("-j", "2"), ("--scheduler", address)):
+        here = tmp_path / where[0].strip("-") / "work"
+        here.mkdir(parents=True)
+        lines = [f"item {n}: {'KEY' if n == 137 else 'plain'} value {n}\n" for n in range(300)]
+        (here / "list.txt").write_text("".join(lines))
+        where_ran = here.parent / "ran-in"
+        check = f"#!/bin/sh\npwd >> {where_ran}\ngrep -q KEY list.txt && exit 1\nexit 0\n"
+        (here / "check.sh").write_text(check)
+        (here / "check.sh").chmod(0o755)
+        done = subprocess.run(
+            [sys.executable, "-m", "ddchange", "reduce", "list.txt", *where, "--json", "r.json",
+             "-q", "--", "./check.sh"],
+            cwd=here, env={**os.environ, "XDG_CACHE_HOME": str(here.parent / "cache")},
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        report = json.loads((here / "r.json").read_text())
+        records = [(r["phase"], r["config"], r["outcome"], r["exit_code"]) for r in report["log"]]
+        seen.append(((here / "list.txt.reduced").read_text(), records, report["minimal"]))
+        on_workers = {"/ddchange-worker-" in d for d in where_ran.read_text().splitlines()}
+        assert on_workers == {where[0] == "--scheduler"}  # every test ran there, or none
+    assert seen[0] == seen[1]
+    assert seen[1][0] == "KEY"
+    assert _kept(temporary) == [], "the workers removed the candidates' directories"
+
+
 def _kept(temporary: Path) -> list[Path]:
     """What is left in the workers' temporary directory, beside their directories that hold
     nothing but their marker."""

@@ -631,6 +631,9 @@ class ReduceRequest:
     confirm: bool = True  # the result run again at the end, as often as `confidence` asks
     confidence: float = CONFIDENCE
     jobs: int = 1  # tests at once (-j N): the records and the result are the same for every N
+    # A Dask scheduler's address: the tests run on its workers (trial/cluster.py), the same
+    # records and result as on this machine
+    scheduler: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

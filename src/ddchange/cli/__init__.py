@@ -502,6 +502,14 @@ class _FilesThenCommand(click.Command):
     f"Test up to N inputs at once (auto: one per usable core; at most {MAX_JOBS}), the ones "
     "the reduction would test next. The result and the journal are the same for every N."
 )
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    callback=_scheduler,
+    help="Run the tests on the workers of the Dask cluster at ADDRESS (tcp://HOST:PORT; needs "
+    "ddchange[dask] here and on the workers, and CMD there), as many at once as it has "
+    "threads (or -j N).",
+)
 @_json_option
 @click.option(
     "--report",
@@ -525,6 +533,7 @@ def reduce(
     no_confirm: bool,
     confidence: float,
     jobs: int,
+    scheduler: str | None,
     json_file: Path | None,
     html_file: Path | None,
     quiet: bool,
@@ -559,6 +568,7 @@ def reduce(
         confirm=not no_confirm,
         confidence=confidence,
         jobs=jobs,
+        scheduler=scheduler,
     )
     written = outputs.Outputs(None, json_file, html_file)
     sys.exit(outputs.reduce(request, written, quiet=quiet, verbose=verbose))

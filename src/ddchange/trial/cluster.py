@@ -27,8 +27,14 @@ the same as with `-j N` on one machine.
   cancels its tasks still on the cluster. Each call that cleans up on the cluster is bounded
   (`_bounded`).
 
-The functions run on the workers (`_run_here`, `_stop_here`, `receive`, `forget`) are
-module-level, so that a worker with ddchange installed imports them by name.
+`ddchange reduce --scheduler` sends no repository: each test takes the candidate's files
+along (`inputs_remote`), and the worker writes them in a new directory of its own, runs the
+test there and removes it (`_test_here`); the test command must be there on the worker (a
+check script named by its absolute path, as on this machine). Ctrl-C stops its commands, and
+a lost worker or scheduler stops the run, as above.
+
+The functions run on the workers (`_run_here`, `_test_here`, `_stop_here`, `receive`,
+`forget`) are module-level, so that a worker with ddchange installed imports them by name.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import atexit
 import contextlib
 import dataclasses
 import os
+import shutil
 import tempfile
 import threading
 import uuid
@@ -89,10 +96,69 @@ def remote(
     `width` of them when it is above 1), and the cluster cleaned of this run's trees on exit.
     `expectation` is the failure expected now (BAD's exit code, once the pre-flight has it).
     """
+    from ddchange.trial.delivery import Delivery
+
+    with _client(address) as client:
+        tasks = _Tasks(client, address)
+        try:
+            shipment = Shipment(
+                key=tasks.key,
+                good=scratch.good,
+                setup=git.checkout_setup(scratch.repo),
+                recipe=recipe,
+                bundle=_bundle(scratch, source),
+                source=source,
+            )
+            client.register_plugin(Delivery(shipment), name=tasks.key)
+            slots = tasks.slots(width)
+
+            def run(_slot: int, config: Config) -> runner.Verdict:
+                verdict: runner.Verdict = tasks.call(_run_here, config, expectation())
+                return verdict
+
+            with running(Ahead(slots, run, tasks.stop)) as ahead:
+                yield ahead
+        finally:
+            _bounded(lambda: client.unregister_worker_plugin(tasks.key))  # each forgets the run
+
+
+@dataclass(frozen=True, kw_only=True)
+class InputRuns:
+    """`ddchange reduce --scheduler`: `slots` tests at once, each run by `run` on a worker of
+    the cluster (the candidate's files written there in a directory of their own); `stop`
+    ends every command of this reduction on the cluster (Ctrl-C)."""
+
+    slots: int
+    run: Callable[[tuple[bytes, ...]], runner.Execution]
+    stop: Callable[[], None]
+
+
+@contextlib.contextmanager
+def inputs_remote(
+    address: str,
+    width: int,
+    test: tuple[str, ...],
+    relative: tuple[str, ...],
+    timeout: float | None,
+) -> Iterator[InputRuns]:
+    """A reduction's runs of `test` on the Dask cluster at `address` (at most `width` at once
+    when it is above 1, else one per thread of the cluster): each worker writes the candidate
+    at `relative` paths in a new directory and runs `test` there, as a local run does."""
+    with _client(address) as client:
+        tasks = _Tasks(client, address)
+
+        def run(contents: tuple[bytes, ...]) -> runner.Execution:
+            tested: runner.Execution = tasks.call(_test_here, test, relative, contents, timeout)
+            return tested
+
+        yield InputRuns(slots=tasks.slots(width), run=run, stop=tasks.stop)
+
+
+@contextlib.contextmanager
+def _client(address: str) -> Iterator[Any]:
+    """A client of the Dask cluster at `address`, closed (bounded) on exit."""
     try:
         import distributed
-
-        from ddchange.trial.delivery import Delivery
     except ImportError:
         raise errors.DaskMissing() from None
     dask: Any = distributed  # untyped
@@ -100,49 +166,51 @@ def remote(
         client = dask.Client(address, timeout=10, set_as_default=False)
     except (OSError, TimeoutError) as failure:
         raise errors.SchedulerUnreachable(address, str(failure)) from None
-    key = uuid.uuid4().hex
     try:
-        shipment = Shipment(
-            key=key,
-            good=scratch.good,
-            setup=git.checkout_setup(scratch.repo),
-            recipe=recipe,
-            bundle=_bundle(scratch, source),
-            source=source,
-        )
-        client.register_plugin(Delivery(shipment), name=key)
-        threads = sum(client.nthreads().values())
+        yield client
+    finally:
+        _bounded(client.close)
+
+
+class _Tasks:
+    """One run's tasks on the cluster, under a key of its own: each submitted and waited for
+    (`_result`: a lost worker or scheduler is no outcome), and all stopped at once."""
+
+    def __init__(self, client: Any, address: str) -> None:
+        self.client, self.address, self.key = client, address, uuid.uuid4().hex
+        self.going: set[Any] = set()  # submitted, not yet done
+        self.lock = threading.Lock()
+
+    def slots(self, width: int) -> int:
+        """The tests that may run at once: the cluster's threads, at most `width` above 1."""
+        threads = sum(self.client.nthreads().values())
         slots = min(width, threads) if width > 1 else threads
         if slots < 1:
-            raise errors.SchedulerUnreachable(address, "the cluster has no workers")
+            raise errors.SchedulerUnreachable(self.address, "the cluster has no workers")
+        return int(slots)
 
-        going: set[Any] = set()  # this run's tasks on the cluster, not yet done
-        lock = threading.Lock()
+    def call(self, function: Callable[..., Any], *args: Any) -> Any:
+        """`function(key, *args)` on a worker, its value once it is done."""
+        submitted = self.client.submit(function, self.key, *args, pure=False)
+        with self.lock:
+            self.going.add(submitted)
+        try:
+            return _result(submitted, self.address, self._threads)
+        finally:
+            with self.lock:
+                self.going.discard(submitted)
 
-        def run(_slot: int, config: Config) -> runner.Verdict:
-            submitted = client.submit(_run_here, key, config, expectation(), pure=False)
-            with lock:
-                going.add(submitted)
-            try:
-                return _result(submitted, address, lambda: sum(client.nthreads().values()))
-            finally:
-                with lock:
-                    going.discard(submitted)
+    def _threads(self) -> int:
+        return int(sum(self.client.nthreads().values()))
 
-        def stop() -> None:
-            """Cancel this run's tasks (one waiting for a worker, where every worker was
-            lost, would wait for ever) and stop the commands running for it on the workers,
-            each bounded: a worker that is gone does not answer."""
-            with lock:
-                tasks = list(going)
-            _bounded(lambda: client.cancel(tasks, force=True))
-            _bounded(lambda: client.run(_stop_here, key, on_error="ignore"))
-
-        with running(Ahead(slots, run, stop)) as ahead:
-            yield ahead
-    finally:
-        _bounded(lambda: client.unregister_worker_plugin(key))  # each worker forgets the run
-        _bounded(client.close)
+    def stop(self) -> None:
+        """Cancel this run's tasks (one waiting for a worker, where every worker was lost,
+        would wait for ever) and stop the commands running for it on the workers, each
+        bounded: a worker that is gone does not answer."""
+        with self.lock:
+            tasks = list(self.going)
+        _bounded(lambda: self.client.cancel(tasks, force=True))
+        _bounded(lambda: self.client.run(_stop_here, self.key, on_error="ignore"))
 
 
 _BOUND = 10.0  # seconds a call to clean up on the cluster may take before it is left behind
@@ -184,7 +252,7 @@ def _no_worker_grace() -> float:
     return seconds if 0 < seconds < float("inf") else NO_WORKER_GRACE
 
 
-def _result(future: Any, address: str, threads: Callable[[], int]) -> runner.Verdict:
+def _result(future: Any, address: str, threads: Callable[[], int]) -> Any:
     """The verdict of a remote run; a lost worker or scheduler is no outcome, nor is a
     cluster with no worker (`threads` counts them) for `_no_worker_grace` seconds. A run is
     never cancelled from here (`stop` ends its commands, and it returns), so a cancelled one
@@ -201,14 +269,14 @@ def _result(future: Any, address: str, threads: Callable[[], int]) -> runner.Ver
             alone = alone + min(_POLL, grace) if threads() == 0 else 0.0
             if alone >= grace:
                 raise errors.ClusterLost(address, f"it has had no worker for {grace:g} s")
-        verdict: runner.Verdict = future.result()
+        done = future.result()
     except distributed.KilledWorker as lost:
         raise errors.ClusterLost(address, f"it lost the workers that ran a test ({lost})") from None
     except CancelledError as dropped:
         raise errors.ClusterLost(address, f"it dropped a test ({dropped})") from None
     except (OSError, TimeoutError) as failure:
         raise errors.ClusterLost(address, f"the scheduler is gone ({failure})") from None
-    return verdict
+    return done
 
 
 # -- on the workers ---------------------------------------------------------------------------
@@ -217,6 +285,7 @@ _SHIPMENTS: dict[str, Shipment] = {}  # shipment key → the shipment, as delive
 _TREES: dict[tuple[str, int], Scratch] = {}  # (shipment key, thread) → that thread's clone
 _BUNDLES: dict[str, Path] = {}  # shipment key → the bundle, written once per worker
 _HOME: list[Path] = []  # this worker's directory for both, once it has one
+_INPUTS: dict[str, set[str]] = {}  # reduction key → its candidates' directories being tested
 _LOCK = threading.Lock()
 
 
@@ -233,6 +302,34 @@ def _run_here(key: str, config: Config, expect: runner.Expectation) -> runner.Ve
     recipe = dataclasses.replace(shipment.recipe, expect=expect)
     with runner.sharing():  # the worker's other threads run commands beside this one
         return attempt(recipe, _tree(shipment), config)
+
+
+def _test_here(
+    key: str,
+    test: tuple[str, ...],
+    relative: tuple[str, ...],
+    contents: tuple[bytes, ...],
+    timeout: float | None,
+) -> runner.Execution:
+    """On a worker: `test` run on a candidate of reduction `key`, its files written at
+    `relative` paths in a new directory of this worker's, removed afterwards."""
+    here = Path(tempfile.mkdtemp(dir=_home(), prefix="input-"))
+    with _LOCK:
+        _INPUTS.setdefault(key, set()).add(os.fspath(here))
+    try:
+        for name, data in zip(relative, contents, strict=True):
+            path = here / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        env = {**os.environ, runner.SCRATCH_VARIABLE: os.fspath(here)}
+        with runner.sharing():  # the worker's other threads run commands beside this one
+            return runner.run(test, here, timeout=timeout, env=env)
+    finally:
+        with _LOCK:
+            _INPUTS[key].discard(os.fspath(here))
+            if not _INPUTS[key]:
+                del _INPUTS[key]
+        shutil.rmtree(here, ignore_errors=True)
 
 
 def _tree(shipment: Shipment) -> Scratch:
@@ -279,7 +376,10 @@ def _home() -> Path:
 
 def _stop_here(key: str) -> None:
     """On a worker: stop the commands running for run `key`."""
-    runner.stop_all({os.fspath(tree.path) for (run, _), tree in list(_TREES.items()) if run == key})
+    with _LOCK:
+        inputs = set(_INPUTS.get(key, ()))
+    trees = {os.fspath(tree.path) for (run, _), tree in list(_TREES.items()) if run == key}
+    runner.stop_all(trees | inputs)
 
 
 @atexit.register

@@ -29,7 +29,7 @@ from types import TracebackType
 from ddchange.diff.inputs import Contents, digest
 from ddchange.model import Outcome, Phase, ReduceRequest, TestRecord
 from ddchange.search import confidence
-from ddchange.trial import runner
+from ddchange.trial import cluster, runner
 from ddchange.trial.journal import Journal
 from ddchange.trial.runner import SCRATCH_VARIABLE, Execution, Expectation
 
@@ -59,7 +59,8 @@ class Inputs:
     """The scratch directory and the records of one reduction of `request`'s files (at
     `relative` paths), under journal key `key`, up to `jobs` tests at once. Use as a context
     manager: the runs still going are stopped and the directory goes at the end, whatever
-    happened."""
+    happened. With `request.scheduler` every test runs on that Dask cluster's workers, as many
+    at once as it has threads (at most `jobs` above 1)."""
 
     def __init__(
         self,
@@ -80,6 +81,7 @@ class Inputs:
         self.resumed = 0
         self.tests_run = 0
         self.jobs = jobs
+        self._remote: cluster.InputRuns | None = None  # --scheduler: the tests run there
         self._scratch: Path | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._ahead: dict[str, Future[tuple[Outcome, str, Execution, float]]] = {}
@@ -89,7 +91,19 @@ class Inputs:
     def __enter__(self) -> Inputs:
         remove_stale()
         self._scratch = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
-        if self.jobs > 1:
+        if self.request.scheduler:
+            self._remote = self._stack.enter_context(
+                cluster.inputs_remote(
+                    self.request.scheduler,
+                    self.jobs,
+                    self.request.test,
+                    self.relative,
+                    self.request.timeout,
+                )
+            )
+            self.jobs = self._remote.slots
+            self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="reduce")
+        elif self.jobs > 1:
             self._stack.enter_context(runner.sharing())
             self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="reduce")
         return self
@@ -103,7 +117,10 @@ class Inputs:
         if self._pool is not None:
             for future in self._ahead.values():
                 future.cancel()
-            runner.stop_all()  # this process runs only its own tests
+            if self._remote is not None:
+                self._remote.stop()  # its commands on the cluster
+            else:
+                runner.stop_all()  # this process runs only its own tests
             self._pool.shutdown(wait=True)
         self._stack.close()
         if self._scratch is not None:
@@ -193,8 +210,14 @@ class Inputs:
         return sum(not future.done() for future in self._ahead.values())
 
     def _execute(self, contents: Contents) -> tuple[Outcome, str, Execution, float]:
-        """One run of the test on `contents`, in a new directory of its own."""
+        """One run of the test on `contents`, in a new directory of its own (on a worker of
+        the cluster, with --scheduler)."""
         assert self._scratch is not None, "Inputs is used as a context manager"
+        if self._remote is not None:
+            started = time.monotonic()
+            tested = self._remote.run(contents)
+            outcome, reason = self._classify(tested)
+            return outcome, reason, tested, time.monotonic() - started
         here = Path(tempfile.mkdtemp(dir=self._scratch, prefix="test-"))
         try:
             for name, data in zip(self.relative, contents, strict=True):
