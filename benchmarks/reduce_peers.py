@@ -48,13 +48,14 @@ import tempfile
 import time
 import uuid
 import zipfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import reduce_real
 import results
-from reduce_inputs import INPUTS, Input, Setup, Unavailable, _out, tokens
+from reduce_inputs import INPUTS, TOKEN, Input, Setup, Unavailable, _out, tokens
 from results import RESULTS, write_section
 
 HEADING = "## Reducing inputs, against other reducers (`benchmarks/reduce_peers.py`)"
@@ -394,6 +395,7 @@ class Row:
     wall: float
     ended: str  # "done", "time limit", "exit N"
     interesting: str  # "yes", "wrong", "—"
+    result: bytes = b""  # what it left, to say why a smaller one is smaller
 
 
 def _sweep(mark: str) -> None:
@@ -484,7 +486,7 @@ def measure(setup: Setup, tool: Tool, inp: Input, check: Path, root: Path) -> Ro
     data = out.read_bytes()
     ok = interesting(check, inp.filename, data, run_dir / "verify")
     verdict = "yes" if ok else "wrong"
-    return Row(tool.name, jobs, len(data), tokens(data), tests, wall, ended, verdict)
+    return Row(tool.name, jobs, len(data), tokens(data), tests, wall, ended, verdict, data)
 
 
 # -- the report ---------------------------------------------------------------------------------
@@ -553,7 +555,11 @@ def verdict(outcome: Outcome) -> str:
     if smaller:
         said.append(
             "Smaller in tokens: "
-            + ", ".join(f"{r.tool} ({r.tokens:,} in {r.tests:,} tests)" for r in smaller)
+            + "; ".join(
+                f"{r.tool} ({r.tokens:,} in {r.tests:,} tests: "
+                f"{why(ours.result, r.result, outcome.inp.data)})"
+                for r in smaller
+            )
             + "."
         )
     else:
@@ -565,6 +571,27 @@ def verdict(outcome: Outcome) -> str:
             + "."
         )
     return " ".join(said)
+
+
+def why(ours: bytes, theirs: bytes, original: bytes) -> str:
+    """What a smaller result has that ddchange's lacks, read from the two results: words that
+    the input does not have (a rewrite: two of its words joined, a rename, a shorter literal),
+    else the tokens ddchange kept and it took out (a deletion ddchange's passes did not find)."""
+    words = re.compile(rb"[\w\x80-\xff]+")
+    have = set(words.findall(original))
+    new = sorted({w for w in words.findall(theirs) if w not in have})
+    if new:
+        joined = all(any(w[:i] in have and w[i:] in have for i in range(1, len(w))) for w in new)
+        kind = "it joined two of the input's words" if joined else "it wrote words the input lacks"
+        return f"{kind}: {_shown(new)}"
+    kept = sorted((Counter(TOKEN.findall(ours)) - Counter(TOKEN.findall(theirs))).elements())
+    return f"it took out tokens ddchange kept: {_shown(kept)}"
+
+
+def _shown(found: list[bytes]) -> str:
+    return ", ".join(f"`{w.decode(errors='replace')}`" for w in found[:5]) + (
+        ", ..." if len(found) > 5 else ""
+    )
 
 
 def overall(outcomes: list[Outcome]) -> str:
