@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -239,16 +239,6 @@ STRATEGIES: tuple[Strategy, ...] = tuple(Strategy)
 LEVELS: tuple[Level, ...] = tuple(level for level in Level if level != Level.ORIGIN)
 # The levels an answer can be 1-minimal at (--granularity).
 GRANULARITIES = LEVELS[2:]
-
-
-def default_granularity(results: Sequence[str]) -> Level:
-    """The level an answer is 1-minimal at unless --granularity says: a plain search's at the
-    block (a run of changed lines, the unit its benchmarks count), a triage's causes (with
-    --results) at the line change, so that no line of a cause's block can go: a cause names the
-    lines that break its tests, and a block of a docstring and a `return` is two changes."""
-    return Level.LINE if results else Level.BLOCK
-
-
 # The default of --confidence: 3 reruns of the answer (search/confidence.py).
 CONFIDENCE = 0.98
 

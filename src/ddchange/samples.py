@@ -38,7 +38,7 @@ from typing import Any
 
 from ddchange import git
 from ddchange.errors import UnknownScenario
-from ddchange.model import Level, ReduceRequest, Request, Result, SuiteResult, default_granularity
+from ddchange.model import Level, ReduceRequest, Request, Result, SuiteResult
 from ddchange.runs import absolute_arguments
 
 SCENARIO_FILE = "scenario.toml"
@@ -182,7 +182,6 @@ def request(scenario: Scenario, repo: Path) -> Request:
         test=scenario.test,
         build=scenario.build,
         timeout=scenario.timeout,
-        granularity=default_granularity(scenario.results),
         results=scenario.results,
     )
 

@@ -23,10 +23,9 @@ record), so one run answers for every test at once. The phases pass values along
    A search takes the path its own search would take alone: it draws no implication from
    another target's runs (moving to their configurations by monotony led one search on the
    click suite of benchmarks/real/ to four times the tests of the same search alone).
-   A triage goes down to line changes unless asked otherwise (model.default_granularity), so
-   no line of a cause can go. At block granularity each answer is then cut by commit
-   (`Search.by_origin`), as a single search's is: no block whose lines came from two commits
-   stands as one change unless each part is needed.
+   At block granularity each answer is then cut by commit (`Search.by_origin`), as a single
+   search's is: no block whose lines came from two commits stands as one change unless each
+   part is needed.
 3. causes (`_causes`): targets whose answers are the same configuration are one cause. Each
    answer is run again (`confidence.reruns`), and every target of the cause must fail in
    every run; GOOD runs once more at the end. A cause's tests are those its own runs show

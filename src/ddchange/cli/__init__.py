@@ -292,7 +292,9 @@ def help_(ctx: click.Context, command: str | None) -> None:
 @click.option(
     "--granularity",
     type=click.Choice([level.value for level in model.GRANULARITIES]),
-    help="The finest level the answer is 1-minimal at.  [default: block; line with --results]",
+    default="block",
+    show_default=True,
+    help="The finest level the answer is 1-minimal at.",
 )
 @click.option(
     "--strategy",
@@ -378,7 +380,7 @@ def run(
     build: str | None,
     timeout: float | None,
     fail_pattern: str | None,
-    granularity: str | None,
+    granularity: str,
     strategy: str | None,
     isolate: bool,
     no_dependencies: bool,
@@ -409,7 +411,6 @@ def run(
     again (see `ddchange log`).
     """
     _needs_scheduler(scheduler, worker_clone)
-    finest = model.Level(granularity) if granularity else model.default_granularity(results)
     request = model.Request(
         repo=repo,
         good=revisions[0],
@@ -419,7 +420,7 @@ def run(
         timeout=timeout,
         fail_pattern=fail_pattern,
         monotony=not no_monotony,
-        granularity=finest,
+        granularity=model.Level(granularity),
         dependencies=not no_dependencies,
         strategy=model.Strategy(strategy or "auto"),
         isolate=isolate,
@@ -447,7 +448,7 @@ def run(
         lambda show: session.run(request, show),
         quiet,
         verbose,
-        granularity=finest,
+        granularity=model.Level(granularity),
         resumable=True,
     )
     outputs.finish(result, files)
