@@ -636,3 +636,10 @@ def test_an_edited_check_is_another_reduction_none_of_its_runs_taken_over(tmp_pa
     report = json.loads((here / "r.json").read_text())
     assert report["resumed"] > 0
     assert report["tests_run"] == 0
+
+
+@given(st.lists(st.binary(max_size=40), max_size=3))
+def test_tokens_are_counted_as_the_token_pattern_finds_them(contents: list[bytes]) -> None:
+    """The count of tokens (marks, and words with non-ASCII bytes as word bytes) that never
+    makes the tokens, against the pattern's own matches."""
+    assert inputs.tokens(tuple(contents)) == sum(len(inputs._SOLID.findall(d)) for d in contents)

@@ -25,6 +25,12 @@ Contents = tuple[bytes, ...]  # an input: each file's bytes, in the order the fi
 _TOKEN = re.compile(rb"[\w\x80-\xff]+|\s+|[^\w\s\x80-\xff]")
 _SOLID = re.compile(rb"[\w\x80-\xff]+|[^\w\s\x80-\xff]")  # a token that is no white space
 _WORDS = re.compile(rb"[\w\x80-\xff]+")
+# Each byte as its class for counting tokens: "a" a word's (`_WORDS`), " " white space, "."
+# any other (a mark of punctuation, one token).
+_CLASSES = bytes(
+    ord("a") if _WORDS.fullmatch(bytes([b])) else ord(" ") if bytes([b]).isspace() else ord(".")
+    for b in range(256)
+)
 _BETWEEN_WORDS = re.compile(rb"(?<=[\w\x80-\xff])\s+(?=[\w\x80-\xff])")
 
 
@@ -86,8 +92,14 @@ def size(contents: Contents) -> int:
 
 def tokens(contents: Contents) -> int:
     """How many tokens (`_TOKEN`, white space not counted) the input holds: the size that
-    the benchmarks compare."""
-    return sum(len(_SOLID.findall(data)) for data in contents)
+    the benchmarks compare. Counted as `_SOLID` matches, without making them: each byte
+    classed (a word's, white space, a mark), then the marks and the starts of words counted,
+    so that a 50 MB input takes a fraction of a second, not seconds."""
+    total = 0
+    for data in contents:
+        classed = data.translate(_CLASSES)
+        total += classed.count(b".") + (b" " + classed.replace(b".", b" ")).count(b" a")
+    return total
 
 
 def lines(number: int, data: bytes) -> list[Edit]:

@@ -124,7 +124,7 @@ class Reducer:
 
     def _run(self, candidate: Contents, grain: Grain | Rewrite) -> Outcome:
         outcome = self.test(candidate, grain)
-        if outcome is Outcome.FAIL and _measure(candidate) < _measure(self.best):
+        if outcome is Outcome.FAIL and _smaller(candidate, self.best):
             self._saved[grain] += size(self.best) - size(candidate)
             self.best = candidate
             self.on_best(candidate)
@@ -204,7 +204,9 @@ class Reducer:
         return step.each(self.best) if step.each else step.rounds(self.best, 0) or []
 
 
-def _measure(contents: Contents) -> tuple[int, int]:
-    """How small an input is: its bytes, then its tokens (a token taken out from between two
-    words leaves a space: the same bytes, one token fewer)."""
-    return size(contents), tokens(contents)
+def _smaller(candidate: Contents, than: Contents) -> bool:
+    """Whether `candidate` is the smaller input: fewer bytes, or as many and fewer tokens (a
+    token taken out from between two words leaves a space: the same bytes, one token fewer).
+    Tokens are counted only on a tie of bytes."""
+    ours, theirs = size(candidate), size(than)
+    return ours < theirs or (ours == theirs and tokens(candidate) < tokens(than))
