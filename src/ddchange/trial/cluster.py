@@ -28,8 +28,8 @@ the same as with `-j N` on one machine.
   (`_bounded`).
 
 `ddchange reduce --scheduler` sends no repository: each test takes the candidate's files
-along (`inputs_remote`), and the worker writes them in a new directory of its own, runs the
-test there and removes it (`_test_here`); the test command must be there on the worker (a
+along (`inputs_remote`), and the worker runs it as a local run does, in a new directory of
+its own (`_test_here`, by `inputs.run_candidate`); the test command must be there on the worker (a
 check script named by its absolute path, as on this machine). Ctrl-C stops its commands, and
 a lost worker or scheduler stops the run, as above.
 
@@ -43,7 +43,6 @@ import atexit
 import contextlib
 import dataclasses
 import os
-import shutil
 import tempfile
 import threading
 import uuid
@@ -311,25 +310,27 @@ def _test_here(
     contents: tuple[bytes, ...],
     timeout: float | None,
 ) -> runner.Execution:
-    """On a worker: `test` run on a candidate of reduction `key`, its files written at
-    `relative` paths in a new directory of this worker's, removed afterwards."""
-    here = Path(tempfile.mkdtemp(dir=_home(), prefix="input-"))
-    with _LOCK:
-        _INPUTS.setdefault(key, set()).add(os.fspath(here))
+    """On a worker: `test` run on a candidate of reduction `key` as a local run is
+    (`inputs.run_candidate`), in a new directory of this worker's, kept in `_INPUTS` while the
+    test runs so that `_stop_here` finds it."""
+    from ddchange.trial.inputs import run_candidate  # it imports this module for --scheduler
+
+    running_in: list[str] = []
+
+    def begun(here: Path) -> None:
+        running_in.append(os.fspath(here))
+        with _LOCK:
+            _INPUTS.setdefault(key, set()).add(running_in[0])
+
     try:
-        for name, data in zip(relative, contents, strict=True):
-            path = here / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        env = {**os.environ, runner.SCRATCH_VARIABLE: os.fspath(here)}
         with runner.sharing():  # the worker's other threads run commands beside this one
-            return runner.run(test, here, timeout=timeout, env=env)
+            return run_candidate(test, relative, contents, timeout, _home(), begun)
     finally:
         with _LOCK:
-            _INPUTS[key].discard(os.fspath(here))
-            if not _INPUTS[key]:
-                del _INPUTS[key]
-        shutil.rmtree(here, ignore_errors=True)
+            for here in running_in:
+                _INPUTS[key].discard(here)
+                if not _INPUTS[key]:
+                    del _INPUTS[key]
 
 
 def _tree(shipment: Shipment) -> Scratch:

@@ -25,13 +25,17 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from ddchange.diff.inputs import Contents, digest
 from ddchange.model import Outcome, Phase, ReduceRequest, TestRecord
 from ddchange.search import confidence
-from ddchange.trial import cluster, runner
+from ddchange.trial import runner
 from ddchange.trial.journal import Journal
 from ddchange.trial.runner import SCRATCH_VARIABLE, Execution, Expectation
+
+if TYPE_CHECKING:
+    from ddchange.trial.cluster import InputRuns
 
 _PREFIX = "ddchange-reduce-"  # then the pid of the process whose scratch directory it is
 
@@ -53,6 +57,30 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True  # another user's
     return True
+
+
+def run_candidate(
+    test: Sequence[str],
+    relative: Sequence[str],
+    contents: Contents,
+    timeout: float | None,
+    parent: Path,
+    begun: Callable[[Path], None] = lambda _here: None,
+) -> Execution:
+    """`test` run once on `contents`, its files written at their `relative` paths in a new
+    directory of `parent` (told to `begun` before the test starts), removed afterwards: here,
+    and on a Dask worker (trial/cluster.py)."""
+    here = Path(tempfile.mkdtemp(dir=parent, prefix="test-"))
+    try:
+        for name, data in zip(relative, contents, strict=True):
+            path = here / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        begun(here)
+        env = {**os.environ, SCRATCH_VARIABLE: str(here)}
+        return runner.run(test, here, timeout=timeout, env=env)
+    finally:
+        shutil.rmtree(here, ignore_errors=True)
 
 
 class Inputs:
@@ -81,7 +109,7 @@ class Inputs:
         self.resumed = 0
         self.tests_run = 0
         self.jobs = jobs
-        self._remote: cluster.InputRuns | None = None  # --scheduler: the tests run there
+        self._remote: InputRuns | None = None  # --scheduler: the tests run there
         self._scratch: Path | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._ahead: dict[str, Future[tuple[Outcome, str, Execution, float]]] = {}
@@ -92,6 +120,8 @@ class Inputs:
         remove_stale()
         self._scratch = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
         if self.request.scheduler:
+            from ddchange.trial import cluster  # it runs `run_candidate` on the workers
+
             self._remote = self._stack.enter_context(
                 cluster.inputs_remote(
                     self.request.scheduler,
@@ -102,9 +132,9 @@ class Inputs:
                 )
             )
             self.jobs = self._remote.slots
-            self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="reduce")
         elif self.jobs > 1:
             self._stack.enter_context(runner.sharing())
+        if self.jobs > 1:
             self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="reduce")
         return self
 
@@ -213,24 +243,15 @@ class Inputs:
         """One run of the test on `contents`, in a new directory of its own (on a worker of
         the cluster, with --scheduler)."""
         assert self._scratch is not None, "Inputs is used as a context manager"
+        started = time.monotonic()
         if self._remote is not None:
-            started = time.monotonic()
             tested = self._remote.run(contents)
-            outcome, reason = self._classify(tested)
-            return outcome, reason, tested, time.monotonic() - started
-        here = Path(tempfile.mkdtemp(dir=self._scratch, prefix="test-"))
-        try:
-            for name, data in zip(self.relative, contents, strict=True):
-                path = here / name
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
-            started = time.monotonic()
-            env = {**os.environ, SCRATCH_VARIABLE: str(here)}
-            tested = runner.run(self.request.test, here, timeout=self.request.timeout, env=env)
-            outcome, reason = self._classify(tested)
-            return outcome, reason, tested, time.monotonic() - started
-        finally:
-            shutil.rmtree(here, ignore_errors=True)
+        else:
+            tested = run_candidate(
+                self.request.test, self.relative, contents, self.request.timeout, self._scratch
+            )
+        outcome, reason = self._classify(tested)
+        return outcome, reason, tested, time.monotonic() - started
 
     def _classify(self, tested: Execution) -> tuple[Outcome, str]:
         """`git bisect run`'s rules (runner.classify), or with --interesting-exit, C-Vise's: the
