@@ -500,6 +500,33 @@ def by_default(name: str, data: bytes, test: Callable[..., Outcome]) -> Reduced:
     return reducer.reduce((data,))
 
 
+def test_a_child_the_grammar_requires_is_no_piece_of_the_node_pass() -> None:
+    """Perses takes out only optional children. An object's keys, an element's start tags and
+    an attribute's name and value are the grammar's: every parent of their kind has exactly one,
+    and the file without one does not parse. They are not pieces of their level (a level that
+    holds only such children has none, and the levels below still go); a child that every
+    parent has once but the grammar does without (a JSON value, the text of an element) is."""
+    data = b'[{"a": 1, "b": [2]}, {"c": 3}]\n'
+    assert grammars.parses("a.json", data.replace(b'"a"', b"", 1)) is False
+    spans = grammars.nodes_at("a.json", data, 4)
+    assert spans is not None
+    assert [data[slice(*span)] for span in spans] == [b"1", b"[2]", b"3"]  # no key
+    page = b'<p class="x" id="y">one</p>\n<p title="z">two</p>\n'
+    spans = grammars.nodes_at("a.html", page, 2)
+    assert spans is not None
+    assert [page[slice(*span)] for span in spans] == [b"one", b"</p>", b"two", b"</p>"]
+    assert grammars.nodes_at("a.html", page, 4) == []  # names and values: the attributes'
+    spans = grammars.nodes_at("a.html", page, 5)
+    assert spans is not None
+    assert [page[slice(*span)] for span in spans] == [b"x", b"y", b"z"]
+    broken = page.replace(b"</p>\n<p", b"</p>\n<<p", 1)  # no tree without an error: no such kind
+    spans = grammars.nodes_at("a.html", broken, 4)
+    assert spans is not None
+    assert [broken[slice(*span)] for span in spans] == [
+        b"class", b'"x"', b"id", b'"y"', b"title", b'"z"'
+    ]  # fmt: skip
+
+
 def test_list_elements_go_with_their_commas_and_lines_with_their_nodes() -> None:
     """A JSON lines log whose checker needs two of its 400 events: the node pass takes out
     whole lines (no blank line left) and the pairs of an object with their commas, so the

@@ -77,14 +77,21 @@ def parses(path: str, data: bytes) -> bool | None:
 def nodes_at(path: str, data: bytes, depth: int) -> list[tuple[int, int]] | None:
     """The byte ranges of the named nodes `depth` levels below the root of `data`'s tree, in
     order, each with the comma after it where one follows (an element of a list goes with its
-    separator, as Perses takes a list's elements); None where there is no tree or no node that
-    deep."""
+    separator, as Perses takes a list's elements), but for the children their grammar requires
+    (`_required`); None where there is no tree or no node that deep."""
     root = _root(path, data)
     if root is None:
         return None
-    level = _level(root, depth)
-    if not level:
+    parents = _level(root, depth - 1)
+    if not any(node.named_children for node in parents):
         return None
+    required = _required(path, data, root, parents)
+    level = [
+        child
+        for node in parents
+        for child in node.named_children
+        if (node.type, child.type) not in required
+    ]
     spans, reached = [], 0
     for node in level:
         start, end = _whole_lines(
@@ -95,6 +102,31 @@ def nodes_at(path: str, data: bytes, depth: int) -> list[tuple[int, int]] | None
             spans.append((start, end))
             reached = end
     return spans
+
+
+def _required(path: str, data: bytes, root: Node, parents: list[Node]) -> set[tuple[str, str]]:
+    """The kinds of child that the grammar requires of `parents` of a kind, as far as the file
+    shows: every one of at least two of that kind has exactly one, and taking one out leaves a
+    file the grammar refuses (one parse tries it). An element's start tag, an attribute's name:
+    not an option of the file (Perses takes out only optional children), and taken out with
+    its siblings, it is the parent taken out, a level up. None of them where the file does
+    not parse."""
+    if root.has_error:
+        return set()
+    seen: dict[str, int] = {}
+    had: dict[tuple[str, str], list[Node]] = {}
+    for parent in parents:
+        seen[parent.type] = seen.get(parent.type, 0) + 1
+        kinds = [child.type for child in parent.named_children]
+        for child in parent.named_children:
+            if kinds.count(child.type) == 1:
+                had.setdefault((parent.type, child.type), []).append(child)
+    return {
+        pair
+        for pair, children in had.items()
+        if len(children) == seen[pair[0]] >= 2
+        and not parses(path, data[: children[0].start_byte] + data[children[0].end_byte :])
+    }
 
 
 def _whole_lines(data: bytes, start: int, end: int) -> tuple[int, int]:
