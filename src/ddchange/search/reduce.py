@@ -91,8 +91,13 @@ class Reducer:
     last: tuple[Pass, ...] = ()
     # told of each new smallest input seen to fail, as it is seen
     on_best: Callable[[Contents], None] = lambda _contents: None
-    # told before each test of the inputs the reduction would test next, in order (the one
-    # about to be tested first): a caller may start them early (-j N); it decides nothing
+    # told before each test of the check of each piece (`_sweep`) of the inputs it would test
+    # next, in order (the one about to be tested first): a caller may start them early (-j N);
+    # it decides nothing. ProbDD's rounds tell nothing: they pick removals that fail about as
+    # often as not, so a run started ahead of one of their tests is needed about half the
+    # time (the Mozilla page at -j 2, in process: 141 runs for the 93 tests asked, 101 with
+    # the rounds telling nothing), where the check's removals mostly pass and its runs ahead
+    # are mostly asked for
     ahead: Callable[[Iterator[Contents]], None] = lambda _upcoming: None
     # whether an input is worth a test while the passes go (a grammar's verdict, say): one that
     # is not counts as not failing, untested; the check of each piece tests every removal
@@ -170,10 +175,7 @@ class Reducer:
                 return Probed(Outcome.UNRESOLVED, frozenset(kept))
             return Probed(self._run(tried, grain), frozenset(kept))
 
-        def upcoming(plan: Iterator[list[int]]) -> None:
-            self.ahead(c for c in map(candidate, plan) if worth(c))
-
-        probabilistic.minimize(list(everything), probe, ahead=upcoming, empty_passes=False)
+        probabilistic.minimize(list(everything), probe, empty_passes=False)
 
     def _sweep(self, step: Pass) -> bool:
         """Each piece of `step` (`Pass.each`) taken out of the result alone, and run, in order;
