@@ -269,7 +269,8 @@ def test_a_reduction_on_a_dask_cluster_gives_the_result_and_records_of_local_run
 ) -> None:
     """`ddchange reduce --scheduler`: each worker writes the candidate in a directory of its
     own and runs the check there (named by its absolute path); the result and the records are
-    those of `-j 2` on this machine, and the workers leave nothing behind."""
+    those of `-j 2` on this machine; the original file is untouched, and the workers leave
+    nothing behind."""
     address, temporary = cluster
     seen = []
     for where in (("-j", "2"), ("--scheduler", address)):
@@ -277,6 +278,7 @@ def test_a_reduction_on_a_dask_cluster_gives_the_result_and_records_of_local_run
         here.mkdir(parents=True)
         lines = [f"item {n}: {'KEY' if n == 137 else 'plain'} value {n}\n" for n in range(300)]
         (here / "list.txt").write_text("".join(lines))
+        before = (here / "list.txt").stat().st_mtime_ns
         where_ran = here.parent / "ran-in"
         check = f"#!/bin/sh\npwd >> {where_ran}\ngrep -q KEY list.txt && exit 1\nexit 0\n"
         (here / "check.sh").write_text(check)
@@ -288,6 +290,8 @@ def test_a_reduction_on_a_dask_cluster_gives_the_result_and_records_of_local_run
             capture_output=True, text=True, timeout=300,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
+        assert (here / "list.txt").read_text() == "".join(lines)  # the original, untouched
+        assert (here / "list.txt").stat().st_mtime_ns == before
         report = json.loads((here / "r.json").read_text())
         records = [(r["phase"], r["config"], r["outcome"], r["exit_code"]) for r in report["log"]]
         seen.append(((here / "list.txt.reduced").read_text(), records, report["minimal"]))
