@@ -83,15 +83,11 @@ def nodes_at(path: str, data: bytes, depth: int) -> list[tuple[int, int]] | None
     if root is None:
         return None
     parents = _level(root, depth - 1)
-    if not any(node.named_children for node in parents):
+    pairs = [(node, child) for node in parents for child in node.named_children]
+    if not pairs:
         return None
     required = _required(path, data, root, parents)
-    level = [
-        child
-        for node in parents
-        for child in node.named_children
-        if (node.type, child.type) not in required
-    ]
+    level = [child for node, child in pairs if (node.type, child.type) not in required]
     spans, reached = [], 0
     for node in level:
         start, end = _whole_lines(
