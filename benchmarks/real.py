@@ -217,18 +217,21 @@ def summary(rows: list[Row]) -> list[str]:
 
 def triage_summary(by_case: dict[str, dict[str, Row]]) -> list[str]:
     """Triage's causes right, and its tests beside one search per failing test, from the rows."""
-    both = [m for m in by_case.values() if m.keys() >= {"triage", "separate"}]
-    right = sum(m["triage"].right for m in both)
-    fewer = sum(_not_more(m["triage"], m["separate"]) for m in both)
-    ours = sum(m["triage"].count or 0 for m in both)
-    theirs = sum(m["separate"].count or 0 for m in both)
+    ran = [m for m in by_case.values() if "triage" in m]
+    right = sum(m["triage"].right for m in ran)
     lines = [
-        f"- triage: every failing test in a cause and every cause right on {right} of {len(both)}",
-        f"- triage tests ≤ separate tests on {fewer} of {len(both)}",
+        f"- triage: every failing test in a cause and every cause right on {right} of {len(ran)}"
     ]
-    if theirs:
-        lines.append(f"- total tests: triage {ours} vs separate {theirs} = {ours / theirs:.2f}×")
-    whole = [m for m in both if "triage-diff" in m]
+    both = [m for m in ran if "separate" in m]
+    if both:
+        fewer = sum(_not_more(m["triage"], m["separate"]) for m in both)
+        ours = sum(m["triage"].count or 0 for m in both)
+        theirs = sum(m["separate"].count or 0 for m in both)
+        lines.append(f"- triage tests ≤ separate tests on {fewer} of {len(both)}")
+        if theirs:
+            ratio = f"{ours / theirs:.2f}×"
+            lines.append(f"- total tests: triage {ours} vs separate {theirs} = {ratio}")
+    whole = [m for m in ran if "triage-diff" in m]
     if whole:  # ranges of history: the default goes inside the first bad commits
         right = sum(m["triage-diff"].right for m in whole)
         fewer = sum(_not_more(m["triage"], m["triage-diff"]) for m in whole)
@@ -321,7 +324,8 @@ def section(rows: list[Row], ran: list[str], seconds: float, history: bool) -> s
             "for every test that passes at GOOD and fails at BAD; `separate` is one "
             "`--results --test NAME` run per such test, each from a reset journal, their "
             "runs summed; on a range of history, `triage-diff` is one run with `--strategy "
-            "diff` (the whole range triaged). `answer`: the causes, their changes, the failing "
+            "diff` (the whole range triaged); a case has the rows `--triage-rows` names (all "
+            "by default). `answer`: the causes, their changes, the failing "
             "tests they cover. Each cause is judged from the check's JUnit XML in a separate "
             "clone: its patch applied on its `base` from the JSON report (`good`, or the parent "
             "of the first bad commit the default went inside) must give its tests their "
@@ -370,11 +374,19 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="the ddchange to measure: a checkout (its .venv/bin/ddchange runs) or the command",
     )
     parser.add_argument("--part", help="write a section of its own, named PART")
+    parser.add_argument(
+        "--triage-rows",
+        default=",".join(sorted(TRIAGE)),
+        help="the rows of mode triage to run (default: all of them)",
+    )
     args = parser.parse_args(argv)
     args.modes = [m for m in args.modes.split(",") if m]
     unknown = set(args.modes) - set(MODES)
     if unknown:
         parser.error(f"unknown mode(s): {', '.join(sorted(unknown))}")
+    args.triage_rows = [r for r in args.triage_rows.split(",") if r]
+    if set(args.triage_rows) - TRIAGE:
+        parser.error(f"--triage-rows: of {','.join(sorted(TRIAGE))}")
     args.work = args.work.resolve()
     args.ddchange, args.measured = measured(parser, args.ddchange)
     return args

@@ -243,20 +243,23 @@ def triage_rows(
 ) -> list[Row]:
     """Two rows: `triage`, one run for all failing tests; `separate`, one run per failing
     test, each from a reset journal, their runs summed; for a range of history a third,
-    `triage-diff`, the whole range triaged (`--strategy diff`). Every cause judged by
-    real_judge."""
-    together = triage_run(case, repo, box, args, "triage")
-    apart = Triaged([])
-    for number, test in enumerate(suite.targets, 1):
-        one = triage_run(case, repo, box, args, f"separate-{number}", test)
-        apart.causes += one.causes
-        apart.count += one.count
-        apart.phases += one.phases
-        apart.seconds += one.seconds
-        apart.exits += one.exits
-        apart.outcomes += one.outcomes
-    pairs = [("triage", together), ("separate", apart)]
-    if case.repository:
+    `triage-diff`, the whole range triaged (`--strategy diff`); only those `--triage-rows`
+    names. Every cause judged by real_judge."""
+    pairs = []
+    if "triage" in args.triage_rows:
+        pairs.append(("triage", triage_run(case, repo, box, args, "triage")))
+    if "separate" in args.triage_rows:
+        apart = Triaged([])
+        for number, test in enumerate(suite.targets, 1):
+            one = triage_run(case, repo, box, args, f"separate-{number}", test)
+            apart.causes += one.causes
+            apart.count += one.count
+            apart.phases += one.phases
+            apart.seconds += one.seconds
+            apart.exits += one.exits
+            apart.outcomes += one.outcomes
+        pairs.append(("separate", apart))
+    if case.repository and "triage-diff" in args.triage_rows:
         whole = triage_run(case, repo, box, args, "triage-diff", options=("--strategy", "diff"))
         pairs.append(("triage-diff", whole))
     return [_triage_row(case, box, suite, mode, got) for mode, got in pairs]
