@@ -50,6 +50,9 @@ class Graph:
         best = [c for c in common if not any(c in self.ancestors(o) - {o} for o in common)]
         return best[0] if best else None
 
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        return older in self.ancestors(newer)
+
 
 def linear(count: int) -> Graph:
     """c0 <- c1 <- ... <- c{count}."""
@@ -128,6 +131,40 @@ def test_a_merge_whose_fork_does_not_pass_is_searched_against_its_first_parent()
     test, _ = outcomes({**table, "root": P})
     located = locate("root", "m3", graph, test)
     assert (located.base, located.tip, located.where) == ("m1", "M", Where.MERGE)
+
+
+def maintenance(fork: Outcome) -> tuple[Graph, dict[str, Outcome]]:
+    """main: c0 <- ... <- c8, c5 the culprit; a maintenance branch off c2: c2 <- r1 <- r2
+    (GOOD, a release tag that is no ancestor of BAD), `fork` the outcome of c2."""
+    graph = linear(8)
+    graph.parents_of.update({"r1": ("c2",), "r2": ("r1",)})
+    table = {f"c{n}": P if n < 5 else F for n in range(9)} | {"c2": fork, "r1": P, "r2": P}
+    return graph, table
+
+
+def test_good_off_the_main_line_is_bisected_from_the_commit_they_forked_from() -> None:
+    graph, table = maintenance(fork=P)
+    test, asked = outcomes(table)
+    located = locate("r2", "c8", graph, test)
+    assert (located.base, located.tip, located.where) == ("c4", "c5", Where.COMMIT)
+    assert located.fork == "c2"
+    assert asked[0] == "c2"  # seen to pass before any commit after it is asked
+    assert located.asked[0] == ("c2", P)
+    assert not {"r1", "r2", "c0", "c1"} & set(asked)
+    assert len(asked) == 1 + 3  # the fork, then log2 of the 6 commits after it
+
+
+def test_good_off_the_main_line_whose_fork_fails_leaves_the_whole_range() -> None:
+    graph, table = maintenance(fork=F)
+    test, asked = outcomes(table)
+    located = locate("r2", "c8", graph, test)
+    assert (located.base, located.tip, located.where) == ("r2", "c8", Where.WHOLE)
+    assert (located.fork, asked) == ("c2", ["c2"])
+
+
+def test_good_on_the_main_line_asks_for_no_fork() -> None:
+    test, _ = outcomes({f"c{n}": P if n < 5 else F for n in range(9)})
+    assert locate("c0", "c8", linear(8), test).fork == ""
 
 
 # -- the command, over repositories made with the real git -----------------------------------
@@ -263,15 +300,52 @@ def test_a_single_commit_falls_back_to_the_whole_range_and_says_why(tmp_path: Pa
     assert "only commit" in run.stdout
 
 
-def test_good_that_is_no_ancestor_of_bad_falls_back_and_says_why(tmp_path: Path) -> None:
-    repo, _ = history(tmp_path / "repo", [{}, {"data.txt": "10\n20\n31\n"}])
-    repo.git("checkout", "-q", "-b", "side", "good")
-    put(repo, {"notes.txt": "a side branch\n"})
-    repo.commit("side")
+def released(tmp_path: Path, fixed_on_branch: bool) -> tuple[Sandbox, list[str], str]:
+    """A release tag on a maintenance branch off the main line's commit 2 (GOOD, no ancestor
+    of BAD), the main line's culprit in its step 5; with `fixed_on_branch`, the main line fails
+    from before the fork on (scale.txt 2) and only the branch is fixed."""
+    steps: list[dict[str, str | Exe | None]] = [{} for _ in range(8)]
+    steps[4] = {"data.txt": "10\n20\n31\n"}
+    if fixed_on_branch:
+        steps[0] = {"scale.txt": "2\n"}
+        steps[4] = {}
+    repo, commits = history(tmp_path / "repo", steps)
+    repo.git("checkout", "-q", "-b", "maintenance", commits[2])
+    put(repo, {"notes.txt": "release 1.0.1\n", "scale.txt": "1\n"})
+    repo.commit("release 1.0.1")
+    repo.git("tag", "v1.0.1")
     repo.git("checkout", "-q", "main")
-    run = ddchange(repo.path, "side..bad", "--", "./check.sh")
+    return repo, commits, repo.git("rev-parse", "v1.0.1").decode().strip()
+
+
+def test_good_that_is_no_ancestor_of_bad_is_bisected_from_their_fork(tmp_path: Path) -> None:
+    repo, commits, _ = released(tmp_path, fixed_on_branch=False)
+    patch = tmp_path / "answer.patch"
+    run = ddchange(repo.path, "v1.0.1..bad", "--patch", str(patch), "--", "./check.sh")
     assert run.returncode == 0, run.stderr
-    assert "not an ancestor" in run.report["route"]["fallback"]
+    route = run.report["route"]
+    assert route["fork"] == commits[2]
+    assert route["fallback"] is None
+    assert route["bisection"][0] == {"commit": commits[2], "outcome": "pass", "runs": 1, "fails": 0}
+    assert (run.report["first_bad"], run.report["base"]) == (commits[5], commits[4])
+    assert [c["path"] for c in run.report["culprits"]] == ["data.txt"]
+    assert f"the commit they forked from, {commits[2][:12]}, was tested first" in run.stdout
+    assert reproduces(repo, tmp_path, run, patch)
+
+
+def test_good_whose_fork_with_bad_fails_searches_the_whole_range_and_says_why(
+    tmp_path: Path,
+) -> None:
+    repo, commits, release = released(tmp_path, fixed_on_branch=True)
+    run = ddchange(repo.path, "v1.0.1..bad", "--", "./check.sh")
+    assert run.returncode == 0, run.stderr
+    route = run.report["route"]
+    assert route["fork"] == commits[2]
+    assert route["fallback"].startswith("GOOD is not an ancestor of BAD, and the commit they ")
+    assert commits[2][:12] in route["fallback"]
+    assert route["bisection"] == [{"commit": commits[2], "outcome": "fail", "runs": 1, "fails": 1}]
+    assert run.report["base"] == release
+    assert [c["path"] for c in run.report["culprits"]] == ["scale.txt"]
 
 
 def test_untestable_commits_next_to_the_culprit_search_the_range_between(tmp_path: Path) -> None:

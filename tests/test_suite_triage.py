@@ -362,6 +362,31 @@ def test_the_default_triage_goes_inside_each_tests_first_bad_commit(tmp_path: Pa
     assert result.tests_run < whole.tests_run
 
 
+def test_a_triage_from_a_release_off_the_main_line_bisects_from_where_they_forked(
+    tmp_path: Path,
+) -> None:
+    """GOOD a release tag on a maintenance branch (no ancestor of BAD): as `git bisect` does,
+    the commit the two forked from is run first, and each failing test's bisection starts
+    from it once it passes; the causes are the same as from the main line's own GOOD, and
+    each cause's patch applies on a commit of the main line."""
+    scenario = samples.load("suite-triage")
+    repo = samples.build_repo(scenario, tmp_path / "repo")
+    sandbox = Sandbox(repo)
+    fork = sandbox.rev("v3.0")
+    sandbox.git("checkout", "-q", "-b", "maintenance", "v3.0")
+    put(sandbox, {"RELEASE-NOTES": "3.0.1: packaging only\n"})
+    sandbox.commit("release 3.0.1")
+    sandbox.git("tag", "v3.0.1")
+    request = dataclasses.replace(samples.request(scenario, repo), good="v3.0.1")
+    result = suite.run(request)
+    assert result.outcome == "found"
+    assert samples.causes_match(scenario, result)
+    assert (result.fork, result.fallback) == (fork, "")
+    assert [r.config for r in result.log if r.phase == "bisect"][0] == frozenset({f"commit:{fork}"})
+    main_line = sandbox.git("rev-list", "v3.0..v3.1").decode().split()
+    assert all(c.first_bad in main_line for c in result.changes)
+
+
 def test_a_triage_inside_the_history_resumes_and_replays_with_every_run_of_it(
     tmp_path: Path,
 ) -> None:

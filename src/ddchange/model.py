@@ -432,6 +432,10 @@ class Route:
     on_good: Claim | None = None
     on_good_note: str = ""
     fallback: str = ""  # why auto searched the whole range ("" : it did not fall back)
+    # Where GOOD is no ancestor of BAD, the commit they forked from (their merge base), asked
+    # first (its claim is among `bisected`): the bisection's start where it passed, else the
+    # reason for the `fallback`
+    fork: str | None = None
     # Who made the commits the route names, and when (first bad commit, base, merges)
     commits: Mapping[str, CommitInfo] = field(default_factory=dict)
 
@@ -589,6 +593,9 @@ class SuiteResult:
     located_in: int = 0
     commits: dict[str, CommitInfo] = field(default_factory=dict)
     fallback: str = ""
+    # Where GOOD is no ancestor of BAD: the commit they forked from, where each bisection
+    # started once a run showed it to pass
+    fork: str = ""
     # Every cause's changes together, as one patch, where all causes apply on one commit (the
     # base of each of `changes`); None where they do not, or there is no cause.
     patch: bytes | None = None

@@ -138,16 +138,20 @@ class Frame:
 
 
 def unbisectable(repo: git.Repo, revisions: Revisions, request: Request) -> str:
-    """Why the history of GOOD..BAD cannot be bisected ("" when it can): GOOD is not an
-    ancestor of BAD, the first-parent chain between them is a single commit, or the tests run
-    on a cluster's workers, which are sent GOOD and not the commits after it."""
+    """Why the history of GOOD..BAD cannot be bisected ("" when it can): GOOD and BAD have no
+    commit in common, the first-parent chain between them is a single commit, or the tests run
+    on a cluster's workers, which are sent GOOD and not the commits after it. (Where GOOD is
+    no ancestor of BAD but they have a merge base, the bisection starts from it, as `git
+    bisect` does: search/history.py.)"""
     if request.scheduler:
         return (
             "with --scheduler the tests run on the cluster's workers, which get GOOD and the "
             "changes, not the commits between GOOD and BAD"
         )
-    if not git.is_ancestor(repo, revisions.good, revisions.bad):
-        return "GOOD is not an ancestor of BAD, so there is no history between them to bisect"
+    if not git.is_ancestor(repo, revisions.good, revisions.bad) and not git.merge_base(
+        repo, revisions.good, revisions.bad
+    ):
+        return "GOOD is not an ancestor of BAD, and they have no commit in common to bisect from"
     if len(git.first_parents(repo, revisions.good, revisions.bad)) < 2:
         return "BAD is the only commit after GOOD on the first-parent history"
     return ""
@@ -260,6 +264,7 @@ def _history_first(
             merges=() if located is None else located.merges,
             tip=trials.claim(tree(tip)),
             fallback=_fell_back(flaky, located, good, bad),
+            fork=located.fork or None if located else None,
             commits=git.commit_infos(repo, {base, tip, *(located.merges if located else ())}),
         )
         found = _search(
@@ -341,6 +346,9 @@ class Graph:
     def merge_base(self, one: str, other: str) -> str | None:
         return git.merge_base(self.repo, one, other)
 
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        return git.is_ancestor(self.repo, older, newer)
+
 
 def _tip_holds(trials: Trials, trees: CommitTrees, located: history.Located, asked: float) -> bool:
     """Whether the first bad commit fails again in as many runs as an answer's FAIL needs at
@@ -362,9 +370,19 @@ def _fell_back(flaky: bool, located: history.Located | None, good: str, bad: str
     """Why the search after the bisection goes over all of GOOD..BAD ("" where it does not)."""
     if flaky:
         return "runs of GOOD, of BAD or of the first bad commit disagreed"
+    if located is not None and located.where is history.Where.WHOLE:
+        return forked_off(located.fork)
     if located is not None and (located.base, located.tip) == (good, bad):
         return "no commit between GOOD and BAD could be tested"
     return ""
+
+
+def forked_off(fork: str) -> str:
+    """Why the search goes over all of GOOD..BAD where GOOD is no ancestor of BAD."""
+    return (
+        f"GOOD is not an ancestor of BAD, and the commit they forked from, {fork[:12]}, did "
+        "not pass, so their history cannot say where the failure came in"
+    )
 
 
 def _on_good(trials: Trials, found: Result, route: Route) -> Route:

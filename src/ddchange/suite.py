@@ -86,6 +86,7 @@ from ddchange.session import (
     Frame,
     Graph,
     analysis_aside,
+    forked_off,
     hierarchy_for,
     pinned_states,
     read_diff,
@@ -179,6 +180,7 @@ def _history_first(
             )
             graph = Graph(scratch.repo)
             ends: dict[tuple[str, str], list[Target]] = {}
+            forks: dict[str, history.Where] = {}  # GOOD no ancestor of BAD: where they forked
             for number, target in enumerate(targets, 1):
                 searching[0] = target
                 far[0] = f"bisecting the history, target {number} of {len(targets)}"
@@ -188,6 +190,8 @@ def _history_first(
 
                 located = history.locate(good, bad, graph, test, width=width, offer=offer)
                 ends.setdefault((located.base, located.tip), []).append(target)
+                if located.fork:
+                    forks[located.fork] = located.where
             searching[0] = None
             far[0] = "each first bad commit again"
             for _base, tip in ends:  # each first bad commit's FAIL is a claim: run again
@@ -257,16 +261,19 @@ def _history_first(
         earlier=next((p.earlier for p in parts if p.earlier is not None), None),
         located_in=located_in,
         commits=commits,
-        fallback="" if (good, bad) not in ends else _whole_range(len(ends)),
+        fallback="" if (good, bad) not in ends else _whole_range(len(ends), forks),
+        fork=next(iter(forks), ""),
         patch=parts[0].patch if len(parts) == 1 else None,  # else the causes' bases differ
     )
 
 
-def _whole_range(groups: int) -> str:
-    """Why some targets were triaged over the whole range: their bisection could test no
-    commit between GOOD and BAD."""
+def _whole_range(groups: int, forks: Mapping[str, history.Where]) -> str:
+    """Why some targets were triaged over the whole range: GOOD is no ancestor of BAD and
+    the commit they forked from did not pass for them, or their bisection could test no commit
+    between GOOD and BAD."""
     which = "every failing test" if groups == 1 else "some failing tests"
-    return f"for {which}, no commit between GOOD and BAD could be tested"
+    why = next((forked_off(f) for f, where in forks.items() if where is history.Where.WHOLE), "")
+    return f"for {which}, {why or 'no commit between GOOD and BAD could be tested'}"
 
 
 def _triage(

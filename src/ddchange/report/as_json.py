@@ -38,6 +38,8 @@ def _route(result: Result) -> dict[str, Any]:
         "strategy": found.strategy,
         "searched": found.searched,
         "fallback": found.fallback or None,
+        # where GOOD is no ancestor of BAD: the commit they forked from, asked first
+        "fork": found.fork,
         "first_bad": found.first_bad,
         "located_in": found.located_in,
         "bisect_tests": found.bisect_tests,

@@ -190,6 +190,12 @@ def render(result: SuiteResult) -> str:
         lines.append(f"Already failing at GOOD (not searched): {_tests(result.already_failing)}")
     if result.newly_passing:
         lines.append(f"Newly passing at BAD: {_tests(result.newly_passing)}")
+    if result.fork:
+        lines.append(
+            f"GOOD is not an ancestor of BAD: as `git bisect` does, the commit they forked from, "
+            f"{result.fork[:12]}, was tested first, and each bisection started from it where "
+            "it passed."
+        )
     if result.fallback:
         lines.append(f"The whole of GOOD..BAD was triaged: {result.fallback}.")
     overhead = result.wall_time - result.command_time
@@ -270,6 +276,7 @@ def render_json(result: SuiteResult) -> str:
         "bisection": {
             "tests": result.located_in,
             "fallback": result.fallback or None,
+            "fork": result.fork or None,
         },
         "tests_run": result.tests_run,
         "resumed": result.resumed,

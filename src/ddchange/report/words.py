@@ -305,6 +305,12 @@ def route(result: Result) -> str:
         f"{plural(found.bisect_tests, 'commit')} {'was' if found.bisect_tests == 1 else 'were'} "
         "tested, each its own tree" + (f": {tested}." if tested else ".")
     ]
+    if found.fork and not found.fallback:
+        lines.append(
+            f"GOOD is not an ancestor of BAD: as `git bisect` does, the commit they forked "
+            f"from, {found.fork[:12]}, was tested first, and the bisection started from it "
+            "where it passed."
+        )
     if found.fallback:
         lines.append(f"The whole of GOOD..BAD was searched: {found.fallback}.")
         return " ".join(lines)

@@ -5,6 +5,11 @@ range between the two where commits in it could not be tested, or, for a merge, 
 first bad commit of the merged branch (or the merge against its first parent, where the
 branch cannot tell).
 
+Where GOOD is not an ancestor of BAD (a tag on a maintenance branch, BAD on the main line), the
+bisection starts, as `git bisect` does, from the commit the two forked from (their merge base),
+once a run shows that it passes; where it does not, the history cannot say where the failure
+came in, and the search goes over all of GOOD..BAD.
+
 The strategy `--strategy auto` follows, for a search (session.py) and for each test of a
 triage (suite.py). Pure, as every module of search/: the test of a commit and the questions
 about the graph (`Graph`) are injected, and nothing here runs git or a test itself.
@@ -12,7 +17,8 @@ about the graph (`Graph`) are injected, and nothing here runs git or a test itse
 Invariants the callers rely on:
 - `good` passes and `bad` fails: neither is asked (the caller's pre-flight ran both).
 - Every commit a `Located` names as passing (its `base`) or failing (its `tip`) was seen to by
-  a real outcome: `good` and `bad` themselves, or a commit the test was asked about here. What
+  a real outcome: `good` and `bad` themselves, or a commit the test was asked about here (the
+  merge base of a `good` that is no ancestor of `bad` among them). What
   bisection implies (that everything after a failing commit fails) chooses the next question
   and never stands for an answer.
 """
@@ -78,6 +84,9 @@ class Graph(Protocol):
     def merge_base(self, one: str, other: str) -> str | None:
         """The best common ancestor of the two commits; None when they have none."""
 
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        """Whether commit `older` is `newer` or one of its ancestors."""
+
 
 class Where(enum.StrEnum):
     """Which changes the search goes on with, once the history has been bisected."""
@@ -85,6 +94,8 @@ class Where(enum.StrEnum):
     COMMIT = "commit"  # the first bad commit's own changes, against its parent
     SKIPPED = "skipped"  # the range from the last good to the first bad commit: untestable between
     MERGE = "merge"  # a merge's changes against its first parent (its branch could not tell)
+    # all of GOOD..BAD: GOOD is no ancestor of BAD, and the commit they forked from did not pass
+    WHOLE = "whole"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,6 +112,8 @@ class Located:
     # The oldest first-parent commit between GOOD and BAD seen to fail (a merge whose branch
     # was bisected into, when `merges`)
     first_bad: str
+    # Where GOOD is no ancestor of BAD: the commit they forked from, the bisection's start
+    fork: str = ""
 
 
 def locate(
@@ -116,7 +129,10 @@ def locate(
     merge into its merged branch (bisected the same way) as long as the branch's own tip fails
     and the base it forked from passes; where either does not, the merge itself is searched,
     against its first parent. With `width` tests at once, each round of the bisection asks
-    that many commits, `offer`ed first (see `bisect_history`)."""
+    that many commits, `offer`ed first (see `bisect_history`). Where `good` is no ancestor of
+    `bad`, their merge base is asked first and the bisection starts from it where it passes;
+    where it does not, all of good..bad is where the search goes on (`Where.WHOLE`). The
+    caller makes sure they have a merge base."""
     asked: list[tuple[str, Outcome]] = []
 
     def ask(sha: str) -> Outcome:
@@ -124,6 +140,13 @@ def locate(
         asked.append((sha, outcome))
         return outcome
 
+    start = "" if graph.is_ancestor(good, bad) else graph.merge_base(good, bad) or ""
+    if start:
+        if ask(start) is not Outcome.PASS:
+            return Located(
+                base=good, tip=bad, where=Where.WHOLE, asked=tuple(asked), first_bad=bad, fork=start
+            )
+        good = start
     merges: list[str] = []
     first_bad = ""
     while True:
@@ -144,6 +167,7 @@ def locate(
             asked=tuple(asked),
             merges=tuple(merges),
             first_bad=first_bad,
+            fork=start,
         )
 
 
