@@ -246,6 +246,16 @@ def test_the_summary_compares_all_runs_and_sums_them_from_the_rows() -> None:
     assert total + "ddmin-lines 60 = 0.67×" in lines
 
 
+def test_the_triage_summary_compares_only_the_rows_that_ran() -> None:
+    lines = real.summary([row("triage", 30, "a"), row("triage-diff", 90, "a")])
+    assert "- triage: every failing test in a cause and every cause right on 1 of 1" in lines
+    assert "- triage (default) tests ≤ triage --strategy diff tests on 1 of 1" in lines
+    assert not [line for line in lines if "separate" in line]
+    both = real.summary([row("triage", 30, "a"), row("separate", 20, "a")])
+    assert "- triage tests ≤ separate tests on 0 of 1" in both
+    assert "- total tests: triage 30 vs separate 20 = 1.50×" in both
+
+
 CASES = Path(__file__).resolve().parents[1] / "benchmarks" / "real"
 
 
