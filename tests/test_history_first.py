@@ -348,6 +348,18 @@ def test_good_whose_fork_with_bad_fails_searches_the_whole_range_and_says_why(
     assert [c["path"] for c in run.report["culprits"]] == ["scale.txt"]
 
 
+def test_good_after_bad_in_the_history_falls_back_and_says_why(tmp_path: Path) -> None:
+    """A fix range: GOOD (passing) descends from BAD (failing); nothing lies between to bisect."""
+    repo, _ = history(tmp_path / "repo", [{"data.txt": "10\n20\n31\n"}, {}])
+    put(repo, {"data.txt": "10\n20\n30\n"})
+    repo.commit("the fix")
+    repo.git("tag", "fixed")
+    run = ddchange(repo.path, "fixed..bad", "--", "./check.sh")
+    assert run.returncode == 0, run.stderr
+    assert run.report["route"]["fallback"].startswith("GOOD comes after BAD in the history")
+    assert run.report["route"]["bisection"] == []
+
+
 def test_untestable_commits_next_to_the_culprit_search_the_range_between(tmp_path: Path) -> None:
     steps: list[dict[str, str | Exe | None]] = [{} for _ in range(8)]
     steps[3] = {"skip": "broken build\n"}

@@ -139,7 +139,8 @@ class Frame:
 
 def unbisectable(repo: git.Repo, revisions: Revisions, request: Request) -> str:
     """Why the history of GOOD..BAD cannot be bisected ("" when it can): GOOD and BAD have no
-    commit in common, the first-parent chain between them is a single commit, or the tests run
+    commit in common, GOOD descends from BAD, the first-parent chain between them is a single
+    commit, or the tests run
     on a cluster's workers, which are sent GOOD and not the commits after it. (Where GOOD is
     no ancestor of BAD but they have a merge base, the bisection starts from it, as `git
     bisect` does: search/history.py.)"""
@@ -148,10 +149,16 @@ def unbisectable(repo: git.Repo, revisions: Revisions, request: Request) -> str:
             "with --scheduler the tests run on the cluster's workers, which get GOOD and the "
             "changes, not the commits between GOOD and BAD"
         )
-    if not git.is_ancestor(repo, revisions.good, revisions.bad) and not git.merge_base(
-        repo, revisions.good, revisions.bad
-    ):
-        return "GOOD is not an ancestor of BAD, and they have no commit in common to bisect from"
+    if not git.is_ancestor(repo, revisions.good, revisions.bad):
+        fork = git.merge_base(repo, revisions.good, revisions.bad)
+        if fork is None:
+            return (
+                "GOOD is not an ancestor of BAD, and they have no commit in common to bisect from"
+            )
+        if fork == revisions.bad:
+            return (
+                "GOOD comes after BAD in the history, so there is no history between them to bisect"
+            )
     if len(git.first_parents(repo, revisions.good, revisions.bad)) < 2:
         return "BAD is the only commit after GOOD on the first-parent history"
     return ""
