@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from endtoend import LINES, ddchange, edit, interrupted_after, put, refused, two_commits
-from gitsandbox import Sandbox
+from gitsandbox import Sandbox, init
 
 from ddchange import samples, suite
 
@@ -385,6 +385,41 @@ def test_a_triage_from_a_release_off_the_main_line_bisects_from_where_they_forke
     assert [r.config for r in result.log if r.phase == "bisect"][0] == frozenset({f"commit:{fork}"})
     main_line = sandbox.git("rev-list", "v3.0..v3.1").decode().split()
     assert all(c.first_bad in main_line for c in result.changes)
+
+
+def test_a_fork_that_fails_some_tests_triages_those_over_the_whole_range(tmp_path: Path) -> None:
+    """GOOD a release whose branch left the main line at a commit that broke the Money tests,
+    and fixed them: the commit they forked from fails those, so their cause is searched over
+    the whole range (and the report says why); the encoding test passes there, so its
+    bisection starts from it and its cause lies inside the commit that broke it."""
+    repo = init(tmp_path / "repo")
+    put(repo, GOOD)
+    repo.commit("base")
+    put(repo, {"a.txt": BAD["a.txt"]})
+    fork = repo.commit("break the money tests")
+    for name in ("b.txt", "c.txt", "d.txt"):
+        put(repo, {name: BAD[name]})
+        repo.commit(f"change {name}")
+    repo.git("tag", "bad")
+    encoding = repo.rev("HEAD~1")  # c.txt's ENCODING, after b.txt's latin
+    repo.git("checkout", "-q", "-b", "maintenance", fork)
+    put(repo, {"a.txt": LINES})
+    repo.commit("release: the money tests fixed")
+    repo.git("tag", "rel")
+    repo.git("checkout", "-q", "main")
+    code, out, err, document = triage(repo, *JUNIT, revisions="rel..bad")
+    assert code == 0, err
+    assert document["bisection"]["fork"] == fork
+    assert document["bisection"]["fallback"].startswith(
+        f"for some failing tests, GOOD is not an ancestor of BAD, and the commit they forked "
+        f"from, {fork[:12]}, did not pass"
+    )
+    first_bad = {tuple(c["tests"]): c["first_bad"] for c in document["causes"]}
+    assert first_bad == {
+        ("suite.Money.test_round", "suite.Money.test_sum"): None,
+        ("suite.Text.test_encoding",): encoding,
+    }
+    assert cause_lines(document)[("suite.Text.test_encoding",)] == {"ENCODING"}
 
 
 def test_a_triage_inside_the_history_resumes_and_replays_with_every_run_of_it(

@@ -180,7 +180,9 @@ def _history_first(
             )
             graph = Graph(scratch.repo)
             ends: dict[tuple[str, str], list[Target]] = {}
-            forks: dict[str, history.Where] = {}  # GOOD no ancestor of BAD: where they forked
+            # GOOD no ancestor of BAD: the commit they forked from, and whether it failed for
+            # some target (whose bisection cannot start there: the whole range is triaged)
+            fork, whole = "", False
             for number, target in enumerate(targets, 1):
                 searching[0] = target
                 far[0] = f"bisecting the history, target {number} of {len(targets)}"
@@ -190,8 +192,8 @@ def _history_first(
 
                 located = history.locate(good, bad, graph, test, width=width, offer=offer)
                 ends.setdefault((located.base, located.tip), []).append(target)
-                if located.fork:
-                    forks[located.fork] = located.where
+                fork = located.fork or fork
+                whole = whole or located.where is history.Where.WHOLE
             searching[0] = None
             far[0] = "each first bad commit again"
             for _base, tip in ends:  # each first bad commit's FAIL is a claim: run again
@@ -261,19 +263,21 @@ def _history_first(
         earlier=next((p.earlier for p in parts if p.earlier is not None), None),
         located_in=located_in,
         commits=commits,
-        fallback="" if (good, bad) not in ends else _whole_range(len(ends), forks),
-        fork=next(iter(forks), ""),
+        fallback="" if (good, bad) not in ends else _whole_range(len(ends), fork if whole else ""),
+        fork=fork,
         patch=parts[0].patch if len(parts) == 1 else None,  # else the causes' bases differ
     )
 
 
-def _whole_range(groups: int, forks: Mapping[str, history.Where]) -> str:
+def _whole_range(groups: int, failed_fork: str) -> str:
     """Why some targets were triaged over the whole range: GOOD is no ancestor of BAD and
-    the commit they forked from did not pass for them, or their bisection could test no commit
-    between GOOD and BAD."""
+    the commit they forked from (`failed_fork`) did not pass for some, or their bisection
+    could test no commit between GOOD and BAD."""
     which = "every failing test" if groups == 1 else "some failing tests"
-    why = next((forked_off(f) for f, where in forks.items() if where is history.Where.WHOLE), "")
-    return f"for {which}, {why or 'no commit between GOOD and BAD could be tested'}"
+    why = (
+        forked_off(failed_fork) if failed_fork else "no commit between GOOD and BAD could be tested"
+    )
+    return f"for {which}, {why}"
 
 
 def _triage(
