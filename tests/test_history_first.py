@@ -330,6 +330,7 @@ def test_good_that_is_no_ancestor_of_bad_is_bisected_from_their_fork(tmp_path: P
     assert (run.report["first_bad"], run.report["base"]) == (commits[5], commits[4])
     assert [c["path"] for c in run.report["culprits"]] == ["data.txt"]
     assert f"the commit they forked from, {commits[2][:12]}, was tested first" in run.stdout
+    assert "of the commits from the commit GOOD and BAD forked from to BAD 4 commits" in run.stdout
     assert reproduces(repo, tmp_path, run, patch)
 
 

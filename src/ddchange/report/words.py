@@ -300,8 +300,12 @@ def route(result: Result) -> str:
     if found.fallback and not found.bisected:
         return f"Route: the whole of GOOD..BAD was searched: {found.fallback}."
     tested = ", ".join(f"{sha[:12]} {_verdict(claim)}" for sha, claim in found.bisected)
+    # where GOOD is no ancestor of BAD, the commit they forked from is among those tested
+    span = (
+        "from the commit GOOD and BAD forked from to BAD" if found.fork else "between GOOD and BAD"
+    )
     lines = [
-        f"Bisection: BAD failed, and of the commits between GOOD and BAD "
+        f"Bisection: BAD failed, and of the commits {span} "
         f"{plural(found.bisect_tests, 'commit')} {'was' if found.bisect_tests == 1 else 'were'} "
         "tested, each its own tree" + (f": {tested}." if tested else ".")
     ]
