@@ -132,7 +132,8 @@ class Level(enum.StrEnum):
     BLOCK = "block"  # a run of changed lines with no unchanged line between them
     LINE = "line"
     # Not searched down to: a block of the answer whose lines came from several commits, cut by
-    # commit, and the answer checked again at it
+    # commit, or that the answer's own patch shows as several hunks (diff/realign.py), cut
+    # there, and the answer checked again at it
     ORIGIN = "origin"
 
 

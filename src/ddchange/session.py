@@ -49,7 +49,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from ddchange import errors, git
-from ddchange.diff import content, hunks, limits, linechanges, provenance, read
+from ddchange.diff import content, hunks, limits, linechanges, provenance, read, realign
 from ddchange.diff.limits import Limited
 from ddchange.events import Events, Listener
 from ddchange.hierarchy import grouping, names
@@ -913,13 +913,15 @@ def _descend(run: _Run, start: frozenset[str], *, history: bool) -> Found:
 
 def _by_origin(run: _Run, found: Found) -> Found:
     """At block granularity, a block of the answer whose lines came from more than one
-    commit is cut by commit and the answer checked again by removal there, so that no
-    block of two commits stands in the answer as one change unless each part is needed
-    (blame of the answer's lines only: the search itself never needs it)."""
+    commit, or that the answer's own patch shows as more than one hunk, is cut there and the
+    answer checked again by removal, so that no block of two commits and no hunk of the
+    patch stands in the answer as one change unless each part is needed (blame of the
+    answer's lines and git's diff of its patch only: the search itself never needs them)."""
     if run.request.granularity != Level.BLOCK or run.request.isolate:
         return found
     units = [h for h in run.diff.hunks if h.id in found.answer]
-    return run.search.by_origin(found, run.attribution or _origins(run, units))
+    origins = run.attribution or _origins(run, units)
+    return run.search.by_origin(found, origins, functools.partial(_pieces, run))
 
 
 def _confirm(run: _Run, found: Found, before: float = 0.0, searches: int = 1) -> Confirmation:
@@ -1051,6 +1053,10 @@ def _result(
 def _origins(run: _Run, units: list[hunks.Hunk]) -> dict[str, tuple[str, ...]]:
     repo, good, bad = run.scratch.repo, run.revisions.good, run.revisions.bad
     return provenance.attribute(repo, good, bad, run.diff, units)
+
+
+def _pieces(run: _Run, answer: frozenset[str]) -> dict[str, int]:
+    return realign.pieces(run.scratch.repo, run.diff, answer)
 
 
 def _attribute(run: _Run, units: list[hunks.Hunk]) -> dict[str, tuple[git.CommitInfo, ...]]:

@@ -23,9 +23,9 @@ record), so one run answers for every test at once. The phases pass values along
    A search takes the path its own search would take alone: it draws no implication from
    another target's runs (moving to their configurations by monotony led one search on the
    click suite of benchmarks/real/ to four times the tests of the same search alone).
-   At block granularity each answer is then cut by commit (`Search.by_origin`), as a single
-   search's is: no block whose lines came from two commits stands as one change unless each
-   part is needed.
+   At block granularity each answer is then cut by commit and by the hunks of its own patch
+   (`Search.by_origin`), as a single search's is: no block whose lines came from two commits,
+   and no hunk of the patch the user gets, stands as one change unless each part is needed.
 3. causes (`_causes`): targets whose answers are the same configuration are one cause. Each
    answer is run again (`confidence.reruns`), and every target of the cause must fail in
    every run; GOOD runs once more at the end. A cause's tests are those its own runs show
@@ -55,7 +55,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ddchange import errors, events, git
-from ddchange.diff import content, provenance, read
+from ddchange.diff import content, provenance, read, realign
 from ddchange.hierarchy import grouping
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
@@ -343,6 +343,10 @@ def _triage(
             units = [h for h in diff.hunks if h.id in answer]
             return provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff, units)
 
+        def pieces_of(answer: Config) -> dict[str, int]:
+            """Each unit of `answer` by the hunk of its own patch's `git diff -U0`."""
+            return realign.pieces(scratch.repo, diff, answer)
+
         try:
             pacing.begin(len(everything))
 
@@ -355,7 +359,7 @@ def _triage(
                     pacing.next({f.answer for f in found.values()})
                     found[target.name] = _search(
                         request, trials, hierarchy, target, levels, width, everything,
-                        commits_of, rate,
+                        (commits_of, pieces_of), rate,
                     )  # fmt: skip
                 searching[0] = None
                 causes = _causes(request, trials, targets, found, rate())
@@ -609,11 +613,14 @@ def _search(
     levels: Sequence[Level],
     width: int,
     start: Config,
-    origins: Callable[[Config], Mapping[str, tuple[str, ...]]],
+    cut: tuple[
+        Callable[[Config], Mapping[str, tuple[str, ...]]], Callable[[Config], Mapping[str, int]]
+    ],
     rate: Callable[[], float],
 ) -> Found:
-    """One target's search from `start`, then cut by commit (`Search.by_origin`, from the
-    commits `origins` gives each unit of the answer), the path its own search would take
+    """One target's search from `start`, then cut by commit and by the hunks of its own patch
+    (`Search.by_origin`, from the commits and the hunks `cut` gives each unit of the answer),
+    the path its own search would take
     alone (each FAIL it acts on run as often as the flake `rate` seen asks): its cache
     begins with GOOD and `start` only, so no outcome is implied from another target's runs
     (moving to another search's configurations by monotony led a search astray: on the click
@@ -647,7 +654,8 @@ def _search(
     found = search.minimize(start, levels)
     if request.granularity != Level.BLOCK:
         return found
-    return search.by_origin(found, origins(found.answer))  # no block of two commits as one
+    origins, pieces = cut  # no block of two commits, no needless hunk of the patch
+    return search.by_origin(found, origins(found.answer), pieces)
 
 
 Key = tuple[Config, Config]  # an answer: its failing set and (--isolate) its passing set

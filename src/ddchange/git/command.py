@@ -307,9 +307,17 @@ def _located(repo: Repo) -> tuple[Path, tuple[str, ...]]:
     return Path(work_tree), (f"--git-dir={repo.git_dir}", f"--work-tree={work_tree}")
 
 
-def in_repo(repo: Repo, *args: str, stdin: bytes = b"", within: Path | None = None) -> bytes:
+def in_repo(
+    repo: Repo,
+    *args: str,
+    stdin: bytes = b"",
+    within: Path | None = None,
+    objects: Path | None = None,
+) -> bytes:
     """Run a command about the whole repository, from its work tree (the git dir if bare), or
     from the directory `within` of the work tree, where git reads pathspecs relative to it.
+    `objects`: a throwaway object directory of ours, where the objects it writes go (the
+    repository's own serve as its alternate, and stay as they were).
 
     Not from inside the git dir: `git diff A B` reads .gitattributes (diff drivers for hunk
     headers, `-diff` for binary) from the work tree, as the user's own `git diff` does, and
@@ -318,7 +326,12 @@ def in_repo(repo: Repo, *args: str, stdin: bytes = b"", within: Path | None = No
     """
     cwd, where = _located(repo)
     directory = within if within is not None and where else cwd
-    return run(directory, *where, *args, stdin=stdin, extra=_objects(repo))
+    extra = _objects(repo)
+    if objects is not None:
+        own = alternate(Path(repo.common_dir) / "objects")
+        extra = {"GIT_OBJECT_DIRECTORY": os.fspath(objects)}
+        extra["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = own
+    return run(directory, *where, *args, stdin=stdin, extra=extra)
 
 
 def nul_joined(paths: Iterable[str]) -> bytes:

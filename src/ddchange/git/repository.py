@@ -192,6 +192,31 @@ def diff_patch(repo: Repo, good: str, bad: str) -> str:
     return out.decode("utf-8", "surrogateescape")
 
 
+# A hunk header of `git diff -U0`: where the old and the new lines start, and how many (1 where
+# the count is left out).
+_HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+
+Span = tuple[int, int, int, int]  # a hunk's old start, old lines, new start, new lines
+
+
+def line_hunks(repo: Repo, old: bytes, new: bytes) -> list[Span]:
+    """The hunks of `git diff -U0` from the text `old` to the text `new`, top to bottom, as
+    the user's git aligns their lines (its diff algorithm, its heuristics): what a patch of
+    `new` shows; none where git finds either binary. The two blobs go to a throwaway
+    object directory, never to the repository's."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="ddchange-objects-") as objects:
+        shas = [
+            in_repo(repo, "hash-object", "-w", "--stdin", stdin=text, objects=Path(objects))
+            .decode("ascii")
+            .strip()
+            for text in (old, new)
+        ]
+        out = in_repo(repo, "diff", "-U0", *DIFF_PINS, *shas, objects=Path(objects))
+    return [(int(a), int(b or 1), int(c), int(d or 1)) for a, b, c, d in _HUNK_HEADER.findall(out)]
+
+
 def read_blobs(repo: Repo, shas: Iterable[str]) -> dict[str, bytes]:
     """The exact bytes of each blob, all read by one `git cat-file --batch` process.
 

@@ -98,6 +98,7 @@ class Hierarchy:
         self._index: dict[str, int] = {}  # each unit's place in the diff, on first use
         self._members: dict[int, list[str]] = {}  # each block's units, on first use
         self._origins: dict[str, tuple[str, ...]] = {}  # told after a search (`know_origins`)
+        self._pieces: Mapping[str, int] = {}  # told after a search (`know_pieces`)
         self._names: Analysis | None = None
         self._analysis: Callable[[], Analysis] | None = None  # until it is made (`_analysed`)
         if dependencies and needs is None:
@@ -169,6 +170,13 @@ class Hierarchy:
         stays a group of its own there)."""
         self._origins.update(origins)
 
+    def know_pieces(self, pieces: Mapping[str, int]) -> None:
+        """Where the answer's own patch cuts its blocks, for the "origin" level: each unit's
+        hunk of that patch's `git diff -U0` (diff/realign.py; a unit with none stays with the
+        others of its block that have none). Replaces what was told before: an answer's
+        patch changes as the answer does."""
+        self._pieces = pieces
+
     def groups(self, level: Level, units: Sequence[Hunk]) -> list[Group]:
         """`units` partitioned into the groups of `level`, in diff order."""
         runs = self.runs(units) if level in (Level.BLOCK, Level.ORIGIN) else {}
@@ -200,7 +208,8 @@ class Hierarchy:
             case Level.BLOCK:
                 return ("block", runs[u.id]), at
             case Level.ORIGIN:
-                return ("origin", runs[u.id], self._origins.get(u.id, (u.id,))), at
+                origin = self._origins.get(u.id, (u.id,))
+                return ("origin", runs[u.id], origin, self._pieces.get(u.id)), at
             case Level.LINE:
                 return u.id, at
 

@@ -274,18 +274,31 @@ class Search:
         self.best, self.current, self.finest = answer, answer, level
         return self.verify_minimal(level, answer)
 
-    def by_origin(self, found: Found, origins: Mapping[str, tuple[str, ...]]) -> Found:
+    def by_origin(
+        self,
+        found: Found,
+        origins: Mapping[str, tuple[str, ...]],
+        pieces: Callable[[Config], Mapping[str, int]],
+    ) -> Found:
         """`found`, where a block of its answer holds lines that came from more than one
-        commit (`origins`: each unit's commits), cut by commit and checked again by removal
-        there (`refine` at the origin level), so that no block of two commits stands in the
-        answer as one change unless each part is needed; else `found` itself."""
-        blocks: dict[int, set[tuple[str, ...]]] = {}
-        for unit in found.answer:
-            blocks.setdefault(self.hierarchy.block(unit), set()).add(origins.get(unit, ()))
-        if all(len(commits) < 2 for commits in blocks.values()):
-            return found
+        commit (`origins`: each unit's commits), or shows as more than one hunk in the
+        answer's own patch (`pieces`: each unit's hunk of its `git diff -U0`, which can align
+        a block otherwise than GOOD..BAD did, diff/realign.py), cut there and checked again
+        by removal (`refine` at the origin level), so that no block of two commits, and no
+        hunk of the patch the user gets, stands in the answer unless it is needed; again
+        while that takes a piece (the patch of a smaller answer is a new alignment); else
+        `found` itself."""
         self.hierarchy.know_origins({unit: origins.get(unit, ()) for unit in found.answer})
-        return self.refine(found.answer, Level.ORIGIN)
+        while True:
+            self.hierarchy.know_pieces(pieces(found.answer))
+            units = self._hunks(found.answer)
+            cut = self.hierarchy.groups(Level.ORIGIN, units)
+            if len(cut) == len(self.hierarchy.groups(Level.BLOCK, units)):
+                return found
+            refined = self.refine(found.answer, Level.ORIGIN)
+            if refined.answer == found.answer:
+                return refined
+            found = refined
 
     def _remove_each(self, failing: Config, removals: list[Config]) -> tuple[Config, bool]:
         """`failing` without each of `removals` in turn, run for real; every one that still
