@@ -333,7 +333,8 @@ def section(rows: list[Row], ran: list[str], seconds: float, history: bool) -> s
             'check there ("its tests alone"), leaving out any one hunk of its `git diff -U0` '
             'must make one of its tests stop failing as at BAD ("k of n removable" otherwise), '
             "and it must add or remove the culprit lines case.toml names for its tests (`holds "
-            "culprit`: causes that do)."
+            "culprit`: causes that do), each as the release has it or, where case.toml gives "
+            "that form too, as the first bad commit `git bisect run` names wrote it."
         )
     return intro + "\n\n" + table(rows) + "\n" + "\n".join(summary(rows)) + "\n"
 

@@ -131,6 +131,18 @@ def git_bytes(repo: Path, *args: str) -> bytes:
 # -- cases --------------------------------------------------------------------------------------
 
 
+# A culprit line: its text in each form the case accepts, any one of them: as the release has
+# it, and where a commit that first wrote it worded it otherwise, as that commit did (a search
+# inside the first bad commit finds it so, against that commit's parent).
+Culprit = tuple[str, ...]
+
+
+def _culprit(entry: object) -> Culprit:
+    """A culprit line of case.toml: a string, or a list of the forms it may take."""
+    forms = entry if isinstance(entry, list | tuple) else [entry]
+    return tuple(str(form).strip() for form in forms)
+
+
 @dataclass(frozen=True)
 class Case:
     """A case: two sdists of `package` (versions `good` and `bad`, pinned by sha256), or, when
@@ -152,9 +164,9 @@ class Case:
     requires: tuple[str, ...] = ()
     build: str = ""
     culprit_files: tuple[str, ...] = ()
-    culprit_lines: tuple[str, ...] = ()
+    culprit_lines: tuple[Culprit, ...] = ()
     results: str = ""  # `--results` for ddchange when the check writes per-test results
-    tests: dict[str, tuple[str, ...]] = field(default_factory=dict)  # test id: culprit lines
+    tests: dict[str, tuple[Culprit, ...]] = field(default_factory=dict)  # test id: its culprits
 
     @property
     def check(self) -> Path:
@@ -172,7 +184,8 @@ def load_case(directory: Path) -> Case:
 
     A case whose check writes per-test results says how ddchange reads them (`results =
     "junit:report.xml"`) and names each test's culprit lines (`[tests]`, `"case.name" =
-    [lines]`); its `culprit_lines` are then all of those, unless given.
+    [lines]`); its `culprit_lines` are then all of those, unless given. A culprit line given as
+    a list is held by a patch that adds or removes any one of its forms (`Culprit`).
 
     A history case names its project (`repository = "owner/name"`), GOOD and BAD as full commit
     SHAs with the tags they stand for (`good_tag`, `bad_tag`), and its check (`check`, a path
@@ -194,7 +207,7 @@ def load_case(directory: Path) -> Case:
     ):
         raise Broken("a history case's good and bad must be full commit SHAs")
     tests = {
-        str(name): tuple(str(line).strip() for line in lines)
+        str(name): tuple(_culprit(line) for line in lines)
         for name, lines in data.get("tests", {}).items()
     }
     if bool(tests) != bool(data.get("results")):
@@ -223,7 +236,7 @@ def load_case(directory: Path) -> Case:
             requires=tuple(str(r) for r in data.get("requires", ())),
             build=str(data.get("build", "")),
             culprit_files=tuple(str(f) for f in data.get("culprit_files", ())),
-            culprit_lines=tuple(str(line).strip() for line in data.get("culprit_lines", every)),
+            culprit_lines=tuple(_culprit(line) for line in data.get("culprit_lines", every)),
             results=str(data.get("results", "")),
             tests=tests,
         )

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from real_cases import GIT_TIMEOUT, Broken, Case, clean_env, git, git_bytes, run
+from real_cases import GIT_TIMEOUT, Broken, Case, Culprit, clean_env, git, git_bytes, run
 
 PASS, FAIL, UNRESOLVED = "pass", "fail", "unresolved"
 JUDGE_LIMIT = 300  # answers with more -U0 hunks are not checked hunk by hunk
@@ -129,14 +129,15 @@ def changed_lines(patch: bytes) -> set[tuple[str, str]]:
     return lines
 
 
-def holds_culprit(case: Case, patch: bytes, wanted: Iterable[str] | None = None) -> bool:
-    """Whether every culprit line (or every line of `wanted`) is added or removed by `patch`
-    (in a culprit file, if any)."""
+def holds_culprit(case: Case, patch: bytes, wanted: Iterable[Culprit] | None = None) -> bool:
+    """Whether every culprit line (or every line of `wanted`), in one of its forms, is added or
+    removed by `patch` (in a culprit file, if any)."""
     lines = changed_lines(patch)
     files = set(case.culprit_files)
     want = list(case.culprit_lines if wanted is None else wanted)
     return bool(want) and all(
-        any(text == line and (not files or path in files) for path, text in lines) for line in want
+        any(text in forms and (not files or path in files) for path, text in lines)
+        for forms in want
     )
 
 

@@ -144,6 +144,11 @@ def test_culprit_lines_are_added_or_removed_lines_of_the_culprit_files(repo: Pat
     assert not real_judge.holds_culprit(case, first_two)  # no deletion of line 19
     other = real_cases.Case(**{**case.__dict__, "culprit_files": ("new.txt",)})
     assert not real_judge.holds_culprit(other, diff)
+    forms = (("line 10, as a later commit has it", "line 10 edited"), ("line 19",))
+    either = real_cases.Case(**{**case.__dict__, "culprit_lines": forms})
+    assert real_judge.holds_culprit(either, diff)  # one form of each culprit line will do
+    neither = real_cases.Case(**{**case.__dict__, "culprit_lines": (("line 100", "line 101"),)})
+    assert not real_judge.holds_culprit(neither, diff)
 
 
 CHECK = "import pathlib, sys\nsys.exit('line 10 edited' in pathlib.Path('f.txt').read_text())\n"
@@ -168,7 +173,7 @@ def small_case(directory: Path, *culprit_lines: str) -> real_cases.Case:
         good_sha256="",
         bad_sha256="",
         culprit_files=("f.txt",),
-        culprit_lines=culprit_lines,
+        culprit_lines=tuple((line,) for line in culprit_lines),
     )
 
 
