@@ -894,7 +894,7 @@ def _checked(
     """One search from BAD's changes down the levels, cut by origin, and its answer checked
     at the end (unless --no-confirm): the search number `searches` of this run, after
     answers whose checks had the risk `before` (see `_confirm`)."""
-    found = _by_origin(run, _descend(run, run.everything, history=history))
+    found = _descend(run, run.everything, history=history)
     return found, _confirm(run, found, before, searches) if run.request.confirm else None
 
 
@@ -906,22 +906,22 @@ def _passed_again(run: _Run, found: Found) -> bool:
 
 
 def _descend(run: _Run, start: frozenset[str], *, history: bool) -> Found:
+    """The search down the levels from `start`, and its check; at block granularity the check
+    cuts a block of the answer whose lines came from more than one commit, or that the
+    answer's own patch shows as more than one hunk (`_cut`), so that no block of two commits
+    and no hunk of the patch stands in the answer as one change unless each part is needed."""
     levels = grouping.levels_for(run.request.granularity, run.diff, history=history)
-    search = run.search.isolate if run.request.isolate else run.search.minimize
-    return search(start, levels)
+    if run.request.isolate:
+        return run.search.isolate(start, levels)
+    return run.search.minimize(start, levels, functools.partial(_cut, run))
 
 
-def _by_origin(run: _Run, found: Found) -> Found:
-    """At block granularity, a block of the answer whose lines came from more than one
-    commit, or that the answer's own patch shows as more than one hunk, is cut there and the
-    answer checked again by removal, so that no block of two commits and no hunk of the
-    patch stands in the answer as one change unless each part is needed (blame of the
-    answer's lines and git's diff of its patch only: the search itself never needs them)."""
-    if run.request.granularity != Level.BLOCK or run.request.isolate:
-        return found
-    units = [h for h in run.diff.hunks if h.id in found.answer]
+def _cut(run: _Run, answer: frozenset[str]) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+    """The commits of each unit of `answer` and its hunk of the answer's own patch (blame of
+    the answer's lines and git's diff of its patch only: the search itself never needs them)."""
+    units = [h for h in run.diff.hunks if h.id in answer]
     origins = run.attribution or _origins(run, units)
-    return run.search.by_origin(found, origins, functools.partial(_pieces, run))
+    return origins, realign.pieces(run.scratch.repo, run.diff, answer)
 
 
 def _confirm(run: _Run, found: Found, before: float = 0.0, searches: int = 1) -> Confirmation:
@@ -1053,10 +1053,6 @@ def _result(
 def _origins(run: _Run, units: list[hunks.Hunk]) -> dict[str, tuple[str, ...]]:
     repo, good, bad = run.scratch.repo, run.revisions.good, run.revisions.bad
     return provenance.attribute(repo, good, bad, run.diff, units)
-
-
-def _pieces(run: _Run, answer: frozenset[str]) -> dict[str, int]:
-    return realign.pieces(run.scratch.repo, run.diff, answer)
 
 
 def _attribute(run: _Run, units: list[hunks.Hunk]) -> dict[str, tuple[git.CommitInfo, ...]]:

@@ -79,7 +79,7 @@ from ddchange.report.words import plural
 from ddchange.runs import changed_check, describe, earlier, journal_path
 from ddchange.search import confidence, history
 from ddchange.search.cache import OutcomeCache
-from ddchange.search.hierarchical import Found, Search
+from ddchange.search.hierarchical import Cut, Found, Search
 from ddchange.session import (
     NO_CHANGES,
     CommitTrees,
@@ -343,9 +343,9 @@ def _triage(
             units = [h for h in diff.hunks if h.id in answer]
             return provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff, units)
 
-        def pieces_of(answer: Config) -> dict[str, int]:
-            """Each unit of `answer` by the hunk of its own patch's `git diff -U0`."""
-            return realign.pieces(scratch.repo, diff, answer)
+        def cut(answer: Config) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+            """The commits of each unit of `answer`, and its hunk of the answer's own patch."""
+            return commits_of(answer), realign.pieces(scratch.repo, diff, answer)
 
         try:
             pacing.begin(len(everything))
@@ -359,7 +359,7 @@ def _triage(
                     pacing.next({f.answer for f in found.values()})
                     found[target.name] = _search(
                         request, trials, hierarchy, target, levels, width, everything,
-                        (commits_of, pieces_of), rate,
+                        cut, rate,
                     )  # fmt: skip
                 searching[0] = None
                 causes = _causes(request, trials, targets, found, rate())
@@ -613,15 +613,13 @@ def _search(
     levels: Sequence[Level],
     width: int,
     start: Config,
-    cut: tuple[
-        Callable[[Config], Mapping[str, tuple[str, ...]]], Callable[[Config], Mapping[str, int]]
-    ],
+    cut: Cut,
     rate: Callable[[], float],
 ) -> Found:
-    """One target's search from `start`, then cut by commit and by the hunks of its own patch
-    (`Search.by_origin`, from the commits and the hunks `cut` gives each unit of the answer),
-    the path its own search would take
-    alone (each FAIL it acts on run as often as the flake `rate` seen asks): its cache
+    """One target's search from `start`, its check at blocks cut by commit and by the hunks of
+    its own patch (`Search.by_origin`, from the commits and the hunks `cut` gives each unit of
+    the answer), the path its own search would take alone (each FAIL it acts on run as often
+    as the flake `rate` seen asks): its cache
     begins with GOOD and `start` only, so no outcome is implied from another target's runs
     (moving to another search's configurations by monotony led a search astray: on the click
     suite one target's search ran four times as many tests so); but a configuration another
@@ -651,11 +649,7 @@ def _search(
     )
     if request.isolate:  # a 1-minimal difference, not cut (as the single search's is not)
         return search.isolate(start, levels)
-    found = search.minimize(start, levels)
-    if request.granularity != Level.BLOCK:
-        return found
-    origins, pieces = cut  # no block of two commits, no needless hunk of the patch
-    return search.by_origin(found, origins(found.answer), pieces)
+    return search.minimize(start, levels, cut)
 
 
 Key = tuple[Config, Config]  # an answer: its failing set and (--isolate) its passing set

@@ -99,6 +99,11 @@ PLAN_READ = 4
 TRUST_AFTER = 2
 
 
+# What cuts an answer's blocks (`Search.by_origin`): each unit's commits, and its hunk of the
+# answer's own patch (diff/realign.py), for a configuration.
+Cut = Callable[[Config], tuple[Mapping[str, tuple[str, ...]], Mapping[str, int]]]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Found:
     """What the search found, and the configurations whose real outcomes back it."""
@@ -172,13 +177,17 @@ class Search:
 
     # -- the strategy ---------------------------------------------------------------------
 
-    def minimize(self, start: Config, levels: Sequence[Level]) -> Found:
-        """ddmin down `levels` from `start` (seen to fail), then the check by real outcomes."""
+    def minimize(self, start: Config, levels: Sequence[Level], cut: Cut | None = None) -> Found:
+        """ddmin down `levels` from `start` (seen to fail), then the check by real outcomes;
+        where the search ends at blocks and `cut` is given, that check cuts them by commit and
+        by the answer's own patch (`by_origin`)."""
         levels = self._begin(start, levels)
         self._levels = levels
         failing = start
         for level in levels:
             failing = self._ddmin(level, failing)
+        if cut is not None and levels[-1] == Level.BLOCK:
+            return self.by_origin(failing, cut)
         return self.verify_minimal(levels[-1], failing)
 
     def isolate(self, start: Config, levels: Sequence[Level]) -> Found:
@@ -274,31 +283,29 @@ class Search:
         self.best, self.current, self.finest = answer, answer, level
         return self.verify_minimal(level, answer)
 
-    def by_origin(
-        self,
-        found: Found,
-        origins: Mapping[str, tuple[str, ...]],
-        pieces: Callable[[Config], Mapping[str, int]],
-    ) -> Found:
-        """`found`, where a block of its answer holds lines that came from more than one
-        commit (`origins`: each unit's commits), or shows as more than one hunk in the
-        answer's own patch (`pieces`: each unit's hunk of its `git diff -U0`, which can align
-        a block otherwise than GOOD..BAD did, diff/realign.py), cut there and checked again
-        by removal (`refine` at the origin level), so that no block of two commits, and no
-        hunk of the patch the user gets, stands in the answer unless it is needed; again
-        while that takes a piece (the patch of a smaller answer is a new alignment); else
-        `found` itself."""
-        self.hierarchy.know_origins({unit: origins.get(unit, ()) for unit in found.answer})
+    def by_origin(self, answer: Config, cut: Cut) -> Found:
+        """The check by real outcomes of `answer` (the search's, at the block level): where a
+        block of it holds lines that came from more than one commit, or shows as more than
+        one hunk in the answer's own patch (`cut` gives each unit's commits and its hunk of
+        that patch's `git diff -U0`, which can align a block otherwise than GOOD..BAD did,
+        diff/realign.py), the check is at the origin level, each block cut there (its wider
+        removals still take whole blocks), so that no block of two commits, and no hunk of
+        the patch the user gets, stands in the answer unless it is needed; again while that
+        takes a piece, since the patch of a smaller answer is aligned anew. Else at the block
+        level, as `verify_minimal`."""
+        found: Found | None = None
         while True:
-            self.hierarchy.know_pieces(pieces(found.answer))
-            units = self._hunks(found.answer)
-            cut = self.hierarchy.groups(Level.ORIGIN, units)
-            if len(cut) == len(self.hierarchy.groups(Level.BLOCK, units)):
+            origins, pieces = cut(answer)
+            self.hierarchy.know_origins({unit: origins.get(unit, ()) for unit in answer})
+            self.hierarchy.know_pieces(pieces)
+            units = self._hunks(answer)
+            cuts = self.hierarchy.groups(Level.ORIGIN, units)
+            if len(cuts) == len(self.hierarchy.groups(Level.BLOCK, units)):
+                return found or self.refine(answer, Level.BLOCK)
+            found = self.refine(answer, Level.ORIGIN)
+            if found.answer == answer:
                 return found
-            refined = self.refine(found.answer, Level.ORIGIN)
-            if refined.answer == found.answer:
-                return refined
-            found = refined
+            answer = found.answer
 
     def _remove_each(self, failing: Config, removals: list[Config]) -> tuple[Config, bool]:
         """`failing` without each of `removals` in turn, run for real; every one that still
