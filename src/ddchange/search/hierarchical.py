@@ -29,7 +29,10 @@ Invariants, and where they are kept:
   with what needs it, a block, hunk, function or file) that could still fail. When one fails,
   the search goes on from there. Monotony and dependencies may skip and order work before
   that; they never certify. `Found.checks` lists the configurations whose outcomes back the
-  claim, so that the caller can read them from its own records.
+  claim, so that the caller can read them from its own records. At blocks, the caller can
+  have that check cut a block of the answer where its lines came from different commits or
+  where the answer's own patch shows it as several hunks (`minimize(cut=)`, `by_origin`): the
+  atoms are then those pieces, and whole blocks are among the wider removals.
 
 Extending it:
 - A level is a `model.Level`, a `Hierarchy._group_of` case that says what its units are
