@@ -17,6 +17,7 @@ the patch's alignment pairs as unchanged) has no number.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Collection
 
 from ddchange import git
@@ -45,41 +46,30 @@ def pieces(repo: git.Repo, diff: Diff, answer: Collection[str]) -> dict[str, int
                                      old_at=file.old_starts, new_at=file.new_starts)))  # fmt: skip
         numbered = _numbered(units, git.line_hunks(repo, old, new))
         found.update({unit: offset + k for unit, k in numbered.items()})
-        offset += len(set(numbered.values()))
+        offset += 1 + max(numbered.values(), default=-1)
     return found
 
 
 def _numbered(units: list[Hunk], spans: list[git.Span]) -> dict[str, int]:
     """`units` (one file's, top to bottom, all applied) numbered by the span of `spans` (that
     file's hunks against GOOD) their removed or added lines fall in, from 0; spans that one
-    unit falls in take one number."""
+    unit falls in, and those between them, take one number."""
     olds = [_lines(start, count) for start, count, _, _ in spans]
     news = [_lines(start, count) for _, _, start, count in spans]
     ends = ([side.stop for side in olds], [side.stop for side in news])
-    root = list(range(len(spans)))
-
-    def find(k: int) -> int:
-        while root[k] != k:
-            root[k] = root[root[k]]
-            k = root[k]
-        return k
-
     touched: dict[str, list[int]] = {}
+    joined: set[int] = set()  # k: span k and span k + 1 take one number
     shift = 0  # lines added minus lines removed by the units above
     for unit in units:
         first = _lines(unit.old_start, unit.old_lines)
         removed = range(first.start, first.start + unit.old_lines)
         added = range(first.start + shift, first.start + shift + unit.new_lines)
         shift += unit.new_lines - unit.old_lines
-        touched[unit.id] = sorted(
-            {*_meeting(removed, olds, ends[0]), *_meeting(added, news, ends[1])}
-        )
-        for k in touched[unit.id][1:]:
-            root[find(k)] = find(touched[unit.id][0])
-    numbers: dict[int, int] = {}
-    return {
-        unit: numbers.setdefault(find(ks[0]), len(numbers)) for unit, ks in touched.items() if ks
-    }
+        found = sorted({*_meeting(removed, olds, ends[0]), *_meeting(added, news, ends[1])})
+        touched[unit.id] = found
+        joined.update(range(found[0], found[-1]) if found else ())
+    number = list(itertools.accumulate((k not in joined for k in range(len(spans))), initial=0))
+    return {unit: number[found[0]] for unit, found in touched.items() if found}
 
 
 def _lines(start: int, count: int) -> range:
