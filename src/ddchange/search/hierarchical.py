@@ -30,9 +30,10 @@ Invariants, and where they are kept:
   the search goes on from there. Monotony and dependencies may skip and order work before
   that; they never certify. `Found.checks` lists the configurations whose outcomes back the
   claim, so that the caller can read them from its own records. At blocks, the caller can
-  have that check cut a block of the answer where its lines came from different commits or
-  where the answer's own patch shows it as several hunks (`minimize(cut=)`, `by_origin`): the
-  atoms are then those pieces, and whole blocks are among the wider removals.
+  have that check go on with a block of the answer cut where its lines came from different
+  commits or where the answer's own patch shows it as several hunks (`minimize(cut=)`,
+  `by_origin`): the atoms are then those pieces, and whole blocks are among the wider
+  removals.
 
 Extending it:
 - A level is a `model.Level`, a `Hierarchy._group_of` case that says what its units are
@@ -182,8 +183,8 @@ class Search:
 
     def minimize(self, start: Config, levels: Sequence[Level], cut: Cut | None = None) -> Found:
         """ddmin down `levels` from `start` (seen to fail), then the check by real outcomes;
-        where the search ends at blocks and `cut` is given, that check cuts them by commit and
-        by the answer's own patch (`by_origin`)."""
+        where the search ends at blocks and `cut` is given, that check goes on where blocks
+        are cut by commit and by the answer's own patch (`by_origin`)."""
         levels = self._begin(start, levels)
         self._levels = levels
         failing = start
@@ -287,28 +288,29 @@ class Search:
         return self.verify_minimal(level, answer)
 
     def by_origin(self, answer: Config, cut: Cut) -> Found:
-        """The check by real outcomes of `answer` (the search's, at the block level): where a
-        block of it holds lines that came from more than one commit, or shows as more than
-        one hunk in the answer's own patch (`cut` gives each unit's commits and its hunk of
-        that patch's `git diff -U0`, which can align a block otherwise than GOOD..BAD did,
-        diff/realign.py), the check is at the origin level, each block cut there (its wider
-        removals still take whole blocks), so that no block of two commits, and no hunk of
-        the patch the user gets, stands in the answer unless it is needed; again while that
-        takes a piece, since the patch of a smaller answer is aligned anew. Else at the block
-        level, as `verify_minimal`."""
-        found: Found | None = None
+        """The check by real outcomes of `answer` (the search's, at the block level), then,
+        where a block of what it leaves holds lines that came from more than one commit, or
+        shows as more than one hunk in the answer's own patch (`cut` gives each unit's commits
+        and its hunk of that patch's `git diff -U0`, which can align a block otherwise than
+        GOOD..BAD did, diff/realign.py), the check again with each block cut there (`refine`
+        at the origin level), so that no block of two commits, and no hunk of the patch the
+        user gets, stands in the answer unless it is needed; again while that takes a piece,
+        since the patch of a smaller answer is aligned anew. Blocks first: their removals
+        take more at a time than their pieces' (checked at the pieces at once, the whole-range
+        triage of benchmarks/real's click history kept a cause of 56 line changes, not 19)."""
+        found = self.verify_minimal(Level.BLOCK, answer)
         while True:
-            origins, pieces = cut(answer)
-            self.hierarchy.know_origins({unit: origins.get(unit, ()) for unit in answer})
+            origins, pieces = cut(found.answer)
+            self.hierarchy.know_origins({unit: origins.get(unit, ()) for unit in found.answer})
             self.hierarchy.know_pieces(pieces)
-            units = self._hunks(answer)
+            units = self._hunks(found.answer)
             cuts = self.hierarchy.groups(Level.ORIGIN, units)
             if len(cuts) == len(self.hierarchy.groups(Level.BLOCK, units)):
-                return found or self.refine(answer, Level.BLOCK)
-            found = self.refine(answer, Level.ORIGIN)
-            if found.answer == answer:
                 return found
-            answer = found.answer
+            refined = self.refine(found.answer, Level.ORIGIN)
+            if refined.answer == found.answer:
+                return refined
+            found = refined
 
     def _remove_each(self, failing: Config, removals: list[Config]) -> tuple[Config, bool]:
         """`failing` without each of `removals` in turn, run for real; every one that still
