@@ -4,6 +4,7 @@ user gets holds no hunk that can go. On real repositories made with the real git
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -16,19 +17,21 @@ from ddchange.diff import linechanges, read, realign
 HALF = 8  # lines of the rewritten function on each side of its blank line
 
 
-def rewrite(path: Path) -> Sandbox:
+def rewrite(path: Path, beside: dict[str, str] | None = None) -> Sandbox:
     """GOOD: a function of 17 lines, a blank one in the middle. BAD: each line rewritten
     (the third as `BUG = 2`, which the test looks for), the blank one kept, and twenty short
     statements appended, each after a blank line. So many blank lines in BAD make git's
     heuristics leave GOOD's blank line unmatched in GOOD..BAD, where the function is one
     block of 17 line changes; a patch of the function alone matches it, and shows two hunks
-    there, of which only the first holds the bug."""
+    there, of which only the first holds the bug. `beside`: more files, the same in both."""
     old = [f"    o{i} = {i}" for i in range(2 * HALF)]
     new = [f"    n{i} = {i}" for i in range(2 * HALF)]
     new[2] = "    BUG = 2"
     after = ["", "", "def g():", "    return 0"]
     appended = [line for i in range(10) for line in ("", f"x{i} = {i}")]
     repo = init(path)
+    for name, text in (beside or {}).items():
+        repo.write(name, text)
     repo.write("mod.py", "\n".join(["def f():", *old[:HALF], "", *old[HALF:], *after]) + "\n")
     repo.commit("good")
     repo.git("tag", "good")
@@ -97,6 +100,31 @@ def test_a_hunk_of_the_answers_patch_that_can_go_is_not_in_the_answer(tmp_path: 
     assert "+    BUG = 2" in own
     checks = [r for r in run.report["log"] if r["phase"] == "verify"]
     assert checks, "the hunks of the answer's patch were checked by runs"
+
+
+# A suite of two tests for a triage: case.bug fails where mod.py holds the bug, case.ok never.
+SUITE = """\
+bug = "BUG" in open("mod.py").read()
+failure = '<failure message="the bug"/>' if bug else ""
+with open("report.xml", "w") as out:
+    out.write('<testsuite><testcase classname="case" name="bug">' + failure + "</testcase>"
+              '<testcase classname="case" name="ok"/></testsuite>')
+raise SystemExit(1 if bug else 0)
+"""
+
+
+def test_a_triage_cause_holds_no_hunk_of_its_patch_that_can_go(tmp_path: Path) -> None:
+    """The same rewrite triaged (--results): the cause of case.bug is cut as a single
+    search's answer is, and its patch holds the bug's hunk alone."""
+    repo = rewrite(tmp_path / "repo", {"suite.py": SUITE})
+    report = tmp_path / "triage.json"
+    run = ddchange(repo.path, "good..bad", "--json", str(report), "--results",
+                   "junit:report.xml", "--", "python3", "suite.py", command=["run"])  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    (cause,) = json.loads(report.read_text())["causes"]
+    assert cause["tests"] == ["case.bug"]
+    assert "+    BUG = 2" in cause["patch"]
+    assert "n9 = 9" not in cause["patch"], "the second half of the function went"
 
 
 def test_line_hunks_of_a_binary_text_are_none(tmp_path: Path) -> None:
