@@ -74,7 +74,7 @@ from ddchange.model import (
 from ddchange.runs import changed_check, describe, earlier, journal_path, run_key
 from ddchange.search import confidence, history
 from ddchange.search.cache import OutcomeCache
-from ddchange.search.hierarchical import Found, Search
+from ddchange.search.hierarchical import Cut, Found, Search
 from ddchange.trial import ahead, cluster, results, runner, worktree
 from ddchange.trial.journal import REPLAYED, Journal
 from ddchange.trial.trials import Setup, States, Trials
@@ -908,20 +908,36 @@ def _passed_again(run: _Run, found: Found) -> bool:
 def _descend(run: _Run, start: frozenset[str], *, history: bool) -> Found:
     """The search down the levels from `start`, and its check; at block granularity the check
     cuts a block of the answer whose lines came from more than one commit, or that the
-    answer's own patch shows as more than one hunk (`_cut`), so that no block of two commits
+    answer's own patch shows as more than one hunk (`answer_cut`), so that no block of two commits
     and no hunk of the patch stands in the answer as one change unless each part is needed."""
     levels = grouping.levels_for(run.request.granularity, run.diff, history=history)
     if run.request.isolate:
         return run.search.isolate(start, levels)
-    return run.search.minimize(start, levels, functools.partial(_cut, run))
+    cut = answer_cut(run.scratch.repo, run.revisions, run.diff, run.attribution)
+    return run.search.minimize(start, levels, cut)
 
 
-def _cut(run: _Run, answer: frozenset[str]) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
-    """The commits of each unit of `answer` and its hunk of the answer's own patch (blame of
-    the answer's lines and git's diff of its patch only: the search itself never needs them)."""
-    units = [h for h in run.diff.hunks if h.id in answer]
-    origins = run.attribution or _origins(run, units)
-    return origins, realign.pieces(run.scratch.repo, run.diff, answer)
+def answer_cut(
+    repo: git.Repo,
+    revisions: Revisions,
+    diff: hunks.Diff,
+    attribution: Mapping[str, tuple[str, ...]] | None = None,
+) -> Cut:
+    """What cuts an answer's blocks at its check (`Search.by_origin`), for a search and for
+    each target of a triage: the commits of each unit of the answer (`attribution`, where the
+    run knows every unit's already) and its hunk of the answer's own patch (blame of the
+    answer's lines and git's diff of its patch only: the search itself never needs them)."""
+
+    known = dict(attribution or {})  # each unit blamed once, whichever answer asks
+
+    def cut(answer: frozenset[str]) -> tuple[Mapping[str, tuple[str, ...]], dict[str, int]]:
+        units = [h for h in diff.hunks if h.id in answer and h.id not in known]
+        if units:
+            good, bad = revisions.good, revisions.bad
+            known.update(provenance.attribute(repo, good, bad, diff, units))
+        return known, realign.pieces(repo, diff, answer)
+
+    return cut
 
 
 def _confirm(run: _Run, found: Found, before: float = 0.0, searches: int = 1) -> Confirmation:

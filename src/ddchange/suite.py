@@ -55,7 +55,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ddchange import errors, events, git
-from ddchange.diff import content, provenance, read, realign
+from ddchange.diff import content, provenance, read
 from ddchange.hierarchy import grouping
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import (
@@ -86,6 +86,7 @@ from ddchange.session import (
     Frame,
     Graph,
     analysis_aside,
+    answer_cut,
     forked_off,
     hierarchy_for,
     pinned_states,
@@ -343,9 +344,7 @@ def _triage(
             units = [h for h in diff.hunks if h.id in answer]
             return provenance.attribute(scratch.repo, revisions.good, revisions.bad, diff, units)
 
-        def cut(answer: Config) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
-            """The commits of each unit of `answer`, and its hunk of the answer's own patch."""
-            return commits_of(answer), realign.pieces(scratch.repo, diff, answer)
+        cut = answer_cut(scratch.repo, revisions, diff)
 
         try:
             pacing.begin(len(everything))
@@ -619,11 +618,11 @@ def _search(
     """One target's search from `start`, its check at blocks cut by commit and by the hunks of
     its own patch (`Search.by_origin`, from the commits and the hunks `cut` gives each unit of
     the answer), the path its own search would take alone (each FAIL it acts on run as often
-    as the flake `rate` seen asks): its cache
-    begins with GOOD and `start` only, so no outcome is implied from another target's runs
-    (moving to another search's configurations by monotony led a search astray: on the click
-    suite one target's search ran four times as many tests so); but a configuration another
-    search ran is answered by its record, not run again."""
+    as the flake `rate` seen asks): its cache begins with GOOD and `start` only, so no
+    outcome is implied from another target's runs (moving to another search's configurations
+    by monotony led a search astray: on the click suite one target's search ran four times as
+    many tests so); but a configuration another search ran is answered by its record, not run
+    again."""
     cache = OutcomeCache[str](monotony=request.monotony)
     cache.store(frozenset(), outcome_of(trials, frozenset(), target))
     cache.store(start, outcome_of(trials, start, target))

@@ -326,12 +326,18 @@ def in_repo(
     """
     cwd, where = _located(repo)
     directory = within if within is not None and where else cwd
-    extra = _objects(repo)
-    if objects is not None:
-        own = alternate(Path(repo.common_dir) / "objects")
-        extra = {"GIT_OBJECT_DIRECTORY": os.fspath(objects)}
-        extra["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = own
+    own = Path(repo.common_dir) / "objects"
+    extra = _objects(repo) if objects is None else throwaway_objects(objects, own)
     return run(directory, *where, *args, stdin=stdin, extra=extra)
+
+
+def throwaway_objects(place: Path, own: Path) -> dict[str, str]:
+    """The variables that send the objects a command writes to `place`, a directory of ours,
+    with the repository's objects at `own` as its alternate: those stay as they were."""
+    return {
+        "GIT_OBJECT_DIRECTORY": os.fspath(place),
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": alternate(own),
+    }
 
 
 def nul_joined(paths: Iterable[str]) -> bytes:

@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ddchange import errors
-from ddchange.git.command import DIFF_PINS, alternate, annex, in_repo, nul_joined, nul_split, run
+from ddchange.git.command import (
+    DIFF_PINS,
+    annex,
+    in_repo,
+    nul_joined,
+    nul_split,
+    run,
+    throwaway_objects,
+)
 
 if TYPE_CHECKING:
     from git import Repo
@@ -321,8 +329,7 @@ def _throwaway_index_env(tmp: Path, objects: Path) -> dict[str, str]:
     (tmp / "objects").mkdir()
     return {
         "GIT_INDEX_FILE": os.fspath(tmp / "index"),
-        "GIT_OBJECT_DIRECTORY": os.fspath(tmp / "objects"),
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES": alternate(objects),
+        **throwaway_objects(tmp / "objects", objects),
     }
 
 
