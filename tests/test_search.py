@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from ddchange.diff.hunks import Diff
 from ddchange.hierarchy.grouping import Hierarchy, levels_for
-from ddchange.model import Outcome
+from ddchange.model import Level, Outcome
 from ddchange.search.cache import OutcomeCache
 from ddchange.search.hierarchical import PLAN_READ, REDUCERS, Found, Reducer, Search, minimize
 
@@ -350,6 +350,43 @@ def test_wider_removals_cost_nothing_when_each_change_alone_was_needed() -> None
     ).verify_minimal("line", everything)
     assert found.answer == everything
     assert (recorded.calls, found.wider) == (2, 0)
+
+
+def test_pieces_the_answers_own_patch_cuts_anew_are_tried_before_the_whole_check() -> None:
+    """Blocks x and y of one file, each of two lines, and six one-line blocks of another that
+    cannot build without each other; the failure needs the first line of x and of y and all
+    six. The answer's own patch cuts x, and once x's second line is gone, cuts y (git aligns a
+    smaller patch anew). Each newly cut piece is removed once, and the whole check comes once,
+    at the end: a removal of one of the six, which cannot be tested, runs on the answer the
+    blocks' check ended at and on the final one, not again after each piece taken."""
+    diff = synthetic_diff([[2, 2], [1] * 6])
+    everything = frozenset(u.id for u in diff.hunks)
+    six = [f"1.{h}.0" for h in range(6)]
+    true = {z: {six[(k + 1) % 6]} for k, z in enumerate(six)}
+    culprit = frozenset({"0.0.0", "0.1.0", *six})
+    recorded = Recorded(monotone_oracle(true, [culprit]), everything)
+    cache = OutcomeCache[str]()
+    for config, outcome in recorded.records.items():
+        cache.store(config, outcome)
+
+    def cut(answer: Config) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+        pieces = {"0.0.0": 1, "0.0.1": 2} if "0.0.1" in answer else {"0.1.0": 3, "0.1.1": 4}
+        return dict.fromkeys(answer, ("c",)), pieces
+
+    search = Search(
+        diff=diff,
+        test=lambda config, _level: recorded(config),
+        hierarchy=Hierarchy(diff, needs={}),
+        cache=cache,
+    )
+    found = search.minimize(everything, [Level.FILE, Level.HUNK, Level.BLOCK], cut=cut)
+    assert found.answer == culprit
+    assert recorded.records[culprit] is Outcome.FAIL
+    checks = {found.answer - {unit} for unit in found.answer}
+    assert checks <= set(found.checks), "each removal from the final answer backs it"
+    assert all(recorded.records[check] is not Outcome.FAIL for check in checks)
+    without_one = [c for c in recorded.records if len(set(six) - c) == 1 and len(c) > 6]
+    assert len(without_one) == 2 * len(six)
 
 
 def test_planning_ahead_reads_a_bounded_number_of_candidates() -> None:

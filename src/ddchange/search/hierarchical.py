@@ -294,23 +294,43 @@ class Search:
         and its hunk of that patch's `git diff -U0`, which can align a block otherwise than
         GOOD..BAD did, diff/realign.py), the check again with each block cut there (`refine`
         at the origin level), so that no block of two commits, and no hunk of the patch the
-        user gets, stands in the answer unless it is needed; again while that takes a piece,
-        since the patch of a smaller answer is aligned anew. Blocks first: their removals
+        user gets, stands in the answer unless it is needed. Blocks first: their removals
         take more at a time than their pieces' (checked at the pieces at once, the whole-range
-        triage of benchmarks/real's click history kept a cause of 56 line changes, not 19)."""
+        triage of benchmarks/real's click history kept a cause of 56 line changes, not 19).
+
+        The patch of a smaller answer is aligned anew and can cut new pieces; each piece not
+        tried before is removed once, and while that takes one the answer is aligned again.
+        Only then the whole check at the origin level, whose removals back the answer's
+        claims; when it takes one, the loop goes on. On an answer whose removals mostly break
+        the build, a whole check after each piece taken would cost a pass each to take
+        nothing (benchmarks/real's dateutil history, `--strategy diff`)."""
         found = self.verify_minimal(Level.BLOCK, answer)
+        failing = found.answer
+        tried = {frozenset(atom) for atom in self._atoms(self._ordered(failing))}
         while True:
-            origins, pieces = cut(found.answer)
-            self.hierarchy.know_origins({unit: origins.get(unit, ()) for unit in found.answer})
-            self.hierarchy.know_pieces(pieces)
-            units = self._hunks(found.answer)
-            cuts = self.hierarchy.groups(Level.ORIGIN, units)
-            if len(cuts) == len(self.hierarchy.groups(Level.BLOCK, units)):
+            if self._cut(failing, cut):
+                self.best, self.current, self.finest = failing, failing, Level.ORIGIN
+                atoms = [frozenset(atom) for atom in self._atoms(self._ordered(failing))]
+                new = [atom for atom in atoms if atom not in tried]
+                tried.update(new)
+                failing, removed = self._remove_each(failing, new)
+                if removed:
+                    continue
+            elif found.answer == failing:
+                return found  # checked whole where nothing is cut
+            found = self.refine(failing, Level.ORIGIN)
+            if found.answer == failing:
                 return found
-            refined = self.refine(found.answer, Level.ORIGIN)
-            if refined.answer == found.answer:
-                return refined
-            found = refined
+            failing = found.answer
+
+    def _cut(self, answer: Config, cut: Cut) -> bool:
+        """Learn where `cut` cuts the blocks of `answer`; whether it cuts any."""
+        origins, pieces = cut(answer)
+        self.hierarchy.know_origins({unit: origins.get(unit, ()) for unit in answer})
+        self.hierarchy.know_pieces(pieces)
+        units = self._hunks(answer)
+        cuts = self.hierarchy.groups(Level.ORIGIN, units)
+        return len(cuts) != len(self.hierarchy.groups(Level.BLOCK, units))
 
     def _remove_each(self, failing: Config, removals: list[Config]) -> tuple[Config, bool]:
         """`failing` without each of `removals` in turn, run for real; every one that still
