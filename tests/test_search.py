@@ -389,6 +389,34 @@ def test_pieces_the_answers_own_patch_cuts_anew_are_tried_before_the_whole_check
     assert len(without_one) == 2 * len(six)
 
 
+def test_a_block_the_failure_needs_is_cut_to_its_line_changes_and_one_that_builds_is_not() -> None:
+    """Two blocks of three lines each, in one file: the failure needs the middle line of the
+    first, which builds only with the whole second block (without any of its lines nothing
+    can be tested). The first block's removal passes, so the check goes on at its line
+    changes and keeps the middle one; the second's removal cannot be tested, and its lines
+    are not tried one by one: no run removes one line of it alone."""
+    diff = synthetic_diff([[3, 3]])
+    everything = frozenset(u.id for u in diff.hunks)
+    built = {"0.1.0", "0.1.1", "0.1.2"}
+    true = {unit: built - {unit} for unit in built} | {"0.0.1": built}
+    culprit = frozenset({"0.0.1", *built})
+    recorded = Recorded(monotone_oracle(true, [culprit]), everything)
+    cache = OutcomeCache[str]()
+    for config, outcome in recorded.records.items():
+        cache.store(config, outcome)
+    search = Search(
+        diff=diff,
+        test=lambda config, _level: recorded(config),
+        hierarchy=Hierarchy(diff, needs={}),
+        cache=cache,
+    )
+    found = search.minimize(everything, [Level.FILE, Level.BLOCK], cut=lambda _a: ({}, {}))
+    assert found.answer == culprit
+    assert recorded.records[culprit - {"0.0.1"}] is Outcome.PASS
+    assert culprit - {"0.0.1"} in found.checks, "the line's removal backs the answer"
+    assert not any(len(built - c) == 1 and "0.0.1" in c for c in recorded.records)
+
+
 def test_planning_ahead_reads_a_bounded_number_of_candidates() -> None:
     """-j N: when the cache knows every candidate offered, the planner still stops reading
     after PLAN_READ per slot, since each read costs an interior and, in ddmin's plan, the

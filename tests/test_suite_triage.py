@@ -638,17 +638,17 @@ def test_a_block_of_two_commits_is_cut_by_commit_in_a_triage(tmp_path: Path) -> 
     assert cause_lines(document) == {("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"}}
 
 
-def test_granularity_line_cuts_a_cause_to_the_line_changes_that_break(tmp_path: Path) -> None:
-    """One commit documents line 19 and breaks line 20 beside it: one block, of one commit.
-    By default a triage's cause is 1-minimal per block, and the block stands whole; with
-    `--granularity line` only the breaking line is the cause."""
+def test_a_cause_is_cut_to_the_line_changes_that_break(tmp_path: Path) -> None:
+    """One commit documents line 19 and breaks line 20 beside it: one block, of one commit,
+    whose removal passes. By default the check goes on at that block's line changes, and only
+    the breaking line is the cause, as with `--granularity line`."""
     changed = edit(LINES, ("line 19\n", "line 19, documented\n"), ("line 20\n", "BROKEN\n"))
     repo = two_commits(tmp_path / "repo", GOOD, {"a.txt": changed}, "")
     money = ("--test", "suite.Money.*")
     tests = ("suite.Money.test_round", "suite.Money.test_sum")
     code, _, err, document = triage(repo, *JUNIT, *money)
     assert code == 0, err
-    assert cause_lines(document) == {tests: {"line 19, documented", "BROKEN"}}
+    assert cause_lines(document) == {tests: {"BROKEN"}}
     code, _, err, document = triage(repo, *JUNIT, *money, "--granularity", "line")
     assert code == 0, err
     assert cause_lines(document) == {tests: {"BROKEN"}}

@@ -25,7 +25,8 @@ record), so one run answers for every test at once. The phases pass values along
    click suite of benchmarks/real/ to four times the tests of the same search alone).
    At block granularity each answer is then cut by commit and by the hunks of its own patch
    (`Search.by_origin`), as a single search's is: no block whose lines came from two commits,
-   and no hunk of the patch the user gets, stands as one change unless each part is needed.
+   no hunk of the patch the user gets, and no line change of a block whose removal passed
+   stands as one change unless each part is needed.
 3. causes (`_causes`): targets whose answers are the same configuration are one cause. Each
    answer is run again (`confidence.reruns`), and every target of the cause must fail in
    every run; GOOD runs once more at the end. A cause's tests are those its own runs show

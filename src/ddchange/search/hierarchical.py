@@ -32,8 +32,8 @@ Invariants, and where they are kept:
   claim, so that the caller can read them from its own records. At blocks, the caller can
   have that check go on with a block of the answer cut where its lines came from different
   commits or where the answer's own patch shows it as several hunks (`minimize(cut=)`,
-  `by_origin`): the atoms are then those pieces, and whole blocks are among the wider
-  removals.
+  `by_origin`), and a block whose removal alone passed cut into its line changes: the atoms
+  are then those pieces, and whole blocks are among the wider removals.
 
 Extending it:
 - A level is a `model.Level`, a `Hierarchy._group_of` case that says what its units are
@@ -292,11 +292,15 @@ class Search:
         where a block of what it leaves holds lines that came from more than one commit, or
         shows as more than one hunk in the answer's own patch (`cut` gives each unit's commits
         and its hunk of that patch's `git diff -U0`, which can align a block otherwise than
-        GOOD..BAD did, diff/realign.py), the check again with each block cut there (`refine`
-        at the origin level), so that no block of two commits, and no hunk of the patch the
-        user gets, stands in the answer unless it is needed. Blocks first: their removals
+        GOOD..BAD did, diff/realign.py), or is one whose removal alone passed, the check again
+        with each block cut there (`refine` at the origin level), so that no block of two
+        commits, no hunk of the patch the user gets, and no line change of a block the failure
+        itself needs stands in the answer unless it is needed. Blocks first: their removals
         take more at a time than their pieces' (checked at the pieces at once, the whole-range
         triage of benchmarks/real's click history kept a cause of 56 line changes, not 19).
+        A block whose removal could not be tested is not cut into its lines (their removals
+        would break the build as the block's did: an implication that only spares runs; no
+        claim of 1-minimality is made for such a block, see report/words.py).
 
         The patch of a smaller answer is aligned anew and can cut new pieces; each piece not
         tried before is removed once, and while that takes one the answer is aligned again.
@@ -305,10 +309,10 @@ class Search:
         the build, a whole check after each piece taken would cost a pass each to take
         nothing (benchmarks/real's dateutil history, `--strategy diff`)."""
         found = self.verify_minimal(Level.BLOCK, answer)
-        failing = found.answer
+        failing, alone = found.answer, self._alone(found)
         tried = {frozenset(atom) for atom in self._atoms(self._ordered(failing))}
         while True:
-            if self._cut(failing, cut):
+            if self._cut(failing, cut, alone):
                 self.best, self.current, self.finest = failing, failing, Level.ORIGIN
                 atoms = [frozenset(atom) for atom in self._atoms(self._ordered(failing))]
                 new = [atom for atom in atoms if atom not in tried]
@@ -319,15 +323,25 @@ class Search:
             elif found.answer == failing:
                 return found  # checked whole where nothing is cut
             found = self.refine(failing, Level.ORIGIN)
-            if found.answer == failing:
+            grown = self._alone(found) - alone
+            if found.answer == failing and not grown:
                 return found
-            failing = found.answer
+            failing, alone = found.answer, alone | grown
 
-    def _cut(self, answer: Config, cut: Cut) -> bool:
-        """Learn where `cut` cuts the blocks of `answer`; whether it cuts any."""
+    def _alone(self, found: Found) -> frozenset[str]:
+        """The units of each atom of `found`'s answer whose removal alone was seen to pass."""
+        removals = found.checks[: len(found.checks) - found.wider]
+        passed = [c for c in removals if self.cache.exact(c) is Outcome.PASS]
+        return frozenset().union(*(found.answer - c for c in passed))
+
+    def _cut(self, answer: Config, cut: Cut, alone: Config) -> bool:
+        """Learn where `cut` cuts the blocks of `answer`, and each line change of `alone`
+        apart; whether that cuts any."""
         origins, pieces = cut(answer)
+        first = max(pieces.values(), default=0) + 1
+        single = {unit: first + n for n, unit in enumerate(self._ordered(alone & answer))}
         self.hierarchy.know_origins({unit: origins.get(unit, ()) for unit in answer})
-        self.hierarchy.know_pieces(pieces)
+        self.hierarchy.know_pieces({**pieces, **single})
         units = self._hunks(answer)
         cuts = self.hierarchy.groups(Level.ORIGIN, units)
         return len(cuts) != len(self.hierarchy.groups(Level.BLOCK, units))
