@@ -49,6 +49,47 @@ def test_an_answer_each_removal_of_which_passed_is_called_1_minimal(tmp_path: Pa
     assert "It is 1-minimal: removing any one of them makes it pass" in run.stdout
 
 
+def test_a_change_checked_line_by_line_is_said_to_be_checked_in_parts(tmp_path: Path) -> None:
+    """One block of two line changes, both needed: removing the block passes, so each line
+    change is removed too, and the words name those parts, not the one change shown."""
+    test = "grep -q B a.txt && grep -q C a.txt && exit 1; exit 0\n"
+    repo = two_commits(
+        tmp_path / "repo", {"a.txt": "a\nb\nc\nd\n"}, {"a.txt": "a\nB\nC\nd\n"}, test
+    )
+    run = ddchange(repo.path, "good..bad", "--", "sh", "test.sh")
+    assert run.returncode == 0, run.stderr
+    assert "1 change (2 of " in run.stdout
+    assert "It is 1-minimal: removing any one of its 2 parts (" in run.stdout
+    assert "removing any one of them" not in run.stdout
+
+
+# A suite of one test for a triage: case.bug fails where a.txt holds both B and C.
+SUITE = """\
+lines = open("a.txt").read().split()
+failure = '<failure message="B and C"/>' if {"B", "C"} <= set(lines) else ""
+with open("report.xml", "w") as out:
+    out.write('<testsuite><testcase classname="case" name="bug">' + failure + "</testcase>"
+              "</testsuite>")
+raise SystemExit(1 if failure else 0)
+"""
+
+
+def test_a_cause_checked_line_by_line_is_said_to_be_checked_in_parts(tmp_path: Path) -> None:
+    """The same block triaged (--results): the cause's words name its parts as well."""
+    repo = two_commits(
+        tmp_path / "repo",
+        {"a.txt": "a\nb\nc\nd\n", "suite.py": SUITE},
+        {"a.txt": "a\nB\nC\nd\n"},
+        "",
+    )
+    run = ddchange(repo.path, "good..bad", "--results", "junit:report.xml", "--", "python3",
+                   "suite.py", command=["run"])  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "Cause 1: 1 change breaks 1 test: case.bug" in run.stdout
+    assert "passed without each of its 2 parts (2 checks; a change is checked" in run.stdout
+    assert "passed without each change" not in run.stdout
+
+
 def test_a_check_edited_between_two_runs_of_the_same_command_is_run_again(tmp_path: Path) -> None:
     """A check script kept outside the repository, tightened between two runs of the same
     command line: the second run takes none of the first's tests over, says why, and every

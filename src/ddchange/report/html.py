@@ -246,7 +246,10 @@ def render_suite(result: SuiteResult) -> str:
                 where="; ".join(location(b[0], found.scopes.get(b[0].id, "")) for b in blocks),
                 inside=suite.where(result, number - 1),
                 backing=suite.backing(
-                    cause, suite.base_name(result, number - 1), isolate=result.request.isolate
+                    cause,
+                    suite.base_name(result, number - 1),
+                    isolate=result.request.isolate,
+                    shown=len(blocks),
                 ),
                 flaky=cause.flaky,
                 tests=cause.tests,

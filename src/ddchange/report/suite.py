@@ -91,9 +91,11 @@ def _tests(names: tuple[str, ...]) -> str:
     return shown + (f", … {more} more (--json has all)" if more > 0 else "")
 
 
-def backing(cause: Cause, base: str = "GOOD", *, isolate: bool) -> str:
+def backing(cause: Cause, base: str = "GOOD", *, isolate: bool, shown: int) -> str:
     """What backs `cause`, whose patch applies on `base` (GOOD, or the first bad commit's
-    parent); with `isolate`, a failing and a passing set (`_isolated`)."""
+    parent) and is shown as `shown` changes; with `isolate`, a failing and a passing set
+    (`_isolated`). Where the checks removed parts of a change (`Search.by_origin`), the words
+    say so: the removal of the whole change was not among them."""
     if cause.runs == 0:
         return "not checked: the run was interrupted"
     if cause.flaky:
@@ -107,23 +109,32 @@ def backing(cause: Cause, base: str = "GOOD", *, isolate: bool) -> str:
     if cause.disagreed:  # backed all the same: a PASS is a fact
         seen += _AT_RANDOM
     passed = cause.checks - cause.unresolved
+    whole = cause.checks == shown  # each check removed a change whole
+    checks = plural(cause.checks, "check")
+    if not cause.unresolved and whole:
+        return f"{seen}, and passed without each change ({checks}): 1-minimal"
     if not cause.unresolved:
-        return (
-            f"{seen}, and passed without each change ({plural(cause.checks, 'check')}): 1-minimal"
-        )
+        parts = f"each of its {cause.checks} parts ({checks}; {_PARTS})"
+        return f"{seen}, and passed without {parts}: 1-minimal"
     if not passed:  # "did not fail" is true there, but nothing passed: no 1-minimality shown
         return (
-            f"{seen}; no removal of a change could be tested ({plural(cause.checks, 'check')}: "
+            f"{seen}; no removal of {'a change' if whole else 'a part'} could be tested "
+            f"({plural(cause.checks, 'check')}: "
             "no build, no result, or another failure), so it is not shown to be 1-minimal"
         )
     return (
-        f"{seen}; of {plural(cause.checks, 'check')} (a change removed in each) {passed} "
+        f"{seen}; of {plural(cause.checks, 'check')} "
+        f"({'a change' if whole else 'a change or a part of one'} removed in each) {passed} "
         f"passed and {cause.unresolved} could not be tested (no build, no result, or another "
         "failure), so it is not shown to be 1-minimal"
     )
 
 
 _AT_RANDOM = " (the test failed at random in some other runs: each PASS is taken as a fact)"
+_PARTS = (
+    "a change is checked in parts where its lines came from different commits or show as "
+    "separate hunks of its own patch, and line by line where removing it whole passed"
+)
 
 
 def _isolated(cause: Cause, base: str) -> str:
@@ -162,11 +173,12 @@ def render(result: SuiteResult) -> str:
     for number, cause in enumerate(result.causes, 1):
         changes = changes_of(result, number - 1)
         verb = "breaks" if len(changes) == 1 else "break"
+        base = base_name(result, number - 1)
         lines += [
             f"Cause {number}: {plural(len(changes), 'change')} {verb} "
             f"{plural(len(cause.tests), 'test')}: {_tests(cause.tests)}",
             *([f"    {inside}"] if (inside := where(result, number - 1)) else []),
-            f"    {backing(cause, base_name(result, number - 1), isolate=result.request.isolate)}",
+            f"    {backing(cause, base, isolate=result.request.isolate, shown=len(changes))}",
             *_context(result, number - 1),
             "",
         ]

@@ -238,11 +238,12 @@ def _minimality(result: Result) -> str:
     split = len(result.checks) - result.wider
     outcomes = [c.outcome for c in result.checks[:split]]
     wider = [c.outcome for c in result.checks[split:]]
+    them = _removed(result)
     if len(outcomes) == 1 and outcomes[0] is Outcome.PASS:
         return "Without it the test passes (checked by a run)."
     if outcomes and all(o is Outcome.PASS for o in outcomes):
-        return "It is 1-minimal: removing any one of them makes it pass (each checked by a run)."
-    said = _not_shown(outcomes)
+        return f"It is 1-minimal: removing any one of {them} makes it pass (each checked by a run)."
+    said = _not_shown(outcomes, them)
     if not wider:
         return said
     return (
@@ -257,7 +258,23 @@ def minimal_by_runs(outcomes: list[Outcome]) -> bool:
     return bool(outcomes) and all(o is Outcome.PASS for o in outcomes)
 
 
-def _not_shown(outcomes: list[Outcome]) -> str:
+def _removed(result: Result) -> str:
+    """What the checks of a ddmin answer removed one at a time: "them" (its changes), or,
+    where the check cut a change (its lines came from different commits, show as different
+    hunks of the answer's own patch, or were each needed: Search.by_origin), its parts."""
+    answer = frozenset(unit.id for unit in result.culprits)
+    changes = {frozenset(u.id for u in change) for change in blocks(result, result.culprits)}
+    parts = [answer - c.config for c in result.checks[: len(result.checks) - result.wider]]
+    if all(part in changes for part in parts):
+        return "them"
+    return (
+        f"its {len(parts)} parts (a change is checked in parts where its lines came from "
+        "different commits or show as separate hunks of its own patch, and line by line where "
+        "removing it whole passed)"
+    )
+
+
+def _not_shown(outcomes: list[Outcome], them: str) -> str:
     """What the checks of a ddmin answer show where not every removal passed: 1-minimality is
     shown only by removals seen to pass, so the word is not used."""
     passed = sum(o is Outcome.PASS for o in outcomes)
@@ -269,7 +286,7 @@ def _not_shown(outcomes: list[Outcome]) -> str:
             "shown to be 1-minimal."
         )
     return (
-        f"Removing {passed} of them one at a time makes it pass (each checked by a run); "
+        f"Removing {passed} of {them} one at a time makes it pass (each checked by a run); "
         f"without each of the other {untested} the test could not be run (a broken build or "
         "another failure), so it is not shown to be 1-minimal."
     )
