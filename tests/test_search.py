@@ -263,6 +263,25 @@ def test_a_right_hint_keeps_candidates_buildable() -> None:
     assert with_hint.calls * 2.5 < without.calls
 
 
+def recorded_search(
+    diff: Diff, oracle: Oracle, needs: dict[str, set[str]] | None = None
+) -> tuple[Search, Recorded]:
+    """A search over all of `diff` whose test is `oracle`, recorded; its cache begins with the
+    pre-flight's two records, and the dependencies are `needs` alone."""
+    everything = frozenset(u.id for u in diff.hunks)
+    recorded = Recorded(oracle, everything)
+    cache = OutcomeCache[str]()
+    for config, outcome in recorded.records.items():
+        cache.store(config, outcome)
+    search = Search(
+        diff=diff,
+        test=lambda config, _level: recorded(config),
+        hierarchy=Hierarchy(diff, needs=needs or {}),
+        cache=cache,
+    )
+    return search, recorded
+
+
 def test_a_trusted_hint_whose_interior_cannot_be_tested_is_audited_by_the_plain_candidate() -> None:
     """The hint earns trust (twice its interior built where the plain candidate did not), then
     names a need that is wrong while it misses a true one: its interior cannot be tested, and
@@ -273,16 +292,7 @@ def test_a_trusted_hint_whose_interior_cannot_be_tested_is_audited_by_the_plain_
     a, b, c, d, e, f = ids
     true = {b: {a}, d: {c}, f: {e}}
     believed = {b: {a}, d: {c}, e: {c}}  # e's need is wrong, f's is missed
-    recorded = Recorded(monotone_oracle(true, [frozenset({e})]), frozenset(ids))
-    cache = OutcomeCache[str]()
-    for config, outcome in recorded.records.items():
-        cache.store(config, outcome)
-    search = Search(
-        diff=diff,
-        test=lambda config, _level: recorded(config),
-        hierarchy=Hierarchy(diff, needs=believed),
-        cache=cache,
-    )
+    search, recorded = recorded_search(diff, monotone_oracle(true, [frozenset({e})]), believed)
     for plain in ({b}, {d}):  # the interior (nothing) passes, the plain candidate cannot build
         assert search.probe(frozenset(plain)).outcome is Outcome.UNRESOLVED
     found = search.probe(frozenset({e, f}))
@@ -297,18 +307,9 @@ def verified(
     """The check by real runs alone, from all of a synthetic diff, culprit "9.0.0" (the last
     file's one line), under a monotone oracle that cannot build without the true needs."""
     diff = synthetic_diff(shape)
-    everything = frozenset(u.id for u in diff.hunks)
-    recorded = Recorded(monotone_oracle(true, [frozenset({"9.0.0"})]), everything)
-    cache = OutcomeCache[str]()
-    for config, outcome in recorded.records.items():
-        cache.store(config, outcome)
-    search = Search(
-        diff=diff,
-        test=lambda config, _level: recorded(config),
-        hierarchy=Hierarchy(diff, needs=believed),
-        cache=cache,
-    )
-    return search.verify_minimal("line", everything), recorded
+    oracle = monotone_oracle(true, [frozenset({"9.0.0"})])
+    search, recorded = recorded_search(diff, oracle, believed)
+    return search.verify_minimal("line", frozenset(u.id for u in diff.hunks)), recorded
 
 
 def test_a_block_that_only_goes_as_a_whole_is_removed_as_one() -> None:
@@ -338,16 +339,8 @@ def test_wider_removals_cost_nothing_when_each_change_alone_was_needed() -> None
     shape = [[2]]
     diff = synthetic_diff(shape)
     everything = frozenset(u.id for u in diff.hunks)
-    recorded = Recorded(monotone_oracle({}, [everything]), everything)
-    cache = OutcomeCache[str]()
-    for config, outcome in recorded.records.items():
-        cache.store(config, outcome)
-    found = Search(
-        diff=diff,
-        test=lambda config, _level: recorded(config),
-        hierarchy=Hierarchy(diff, needs={}),
-        cache=cache,
-    ).verify_minimal("line", everything)
+    search, recorded = recorded_search(diff, monotone_oracle({}, [everything]))
+    found = search.verify_minimal("line", everything)
     assert found.answer == everything
     assert (recorded.calls, found.wider) == (2, 0)
 
@@ -364,21 +357,12 @@ def test_pieces_the_answers_own_patch_cuts_anew_are_tried_before_the_whole_check
     six = [f"1.{h}.0" for h in range(6)]
     true = {z: {six[(k + 1) % 6]} for k, z in enumerate(six)}
     culprit = frozenset({"0.0.0", "0.1.0", *six})
-    recorded = Recorded(monotone_oracle(true, [culprit]), everything)
-    cache = OutcomeCache[str]()
-    for config, outcome in recorded.records.items():
-        cache.store(config, outcome)
+    search, recorded = recorded_search(diff, monotone_oracle(true, [culprit]))
 
     def cut(answer: Config) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
         pieces = {"0.0.0": 1, "0.0.1": 2} if "0.0.1" in answer else {"0.1.0": 3, "0.1.1": 4}
         return dict.fromkeys(answer, ("c",)), pieces
 
-    search = Search(
-        diff=diff,
-        test=lambda config, _level: recorded(config),
-        hierarchy=Hierarchy(diff, needs={}),
-        cache=cache,
-    )
     found = search.minimize(everything, [Level.FILE, Level.HUNK, Level.BLOCK], cut=cut)
     assert found.answer == culprit
     assert recorded.records[culprit] is Outcome.FAIL
@@ -400,16 +384,7 @@ def test_a_block_the_failure_needs_is_cut_to_its_line_changes_and_one_that_build
     built = {"0.1.0", "0.1.1", "0.1.2"}
     true = {unit: built - {unit} for unit in built} | {"0.0.1": built}
     culprit = frozenset({"0.0.1", *built})
-    recorded = Recorded(monotone_oracle(true, [culprit]), everything)
-    cache = OutcomeCache[str]()
-    for config, outcome in recorded.records.items():
-        cache.store(config, outcome)
-    search = Search(
-        diff=diff,
-        test=lambda config, _level: recorded(config),
-        hierarchy=Hierarchy(diff, needs={}),
-        cache=cache,
-    )
+    search, recorded = recorded_search(diff, monotone_oracle(true, [culprit]))
     found = search.minimize(everything, [Level.FILE, Level.BLOCK], cut=lambda _a: ({}, {}))
     assert found.answer == culprit
     assert recorded.records[culprit - {"0.0.1"}] is Outcome.PASS
