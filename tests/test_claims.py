@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from endtoend import ddchange, two_commits
+from endtoend import ddchange, put, two_commits
 
 # a.txt's BROKEN fails the test only with b.txt's NEED; either alone breaks the build (125)
 TEST = (
@@ -49,14 +49,17 @@ def test_an_answer_each_removal_of_which_passed_is_called_1_minimal(tmp_path: Pa
     assert "It is 1-minimal: removing any one of them makes it pass" in run.stdout
 
 
-def test_a_change_checked_line_by_line_is_said_to_be_checked_in_parts(tmp_path: Path) -> None:
-    """One block of two line changes, both needed: removing the block passes, so each line
-    change is removed too, and the words name those parts, not the one change shown."""
+def test_a_change_checked_in_parts_is_said_to_be(tmp_path: Path) -> None:
+    """One block of two line changes from two commits, both needed: the check removes each
+    commit's part, and the words name those parts, not the one change shown."""
     test = "grep -q B a.txt && grep -q C a.txt && exit 1; exit 0\n"
     repo = two_commits(
-        tmp_path / "repo", {"a.txt": "a\nb\nc\nd\n"}, {"a.txt": "a\nB\nC\nd\n"}, test
+        tmp_path / "repo", {"a.txt": "a\nb\nc\nd\n"}, {"a.txt": "a\nB\nc\nd\n"}, test
     )
-    run = ddchange(repo.path, "good..bad", "--", "sh", "test.sh")
+    put(repo, {"a.txt": "a\nB\nC\nd\n"})
+    repo.commit("C")
+    repo.git("tag", "-f", "bad")
+    run = ddchange(repo.path, "good..bad", "--strategy", "diff", "--", "sh", "test.sh")
     assert run.returncode == 0, run.stderr
     assert "1 change (2 of " in run.stdout
     assert "It is 1-minimal: removing any one of its 2 parts (" in run.stdout

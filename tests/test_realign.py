@@ -42,6 +42,15 @@ def rewrite(path: Path, beside: dict[str, str] | None = None) -> Sandbox:
     return repo
 
 
+def with_b(repo: Sandbox) -> Sandbox:
+    """`repo` with a file b.txt that BAD adds too (its one commit, amended)."""
+    repo.write("b.txt", "b\n")
+    repo.git("add", "b.txt")
+    repo.git("commit", "-q", "--amend", "--no-edit")
+    repo.git("tag", "-f", "bad")
+    return repo
+
+
 def headers(repo: Sandbox, *revisions: str) -> list[str]:
     out = repo.git("diff", "-U0", *revisions, "--", "mod.py").decode()
     return [line.split(" @@")[0] for line in out.splitlines() if line.startswith("@@")]
@@ -81,12 +90,12 @@ def test_pieces_number_each_line_change_by_the_hunk_of_the_answers_own_patch(
 def test_a_hunk_of_the_answers_patch_that_can_go_is_not_in_the_answer(tmp_path: Path) -> None:
     """GOOD..BAD has the function as one block, and the search ends at it; the answer's own
     patch shows it as two hunks, and the second goes: the patch holds the bug's hunk, and
-    the appended `x0 = 0` that the failure needs too. The check cannot tell (exit 125) where
-    `x0 = 0` stands without the function's `n1 = 1`, so the function's block cannot be
-    removed for a test and is not cut into its line changes: only the patch's hunks cut it."""
-    repo = rewrite(tmp_path / "repo")
+    the file b.txt that BAD adds, which the failure needs too. The check cannot tell (exit
+    125) where b.txt stands without the function's `n1 = 1`, so the function's block cannot
+    be removed for a test: only the patch's hunks cut it."""
+    repo = with_b(rewrite(tmp_path / "repo"))
     patch = tmp_path / "answer.patch"
-    check = "grep -q 'x0 = 0' mod.py || exit 0; grep -q 'n1 = 1' mod.py || exit 125"
+    check = "[ -e b.txt ] || exit 0; grep -q 'n1 = 1' mod.py || exit 125"
     test = ["sh", "-c", f"{check}; ! grep -q BUG mod.py"]
     run = ddchange(repo.path, "good..bad", "--patch", str(patch), "--", *test)
     assert run.returncode == 0, run.stderr
@@ -97,22 +106,23 @@ def test_a_hunk_of_the_answers_patch_that_can_go_is_not_in_the_answer(tmp_path: 
     assert subprocess.run(test, cwd=clone, check=False).returncode == 1, "it reproduces"
     own = subprocess.run(["git", "-C", str(clone), "diff", "-U0"], capture_output=True,
                          text=True, check=True).stdout  # fmt: skip
-    hunks = [line for line in own.splitlines() if line.startswith("@@")]
-    assert hunks[0] == "@@ -2,8 +2,8 @@ def f():", "the function's first hunk, whole"
-    assert len(hunks) == 2
-    assert own.rstrip().endswith("+x0 = 0")
+    assert [line for line in own.splitlines() if line.startswith("@@")] == [
+        "@@ -2,8 +2,8 @@ def f():"
+    ]
+    assert (clone / "b.txt").exists(), "the patch adds b.txt"
     assert "+    BUG = 2" in own
     checks = [r for r in run.report["log"] if r["phase"] == "verify"]
     assert checks, "the hunks of the answer's patch were checked by runs"
 
 
-# A suite of two tests for a triage: case.bug fails where mod.py holds the bug and `x0 = 0`,
-# and errors otherwise (another failure: no verdict) where `x0 = 0` stands without `n1 = 1`, as
-# the check above cannot tell there; case.ok never fails.
+# A suite of two tests for a triage: case.bug fails where mod.py holds the bug and b.txt is
+# there, and errors otherwise (another failure: no verdict) where b.txt stands without the
+# function's `n1 = 1`, as the check above cannot tell there; case.ok never fails.
 SUITE = """\
+import os
 text = open("mod.py").read()
-bug = "BUG" in text and "x0 = 0" in text
-odd = "x0 = 0" in text and "n1 = 1" not in text
+bug = "BUG" in text and os.path.exists("b.txt")
+odd = os.path.exists("b.txt") and "n1 = 1" not in text
 failure = '<failure message="the bug"/>' if bug else ""
 failure = '<error type="NameError" message="n1"/>' if odd else failure
 with open("report.xml", "w") as out:
@@ -125,7 +135,7 @@ raise SystemExit(1 if bug else 0)
 def test_a_triage_cause_holds_no_hunk_of_its_patch_that_can_go(tmp_path: Path) -> None:
     """The same rewrite triaged (--results): the cause of case.bug is cut as a single
     search's answer is, and its patch holds the bug's hunk, not the function's second."""
-    repo = rewrite(tmp_path / "repo", {"suite.py": SUITE})
+    repo = with_b(rewrite(tmp_path / "repo", {"suite.py": SUITE}))
     report = tmp_path / "triage.json"
     run = ddchange(repo.path, "good..bad", "--json", str(report), "--results",
                    "junit:report.xml", "--", "python3", "suite.py", command=["run"])  # fmt: skip

@@ -376,16 +376,18 @@ def test_pieces_the_answers_own_patch_cuts_anew_are_tried_before_the_whole_check
 def test_a_block_the_failure_needs_is_cut_to_its_line_changes_and_one_that_builds_is_not() -> None:
     """Two blocks of three lines each, in one file: the failure needs the middle line of the
     first, which builds only with the whole second block (without any of its lines nothing
-    can be tested). The first block's removal passes, so the check goes on at its line
-    changes and keeps the middle one; the second's removal cannot be tested, and its lines
-    are not tried one by one: no run removes one line of it alone."""
+    can be tested). The first block's removal passes, so the check with `lines` (a triage's)
+    goes on at its line changes and keeps the middle one; the second's removal cannot be
+    tested, and its lines are not tried one by one: no run removes one line of it alone."""
     diff = synthetic_diff([[3, 3]])
     everything = frozenset(u.id for u in diff.hunks)
     built = {"0.1.0", "0.1.1", "0.1.2"}
     true = {unit: built - {unit} for unit in built} | {"0.0.1": built}
     culprit = frozenset({"0.0.1", *built})
     search, recorded = recorded_search(diff, monotone_oracle(true, [culprit]))
-    found = search.minimize(everything, [Level.FILE, Level.BLOCK], cut=lambda _a: ({}, {}))
+    found = search.minimize(
+        everything, [Level.FILE, Level.BLOCK], cut=lambda _a: ({}, {}), lines=True
+    )
     assert found.answer == culprit
     assert recorded.records[culprit - {"0.0.1"}] is Outcome.PASS
     assert culprit - {"0.0.1"} in found.checks, "the line's removal backs the answer"

@@ -25,8 +25,9 @@ record), so one run answers for every test at once. The phases pass values along
    click suite of benchmarks/real/ to four times the tests of the same search alone).
    At block granularity each answer is then cut by commit and by the hunks of its own patch
    (`Search.by_origin`), as a single search's is: no block whose lines came from two commits,
-   no hunk of the patch the user gets, and no line change of a block whose removal passed
-   stands as one change unless each part is needed.
+   and no hunk of the patch the user gets, stands as one change unless each part is needed;
+   and, unlike a single search's, into the line changes of each block whose removal alone
+   passed, so that a cause is 1-minimal per line change there.
 3. causes (`_causes`): targets whose answers are the same configuration are one cause. Each
    answer is run again (`confidence.reruns`), and every target of the cause must fail in
    every run; GOOD runs once more at the end. A cause's tests are those its own runs show
@@ -649,7 +650,7 @@ def _search(
     )
     if request.isolate:  # a 1-minimal difference, not cut (as the single search's is not)
         return search.isolate(start, levels)
-    return search.minimize(start, levels, cut)
+    return search.minimize(start, levels, cut, lines=True)
 
 
 Key = tuple[Config, Config]  # an answer: its failing set and (--isolate) its passing set

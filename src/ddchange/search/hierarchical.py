@@ -32,8 +32,9 @@ Invariants, and where they are kept:
   claim, so that the caller can read them from its own records. At blocks, the caller can
   have that check go on with a block of the answer cut where its lines came from different
   commits or where the answer's own patch shows it as several hunks (`minimize(cut=)`,
-  `by_origin`), and a block whose removal alone passed cut into its line changes: the atoms
-  are then those pieces, and whole blocks are among the wider removals.
+  `by_origin`), and (`lines`, a triage's) a block whose removal alone passed cut into its
+  line changes: the atoms are then those pieces, and whole blocks are among the wider
+  removals.
 
 Extending it:
 - A level is a `model.Level`, a `Hierarchy._group_of` case that says what its units are
@@ -181,17 +182,20 @@ class Search:
 
     # -- the strategy ---------------------------------------------------------------------
 
-    def minimize(self, start: Config, levels: Sequence[Level], cut: Cut | None = None) -> Found:
+    def minimize(
+        self, start: Config, levels: Sequence[Level], cut: Cut | None = None, lines: bool = False
+    ) -> Found:
         """ddmin down `levels` from `start` (seen to fail), then the check by real outcomes;
         where the search ends at blocks and `cut` is given, that check goes on where blocks
-        are cut by commit and by the answer's own patch (`by_origin`)."""
+        are cut by commit and by the answer's own patch, and with `lines` (a triage's causes)
+        into the line changes of a block whose removal passed (`by_origin`)."""
         levels = self._begin(start, levels)
         self._levels = levels
         failing = start
         for level in levels:
             failing = self._ddmin(level, failing)
         if cut is not None and levels[-1] == Level.BLOCK:
-            return self.by_origin(failing, cut)
+            return self.by_origin(failing, cut, lines)
         return self.verify_minimal(levels[-1], failing)
 
     def isolate(self, start: Config, levels: Sequence[Level]) -> Found:
@@ -287,15 +291,18 @@ class Search:
         self.best, self.current, self.finest = answer, answer, level
         return self.verify_minimal(level, answer)
 
-    def by_origin(self, answer: Config, cut: Cut) -> Found:
+    def by_origin(self, answer: Config, cut: Cut, lines: bool = False) -> Found:
         """The check by real outcomes of `answer` (the search's, at the block level), then,
         where a block of what it leaves holds lines that came from more than one commit, or
         shows as more than one hunk in the answer's own patch (`cut` gives each unit's commits
         and its hunk of that patch's `git diff -U0`, which can align a block otherwise than
-        GOOD..BAD did, diff/realign.py), or is one whose removal alone passed, the check again
-        with each block cut there (`refine` at the origin level), so that no block of two
-        commits, no hunk of the patch the user gets, and no line change of a block the failure
-        itself needs stands in the answer unless it is needed. Blocks first: their removals
+        GOOD..BAD did, diff/realign.py), or, with `lines`, is one whose removal alone passed,
+        the check again with each block cut there (`refine` at the origin level), so that no
+        block of two commits, no hunk of the patch the user gets, and (with `lines`) no line
+        change of a block the failure itself needs stands in the answer unless it is needed.
+        `lines` is a triage's (suite.py: its causes are 1-minimal per line change), not a
+        single search's at block granularity, where on benchmarks/real's attrs history it
+        cost 52 runs more (152, not 100) to take 4 of 61 line changes. Blocks first: their removals
         take more at a time than their pieces' (checked at the pieces at once, the whole-range
         triage of benchmarks/real's click history kept a cause of 56 line changes, not 19).
         A block whose removal could not be tested is not cut into its lines (their removals
@@ -309,7 +316,7 @@ class Search:
         the build, a whole check after each piece taken would cost a pass each to take
         nothing (benchmarks/real's dateutil history, `--strategy diff`)."""
         found = self.verify_minimal(Level.BLOCK, answer)
-        failing, alone = found.answer, self._alone(found)
+        failing, alone = found.answer, self._alone(found, lines)
         tried = {frozenset(atom) for atom in self._atoms(self._ordered(failing))}
         while True:
             if self._cut(failing, cut, alone):
@@ -323,13 +330,16 @@ class Search:
             elif found.answer == failing:
                 return found  # checked whole where nothing is cut
             found = self.refine(failing, Level.ORIGIN)
-            grown = self._alone(found) - alone
+            grown = self._alone(found, lines) - alone
             if found.answer == failing and not grown:
                 return found
             failing, alone = found.answer, alone | grown
 
-    def _alone(self, found: Found) -> frozenset[str]:
-        """The units of each atom of `found`'s answer whose removal alone was seen to pass."""
+    def _alone(self, found: Found, lines: bool) -> frozenset[str]:
+        """With `lines`, the units of each atom of `found`'s answer whose removal alone was
+        seen to pass; without, none."""
+        if not lines:
+            return frozenset()
         removals = found.checks[: len(found.checks) - found.wider]
         passed = [c for c in removals if self.cache.exact(c) is Outcome.PASS]
         return frozenset().union(*(found.answer - c for c in passed))
