@@ -394,6 +394,31 @@ def test_a_block_the_failure_needs_is_cut_to_its_line_changes_and_one_that_build
     assert not any(len(built - c) == 1 and "0.0.1" in c for c in recorded.records)
 
 
+def test_a_hunk_of_the_patch_of_two_line_changes_checked_apart_is_removed_whole() -> None:
+    """A block n, a, b, c the failure needs (its removal passes), and d elsewhere that n
+    needs to build. b can go; a and c can only go together (one without the other cannot be
+    tested), and once b is gone the answer's own patch shows them as one hunk. Checked line
+    by line (a triage's check), each alone cannot be tested: their hunk is removed whole."""
+    diff = synthetic_diff([[4], [1]])
+    n, a, b, c = (f"0.0.{k}" for k in range(4))
+    d = "1.0.0"
+
+    def oracle(config: Config) -> Outcome:
+        if (a in config) != (c in config) or (n in config and d not in config):
+            return Outcome.UNRESOLVED
+        return Outcome.FAIL if n in config else Outcome.PASS
+
+    def cut(answer: Config) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+        return {}, ({} if b in answer else {a: 1, c: 1, n: 2})
+
+    search, recorded = recorded_search(diff, oracle)
+    everything = frozenset(u.id for u in diff.hunks)
+    found = search.minimize(everything, [Level.FILE, Level.BLOCK], cut=cut, lines=True)
+    assert found.answer == {n, d}
+    assert recorded.records[frozenset({n, d})] is Outcome.FAIL
+    assert recorded.records[frozenset({n, a, c, d})] is Outcome.FAIL
+
+
 def test_planning_ahead_reads_a_bounded_number_of_candidates() -> None:
     """-j N: when the cache knows every candidate offered, the planner still stops reading
     after PLAN_READ per slot, since each read costs an interior and, in ddmin's plan, the

@@ -174,6 +174,9 @@ class Search:
     _levels: tuple[Level, ...] = ()  # the levels the running search goes down
     _hint: _Hint = field(default_factory=_Hint)
     _unlearned: int = 0
+    # The hunks of the answer's own patch that hold more than one unit (`_cut`): with `lines`
+    # a block's line changes are atoms, and a hunk of two of them is a wider removal.
+    _patch_hunks: tuple[Config, ...] = ()
 
     def __post_init__(self) -> None:
         self._units = {unit.id: unit for unit in self.diff.hunks}
@@ -307,7 +310,10 @@ class Search:
         triage of benchmarks/real's click history kept a cause of 56 line changes, not 19).
         A block whose removal could not be tested is not cut into its lines (their removals
         would break the build as the block's did: an implication that only spares runs; no
-        claim of 1-minimality is made for such a block, see report/words.py).
+        claim of 1-minimality is made for such a block, see report/words.py). Where line
+        changes are atoms, each hunk of the patch that holds two of them is among the wider
+        removals: two lines that cannot go one without the other can go as the hunk they make
+        (on benchmarks/real's click history, `default_string = split_opt(` and `)[1]`).
 
         The patch of a smaller answer is aligned anew and can cut new pieces; each piece not
         tried before is removed once, and while that takes one the answer is aligned again.
@@ -348,6 +354,11 @@ class Search:
         """Learn where `cut` cuts the blocks of `answer`, and each line change of `alone`
         apart; whether that cuts any."""
         origins, pieces = cut(answer)
+        hunks: dict[int, set[str]] = {}
+        for unit in answer:
+            if unit in pieces:
+                hunks.setdefault(pieces[unit], set()).add(unit)
+        self._patch_hunks = tuple(frozenset(h) for _, h in sorted(hunks.items()) if len(h) > 1)
         first = max(pieces.values(), default=0) + 1
         single = {unit: first + n for n, unit in enumerate(self._ordered(alone & answer))}
         self.hierarchy.know_origins({unit: origins.get(unit, ()) for unit in answer})
@@ -394,6 +405,7 @@ class Search:
             for level in (Level.FILE, Level.FUNCTION, Level.HUNK, Level.BLOCK)
             for group in self.hierarchy.groups(level, units)
         ]
+        groups += [hunk for hunk in self._patch_hunks if hunk <= failing]
         groups += atoms
         for group in groups:
             closed = failing - self.hierarchy.interior(failing - group)
