@@ -174,8 +174,8 @@ class Search:
     _levels: tuple[Level, ...] = ()  # the levels the running search goes down
     _hint: _Hint = field(default_factory=_Hint)
     _unlearned: int = 0
-    # The hunks of the answer's own patch that hold more than one unit (`_cut`): with `lines`
-    # a block's line changes are atoms, and a hunk of two of them is a wider removal.
+    # The hunks of the answer's own patch that hold more than one unit (`_cut`): a hunk of two
+    # atoms (line changes checked apart, the lines of two commits) is a wider removal.
     _patch_hunks: tuple[Config, ...] = ()
 
     def __post_init__(self) -> None:
@@ -310,10 +310,11 @@ class Search:
         triage of benchmarks/real's click history kept a cause of 56 line changes, not 19).
         A block whose removal could not be tested is not cut into its lines (their removals
         would break the build as the block's did: an implication that only spares runs; no
-        claim of 1-minimality is made for such a block, see report/words.py). Where line
-        changes are atoms, each hunk of the patch that holds two of them is among the wider
-        removals: two lines that cannot go one without the other can go as the hunk they make
-        (on benchmarks/real's click history, `default_string = split_opt(` and `)[1]`).
+        claim of 1-minimality is made for such a block, see report/words.py). Each hunk of the
+        patch that holds two atoms (line changes checked apart, or the lines of two commits)
+        is among the wider removals: two lines that cannot go one without the other can go as
+        the hunk they make (on benchmarks/real's click history, `default_string = split_opt(`
+        and `)[1]`).
 
         The patch of a smaller answer is aligned anew and can cut new pieces; each piece not
         tried before is removed once, and while that takes one the answer is aligned again.
