@@ -10,7 +10,15 @@ from typing import Any
 from ddchange.diff.hunks import Hunk
 from ddchange.model import Cause, Ending, Level, SuiteResult
 from ddchange.report.as_json import change, commit, record, resumed_from
-from ddchange.report.words import commit_line, location, plural, printable, reused, shown_diff
+from ddchange.report.words import (
+    PARTS,
+    commit_line,
+    location,
+    plural,
+    printable,
+    reused,
+    shown_diff,
+)
 
 SHOWN_LINES, SHOWN_WIDTH = 40, 200  # of each change's diff, as the single-test report shows
 SHOWN_TESTS = 8  # of each cause's tests, named in the text; --json has them all
@@ -114,7 +122,7 @@ def backing(cause: Cause, base: str = "GOOD", *, isolate: bool, shown: int) -> s
     if not cause.unresolved and whole:
         return f"{seen}, and passed without each change ({checks}): 1-minimal"
     if not cause.unresolved:
-        parts = f"each of its {cause.checks} parts ({checks}; {_PARTS})"
+        parts = f"each of its {cause.checks} parts ({checks}; {PARTS})"
         return f"{seen}, and passed without {parts}: 1-minimal"
     if not passed:  # "did not fail" is true there, but nothing passed: no 1-minimality shown
         return (
@@ -131,10 +139,6 @@ def backing(cause: Cause, base: str = "GOOD", *, isolate: bool, shown: int) -> s
 
 
 _AT_RANDOM = " (the test failed at random in some other runs: each PASS is taken as a fact)"
-_PARTS = (
-    "a change is checked in parts where its lines came from different commits or show as "
-    "separate hunks of its own patch, and line by line where removing it whole passed"
-)
 
 
 def _isolated(cause: Cause, base: str) -> str:

@@ -258,6 +258,13 @@ def minimal_by_runs(outcomes: list[Outcome]) -> bool:
     return bool(outcomes) and all(o is Outcome.PASS for o in outcomes)
 
 
+# Why a check removed parts of a change, not the change whole (Search.by_origin).
+PARTS = (
+    "a change is checked in parts where its lines came from different commits or show as "
+    "separate hunks of its own patch, and line by line where removing it whole passed"
+)
+
+
 def _removed(result: Result) -> str:
     """What the checks of a ddmin answer removed one at a time: "them" (its changes), or,
     where the check cut a change (its lines came from different commits, show as different
@@ -267,11 +274,7 @@ def _removed(result: Result) -> str:
     parts = [answer - c.config for c in result.checks[: len(result.checks) - result.wider]]
     if all(part in changes for part in parts):
         return "them"
-    return (
-        f"its {len(parts)} parts (a change is checked in parts where its lines came from "
-        "different commits or show as separate hunks of its own patch, and line by line where "
-        "removing it whole passed)"
-    )
+    return f"its {len(parts)} parts ({PARTS})"
 
 
 def _not_shown(outcomes: list[Outcome], them: str) -> str:

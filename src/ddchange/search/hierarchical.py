@@ -291,8 +291,12 @@ class Search:
         """The check by real outcomes again, for an answer of the search, at `level` (finer
         than the search went): each of its atoms there removed in turn, and the wider
         removals; removals the search ran already are taken from the cache."""
-        self.best, self.current, self.finest = answer, answer, level
+        self._focus(answer, level)
         return self.verify_minimal(level, answer)
+
+    def _focus(self, answer: Config, level: Level) -> None:
+        """A check of `answer` at `level` from here on: the best and running configuration."""
+        self.best, self.current, self.finest = answer, answer, level
 
     def by_origin(self, answer: Config, cut: Cut, lines: bool = False) -> Found:
         """The check by real outcomes of `answer` (the search's, at the block level), then,
@@ -327,7 +331,7 @@ class Search:
         tried = {frozenset(atom) for atom in self._atoms(self._ordered(failing))}
         while True:
             if self._cut(failing, cut, alone):
-                self.best, self.current, self.finest = failing, failing, Level.ORIGIN
+                self._focus(failing, Level.ORIGIN)
                 atoms = [frozenset(atom) for atom in self._atoms(self._ordered(failing))]
                 new = [atom for atom in atoms if atom not in tried]
                 tried.update(new)
@@ -348,8 +352,12 @@ class Search:
         if not lines:
             return frozenset()
         removals = found.checks[: len(found.checks) - found.wider]
-        passed = [c for c in removals if self.cache.exact(c) is Outcome.PASS]
-        return frozenset().union(*(found.answer - c for c in passed))
+        return frozenset().union(*self._passed(found.answer, [found.answer - c for c in removals]))
+
+    def _passed(self, failing: Config, atoms: list[Config]) -> list[Config]:
+        """The atoms of `failing` whose removal alone was seen to pass (what the failure
+        itself needs, where the others may be needed only to build)."""
+        return [atom for atom in atoms if self.cache.exact(failing - atom) is Outcome.PASS]
 
     def _cut(self, answer: Config, cut: Cut, alone: Config) -> bool:
         """Learn where `cut` cuts the blocks of `answer`, and each line change of `alone`
@@ -396,7 +404,7 @@ class Search:
         removing more of a passing configuration passes too (an implication that only spares
         the run; no claim rests on it, since the removal is then not a check)."""
         units = self._hunks(failing)
-        passed = [a for a in atoms if self.cache.exact(failing - a) is Outcome.PASS]
+        passed = self._passed(failing, atoms)
         core = frozenset().union(*passed)
         removals = [failing - self.hierarchy.closure(core, failing)] if core else []
         if core and self._hint.doubted():
