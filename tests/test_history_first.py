@@ -224,7 +224,8 @@ def test_the_default_bisects_then_answers_inside_the_first_bad_commit(tmp_path: 
     assert route["fallback"] is None
     assert [step["commit"] for step in route["bisection"]]  # each commit tested, with its verdict
     assert all(step["outcome"] in ("pass", "fail") for step in route["bisection"])
-    assert route["tip_runs"]["runs"] == route["tip_runs"]["fails"] == 4  # rerun as the answer's
+    # the first bad commit's FAIL is taken as BAD's is, for a test never seen to fail at random
+    assert route["tip_runs"]["runs"] == route["tip_runs"]["fails"] == 1
     assert route["on_good"] == "fail"  # the answer fails on GOOD too
     assert [c["path"] for c in report["culprits"]] == ["data.txt"]
     assert report["tests_run"] == len(report["log"])
@@ -426,8 +427,10 @@ def test_a_commit_that_fails_at_random_misleads_the_bisection_only_until_it_pass
     tmp_path: Path,
 ) -> None:
     """The commit the bisection asks first fails once at random (it has no culprit): the
-    bisection ends on it, its reruns pass (a fact), and the bisection goes again from what
-    was seen, to the culprit's commit: found, exit 5, the disagreement as evidence."""
+    bisection ends on it, taken as BAD's FAIL is (the test was never seen to fail at random);
+    the search inside it sees the test fail at random, the commit runs again and passes (a
+    fact), and the bisection goes again from what was seen, to the culprit's commit: found,
+    exit 5, the disagreement as evidence."""
     once = tmp_path / "failed-once"
     check = Exe(
         "#!/bin/sh\n"
@@ -450,9 +453,10 @@ def test_a_commit_that_fails_at_random_misleads_the_bisection_only_until_it_pass
 def test_the_bisections_evidence_of_a_flaky_test_is_reported_whatever_commit_showed_it(
     tmp_path: Path,
 ) -> None:
-    """Steps 4 and 2 each fail once at random, and the bisection is misled to step 2 before
-    its rerun passes; the search goes on inside step 5, and both disagreements are the
-    evidence (exit 5), though step 2 is neither end of that search."""
+    """Steps 4 and 2 each fail once at random, and the bisection is misled to step 2 until
+    the search inside it sees the test fail at random and its rerun passes; the search goes
+    on inside step 5, and both disagreements are the evidence (exit 5), though step 2 is
+    neither end of that search."""
     seen = tmp_path / "seen"
     seen.mkdir()
     check = Exe(

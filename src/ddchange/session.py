@@ -215,92 +215,122 @@ def _history_first(
                 ),
             )
 
-        # BAD first (its exit code is *the* failure), then the bisection, `width` commits at
-        # once with -j N; GOOD runs where the bisection ends at it, as `git bisect run` takes
-        # GOOD's word (a PASS is a fact: it needs no run before it is a search's base)
-        with contextlib.ExitStack() as parallel:
-            width = slots(request, repo, scratch, trials, parallel)
-            flaky = not hold((Stage.BAD, tree(bad), functools.partial(states, bad)))
-            graph = Graph(scratch.repo)
+        graph = Graph(scratch.repo)
+        asked: dict[str, None] = {}  # every commit any bisection asked, in order
+        bisections = [0]
 
-            asked: dict[str, None] = {}  # every commit any bisection asked, in order
+        def bisected(first: bool) -> history.Located | None:
+            """The bisection (None where the runs of GOOD, BAD or the first bad commit show
+            the test flaky), `width` commits at once with -j N, in slots of its own. BAD runs
+            first (its exit code is *the* failure); GOOD where the bisection ends at it, as
+            `git bisect run` takes GOOD's word (a PASS is a fact: it needs no run before it is
+            a search's base). The first bad commit's FAIL is acted on as every FAIL of the
+            bisection is, run again as the flake rate seen asks (none for a test not seen to
+            fail at random, as BAD's); where it then passes (a fact), a FAIL at random misled
+            the bisection, which goes again from what was seen."""
+            with contextlib.ExitStack() as parallel:
+                width = slots(request, repo, scratch, trials, parallel)
+                located = None
+                flaky = first and not hold((Stage.BAD, tree(bad), functools.partial(states, bad)))
+                while not flaky:
+                    bisections[0] += 1
+                    located = history.locate(good, bad, graph, test, width=width, offer=offer)
+                    asked.update(dict.fromkeys(sha for sha, _ in located.asked))
+                    if located.base == good and not hold((Stage.GOOD, frozenset(), None)):
+                        flaky = True
+                    elif not events.ends or test(located.tip) is Outcome.FAIL:
+                        break
+                    else:
+                        flaky = located.tip == bad or bisections[0] == confidence.MAX_SEARCHES
+                trials.alone()  # the slots close: the search inside has its own
+            return None if flaky else located
 
-            def bisected() -> history.Located:
-                located = history.locate(good, bad, graph, test, width=width, offer=offer)
-                asked.update(dict.fromkeys(sha for sha, _ in located.asked))
-                return located
-
-            located = None if flaky else bisected()
-            for bisections in range(1, confidence.MAX_SEARCHES + 1):
-                if located is not None and located.base == good:
-                    flaky = not hold((Stage.GOOD, frozenset(), None))
-                    located = None if flaky else located
-                if located is None or not events.ends:
-                    break
-                if _tip_holds(trials, trees, located, request.confidence):
-                    break
-                # The first bad commit passed when run again (a fact): a FAIL at random
-                # misled the bisection, which goes again from what was seen.
-                flaky = located.tip == bad or bisections == confidence.MAX_SEARCHES
-                located = None if flaky else bisected()
-            trials.alone()  # the slots close: the search inside has its own
-        base, tip = (good, bad) if located is None else (located.base, located.tip)
-        frame = Frame(
-            kept=kept,
-            ignored=ignored,
-            pinned=pinned,
-            base=trials.records(tree(base)),
-            tip=trials.records(tree(tip)),
-            flakes=trials.flakes(besides={tree(base), tree(tip)}),
-        )
-        inner = dataclasses.replace(
-            request, good=base, bad=tip, strategy=Strategy.DIFF, within=(good, bad)
-        )
-        route = Route(
-            strategy=Strategy.AUTO,
-            good=good,
-            bad=bad,
-            bisected=tuple(
-                (sha, claim)
-                for sha in (() if located is None else asked)
-                if (claim := trials.claim(tree(sha))) is not None
-            ),
-            first_bad=None if located is None else located.first_bad,
-            located_in=sum(r.phase != Stage.ON_GOOD for r in trials.log),
-            searched=_searched_where(located, good, bad),
-            merges=() if located is None else located.merges,
-            tip=trials.claim(tree(tip)),
-            fallback=_fell_back(flaky, located, good, bad),
-            fork=located.fork or None if located else None,
-            commits=git.commit_infos(repo, {base, tip, *(located.merges if located else ())}),
-        )
-        found = _search(
-            inner, repo, Revisions(base, tip), journal, events, route, replayed=replayed,
-            frame=frame,
-        )  # fmt: skip
+        located = bisected(first=True)
+        searches: list[tuple[int, Result]] = []  # each search inside, after that many records
+        while True:
+            base, tip = (good, bad) if located is None else (located.base, located.tip)
+            route = Route(
+                strategy=Strategy.AUTO,
+                good=good,
+                bad=bad,
+                bisected=tuple(
+                    (sha, claim)
+                    for sha in (() if located is None else asked)
+                    if (claim := trials.claim(tree(sha))) is not None
+                ),
+                first_bad=None if located is None else located.first_bad,
+                located_in=sum(r.phase != Stage.ON_GOOD for r in trials.log),
+                searched=_searched_where(located, good, bad),
+                merges=() if located is None else located.merges,
+                tip=trials.claim(tree(tip)),
+                fallback=_fell_back(located is None, located, good, bad),
+                fork=located.fork or None if located else None,
+                commits=git.commit_infos(repo, {base, tip, *(located.merges if located else ())}),
+            )
+            frame = Frame(
+                kept=kept,
+                ignored=ignored,
+                pinned=pinned,
+                base=trials.records(tree(base)),
+                tip=trials.records(tree(tip)),
+                flakes=trials.flakes(besides={tree(base), tree(tip)}),
+            )
+            inner = dataclasses.replace(
+                request, good=base, bad=tip, strategy=Strategy.DIFF, within=(good, bad)
+            )
+            found = _search(
+                inner, repo, Revisions(base, tip), journal, events, route, replayed=replayed,
+                frame=frame,
+            )  # fmt: skip
+            searches.append((len(trials.log), found))
+            if (
+                located is None
+                or tip == bad
+                or not events.ends
+                or bisections[0] == confidence.MAX_SEARCHES
+                or not (found.disagreements or found.outcome == Ending.FLAKY)
+                or _tip_holds(trials, trees, located, request.confidence)
+            ):
+                break
+            # The search inside saw the test fail at random, and the first bad commit, run
+            # again as an answer is, passed (a fact): the bisection goes again.
+            located = bisected(first=False)
+        # the first bad commit's runs, those after the search inside included
+        route = dataclasses.replace(route, tip=trials.claim(tree(tip)))
         if base != good and found.outcome == Ending.FOUND:
             route = _on_good(trials, found, route)
-    own = [record for record in found.log if record.phase != Stage.BISECT]  # not the adopted
-    # the bisection's, then the search's, then the one on GOOD
-    log = [
-        *(r for r in trials.log if r.phase != Stage.ON_GOOD),
-        *own,
-        *(r for r in trials.log if r.phase == Stage.ON_GOOD),
-    ]
+    # in the order they ran: the bisection's runs and each search's own (not those it took
+    # over from the bisection), then the one on GOOD
+    log, done = [], 0
+    bisecting = [r for r in trials.log if r.phase != Stage.ON_GOOD]
+    for before, search in searches:
+        log += [*bisecting[done:before], *(r for r in search.log if r.phase != Stage.BISECT)]
+        done = before
+    log += [*bisecting[done:], *(r for r in trials.log if r.phase == Stage.ON_GOOD)]
+    earlier = [search for _, search in searches[:-1]]
     return dataclasses.replace(
         found,
         request=request,
         route=route,
         log=[dataclasses.replace(record, number=n) for n, record in enumerate(log, 1)],
-        tests_run=found.tests_run + trials.tests_run,
-        command_time=found.command_time + trials.command_time,
-        # the bisection's evidence of a flaky test too (its two ends' is the search's)
+        tests_run=trials.tests_run + sum(search.tests_run for _, search in searches),
+        command_time=trials.command_time + sum(search.command_time for _, search in searches),
+        # the bisection's evidence of a flaky test too (its two ends' is the search's), and
+        # that of the searches inside a first bad commit that passed when run again (but their
+        # BAD's, that commit, whose evidence the bisection's runs of it give)
         disagreements=[
             *(d for c, d in trials.disagreed.items() if c not in (tree(base), tree(tip))),
+            *(
+                d
+                for search in earlier
+                for d in search.disagreements
+                if d.size != len(search.diff.hunks)
+            ),
             *found.disagreements,
         ],
-        # the search's own records taken over: those it took from the bisection are not
-        resumed=trials.resumed + sum(r.phase != Stage.BISECT for r in found.log[: found.resumed]),
+        # the searches' own records taken over: those they took from the bisection are not
+        resumed=trials.resumed
+        + sum(r.phase != Stage.BISECT for _, s in searches for r in s.log[: s.resumed]),
         wall_time=time.monotonic() - started,
     )
 

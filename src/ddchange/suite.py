@@ -7,7 +7,8 @@ record), so one run answers for every test at once. The phases pass values along
 0. the history first (`_history_first`, the default where GOOD..BAD's history can be
    bisected): GOOD's and BAD's own trees give the targets; each target bisects the
    first-parent history by its own verdicts (search/history.py), a commit built and tested
-   once for every target; each first bad commit runs again (its FAIL is a claim). The targets
+   once for every target; each first bad commit runs again where a target was seen to fail
+   at random (else its FAIL is taken as BAD's is: see search/confidence.py). The targets
    bisected to one commit are triaged inside it (the phases below), with its parent as GOOD
    and itself as BAD, from the bisection's runs of the two trees; each cause's patch applies
    on that parent (`CauseChanges.base`). Elsewhere the whole range is triaged.
@@ -137,7 +138,8 @@ def _history_first(
     """--strategy auto: GOOD's and BAD's own trees (the pre-flight: the targets), then for
     each target the bisection of the history by its own verdicts (search/history.py), each
     commit built and tested once for every target (its run gives every test's result); each
-    first bad commit run again as an answer is; then one triage (`_triage`) inside each first
+    first bad commit run again as an answer is where a target failed at random in the
+    bisection's runs; then one triage (`_triage`) inside each first
     bad commit against its parent, of the targets bisected to it, from the bisection's runs of
     the two trees. The causes' patches apply on those parents (`CauseChanges.base`)."""
     good, bad = revisions.good, revisions.bad
@@ -199,8 +201,12 @@ def _history_first(
                 whole = whole or located.where is history.Where.WHOLE
             searching[0] = None
             far[0] = "each first bad commit again"
-            for _base, tip in ends:  # each first bad commit's FAIL is a claim: run again
-                ran(tip, 1 + reruns, Stage.BISECT)
+            # Each first bad commit's FAIL runs again where the bisection's runs showed a
+            # target failing at random; else it is taken as BAD's FAIL is (a FAIL at random
+            # leaves an answer that in truth passes, which the reruns of the causes catch).
+            again = 1 + reruns if _Flakes(trials=trials, targets=targets).rate() > 0 else 1
+            for _base, tip in ends:
+                ran(tip, again, Stage.BISECT)
             trials.alone()
         located_in = len(trials.log)
         commits = git.commit_infos(repo, {sha for pair in ends for sha in pair})
