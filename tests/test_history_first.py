@@ -450,6 +450,42 @@ def test_a_commit_that_fails_at_random_misleads_the_bisection_only_until_it_pass
     assert [d["outcomes"] for d in run.report["flaky"]] == [["fail", "pass"]]
 
 
+def test_once_an_answer_passes_the_commit_searched_runs_again_before_another_search(
+    tmp_path: Path,
+) -> None:
+    """Step 4 (four changes, none a culprit) fails in the first two runs of its changes at
+    random: the bisection ends on it and the search inside takes one of its changes, whose
+    rerun passes (a fact). Before a second search there, step 4's whole tree runs again, as
+    an answer's FAIL would (every answer there rests on its one FAIL): it passes, nothing is
+    searched there again, and the bisection goes on to the culprit's commit."""
+    count = tmp_path / "count"
+    check = Exe(
+        "#!/bin/sh\n"
+        'if grep -q "step 4" notes.txt; then\n'
+        f'  echo x >> "{count}"\n'
+        f'  [ "$(wc -l < "{count}")" -le 2 ] && exit 1\n'
+        "fi\n" + CHECK.content.split("\n", 1)[1]
+    )
+    steps: list[dict[str, str | Exe | None]] = [{"check.sh": check}] + [{} for _ in range(7)]
+    steps[3] = {f"extra{n}.txt": "one\n" for n in range(3)}  # step 4: four files, no culprit
+    steps[5] = {"data.txt": "10\n20\n31\n"}  # the culprit: 30 -> 31
+    repo, commits = history(tmp_path / "repo", steps)
+    run = search(repo)
+    assert run.returncode == 5, run.stdout + run.stderr
+    assert (run.report["first_bad"], run.report["base"]) == (commits[6], commits[5])
+    log = run.report["log"]
+    passed = next(
+        n for n, r in enumerate(log) if r["phase"] == "confirm" and r["outcome"] == "pass"
+    )
+    whole = log[passed + 1]  # step 4's own tree, all its changes
+    assert (whole["phase"], whole["outcome"]) == ("confirm", "pass")
+    assert len(whole["config"]) == 4
+    after = log[passed + 2]  # no second search inside step 4: the bisection, again
+    assert after["phase"] == "bisect"
+    assert after["config"] == log[1]["config"], "step 4, the commit it ended on first"
+    assert after["outcome"] == "pass"
+
+
 def test_the_bisections_evidence_of_a_flaky_test_is_reported_whatever_commit_showed_it(
     tmp_path: Path,
 ) -> None:

@@ -881,7 +881,7 @@ def _searched(run: _Run) -> _Ended:
         history = request.strategy == Strategy.HISTORY
         found, confirmation = _checked(run, history=history, before=0.0, searches=1)
         for searches in range(2, confidence.MAX_SEARCHES + 1):
-            if not _passed_again(run, found):
+            if not _passed_again(run, found) or not _bad_holds(run):
                 break
             # Its PASS is a fact: a FAIL the search acted on came at random. It goes again
             # from what was seen, and FAILs not yet run as often as the flake rate asks for
@@ -926,6 +926,16 @@ def _checked(
     answers whose checks had the risk `before` (see `_confirm`)."""
     found = _descend(run, run.everything, history=history)
     return found, _confirm(run, found, before, searches) if run.request.confirm else None
+
+
+def _bad_holds(run: _Run) -> bool:
+    """Whether BAD, on whose FAIL every answer rests, fails again in as many runs as an
+    answer's FAIL needs at the flake rate seen (a test seen to fail at random: BAD's one FAIL
+    may have come at random too); where it passes (a fact), there is nothing to search (inside
+    the history, a FAIL at random misled the bisection to this commit)."""
+    rate = confidence.guarded_rate(run.trials.flake_rate())
+    wanted = confidence.runs_to_confirm(run.request.confidence, rate) if run.reruns else 1
+    return run.trials.repeat(run.everything, wanted, Stage.CONFIRM)[0] is Outcome.FAIL
 
 
 def _passed_again(run: _Run, found: Found) -> bool:
