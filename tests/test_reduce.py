@@ -331,6 +331,59 @@ def test_rewrites_shorten_names_indentation_space_and_literals_consistently() ->
     assert short[0].endswith(b'print(item,   "", 0)\n')
 
 
+def test_indentation_goes_by_depth_closing_the_gaps_removals_left() -> None:
+    """Round 0 of the indentation: each line one space a level deep, however wide its levels
+    were (a line taken out left a level of 3 under one of 1: it becomes 2); round 1: the
+    file's unit, where depth did not go; a file indented with tabs gets no depth rewrite."""
+    data = b"for a in b:\n   for c in b:\n     for d in b:\n      e\n   f\n\nx\n"
+    by_depth = inputs.dedents((data,))
+    assert len(by_depth) == 1, "one rewrite of the whole file"
+    assert inputs.apply((data,), by_depth[0])[0] == (
+        b"for a in b:\n for c in b:\n  for d in b:\n   e\n f\n\nx\n"
+    )
+    assert compile(inputs.apply((data,), by_depth[0])[0], "m.py", "exec")
+    even = b"if a:\n    if b:\n        c\n"
+    assert inputs.apply((even,), inputs.dedents((even,))[0])[0] == b"if a:\n if b:\n  c\n"
+    assert inputs.apply((even,), inputs.dedents((even,), by_depth=False)[0])[0] == (
+        b"if a:\n if b:\n  c\n"
+    )
+    assert inputs.dedents((b"if a:\n b\n",)) == [], "already one space a level"
+    tabbed = b"if a:\n\tif b:\n\t        c\n"
+    assert inputs.dedents((tabbed,)) == []
+
+
+def test_names_freed_and_indentation_left_uneven_are_tidied_before_the_check() -> None:
+    """A module CPython refuses (21 nested loops, 20 at most): the names of the loops that go
+    free one-letter names, and the removals leave indentation uneven. The rewrites go again
+    once the passes are done (`tidy`), before the check of each token: the result is the
+    loops one space a level deep, every name one letter, and 1-minimal in tokens."""
+    names = [f"i{d}" for d in range(24)] + [f"n{d}" for d in range(12)]
+    body = "".join(f"{'    ' * (d + 1)}for {names[d]} in range(n):\n" for d in range(24))
+    data = (
+        "import math\n\n" + "".join(f"{n} = {i}\n" for i, n in enumerate(names[24:]))
+        + f"def deep(n):\n    total = 0\n{body}{'    ' * 25}total += i23\n    return total\n"
+    ).encode()  # fmt: skip
+
+    def test(candidate: Sequence[bytes], _grain: object = None) -> Outcome:
+        try:
+            compile(candidate[0], "m.py", "exec")
+        except SyntaxError as error:
+            return Outcome.FAIL if "too many statically nested" in str(error) else Outcome.PASS
+        return Outcome.PASS
+
+    assert test((data,)) is Outcome.FAIL
+    reduced = by_default("m.py", data, test)
+    assert reduced.minimal
+    result = reduced.contents[0]
+    assert test((result,)) is Outcome.FAIL
+    lines = result.decode().splitlines()
+    assert [len(line) - len(line.lstrip(" ")) for line in lines] == list(range(len(lines)))
+    assert all(len(word) == 1 for word in re.findall(r"[A-Za-z_]\w*", result.decode())
+               if word not in ("for", "in"))  # fmt: skip
+    for edit in inputs.words(0, result):
+        assert test(inputs.apply((result,), [edit])) is not Outcome.FAIL
+
+
 def test_brackets_go_level_by_level_with_their_content_or_are_emptied() -> None:
     data = b"f(a, g(b), [c]) + h()"
     outer = inputs.brackets((data,), 0, keep="")
@@ -503,9 +556,11 @@ def test_several_files_are_reduced_together_at_their_paths(tmp_path: Path) -> No
 def by_default(name: str, data: bytes, test: Callable[..., Outcome]) -> Reduced:
     """`data`, a file called `name`, reduced in process as `ddchange reduce` does by default
     (token grain; candidates kept well formed), with `test` as its check."""
-    passes, finest, last = reduction.passes_for(Grain.TOKEN, (name,))
+    passes, finest, tidy, last = reduction.passes_for(Grain.TOKEN, (name,))
     plausible = reduction._well_formed((name,), (data,))
-    reducer = Reducer(test=test, passes=passes, finest=finest, last=last, plausible=plausible)
+    reducer = Reducer(
+        test=test, passes=passes, finest=finest, tidy=tidy, last=last, plausible=plausible
+    )
     return reducer.reduce((data,))
 
 

@@ -163,7 +163,9 @@ class Rewrite(enum.StrEnum):
     (diff/inputs.py), as C-Vise's and shrinkray's do; each reports what it saved."""
 
     RENAME = "rename"  # a name and all its uses renamed to a shorter one the input lacks
-    DEDENT = "dedent"  # a file's indentation divided by its unit: four spaces a level become one
+    DEDENT = (
+        "dedent"  # a file re-indented: a space for each level its lines are deep (or by its unit)
+    )
     SPACE = "space"  # a run of white space shortened
     LITERAL = "literal"  # a number as 0, a quoted string emptied
     # a balanced pair of brackets taken out with its content, emptied, or unwrapped

@@ -124,11 +124,12 @@ def run(request: ReduceRequest, listener: Listener | None = None) -> Reduction:
     ):
         runs.resume(description)
         _preflight(request, runs, original)
-        passes, finest, last = passes_for(request.granularity, relative)
+        passes, finest, tidy, last = passes_for(request.granularity, relative)
         reducer = Reducer(
             test=runs.outcome,
             passes=passes,
             finest=finest,
+            tidy=tidy,
             last=last,
             on_best=best,
             ahead=runs.offer,
@@ -197,12 +198,14 @@ def _confirmed(request: ReduceRequest, runs: Inputs, result: Contents) -> bool:
 
 def passes_for(
     finest: Grain, relative: Sequence[str]
-) -> tuple[tuple[Pass, ...], Pass, tuple[Pass, ...]]:
-    """The passes, coarsest first, the one whose pieces the result is 1-minimal in, and the
-    passes after its check (`Reducer.last`): syntax nodes where a grammar knows one of the
-    files, lines, balanced brackets, the rewrites (names, indentation, white space,
-    literals), tokens, characters; the grains finer than `finest` left out. At the token
-    grain, words joined last: the characters' grain takes out such white space by itself."""
+) -> tuple[tuple[Pass, ...], Pass, tuple[Pass, ...], tuple[Pass, ...]]:
+    """The passes, coarsest first, the one whose pieces the result is 1-minimal in, the
+    rewrites that go again around its check (`Reducer.tidy`: the names the removals freed, the
+    indentation they left uneven), and the passes after it (`Reducer.last`): syntax nodes
+    where a grammar knows one of the files, lines, balanced brackets, the rewrites (names,
+    indentation, white space, literals), tokens, characters; the grains finer than `finest`
+    left out. At the token grain, words joined last: the characters' grain takes out such
+    white space by itself."""
     trees = [name for name in relative if syntax.has_tree(name)]
     grains = list(Grain)[: list(Grain).index(finest) + 1]
     by_grain = {
@@ -211,10 +214,11 @@ def passes_for(
         Grain.TOKEN: _grain(Grain.TOKEN, pieces.words, fits=pieces.joins_none),
         Grain.CHAR: _grain(Grain.CHAR, pieces.chars),
     }
+    rename, dedent = _renames(), Pass(name=Rewrite.DEDENT, rounds=_dedents, each=pieces.dedents)
     rewrites = (
         Pass(name=Rewrite.BRACKETS, rounds=_brackets),
-        _once(Rewrite.RENAME, pieces.renames),
-        _once(Rewrite.DEDENT, pieces.dedents),
+        rename,
+        dedent,
         _once(Rewrite.SPACE, pieces.spaces),
         _once(Rewrite.LITERAL, pieces.literals),
     )
@@ -223,7 +227,7 @@ def passes_for(
         coarse = [p for p in coarse if p.name != Grain.NODE]
     fine = [by_grain[g] for g in grains if g in (Grain.TOKEN, Grain.CHAR)]
     last = (_once(Rewrite.JOIN, pieces.joins),) if finest is Grain.TOKEN else ()
-    return (*coarse, *rewrites, *fine), by_grain[finest], last
+    return (*coarse, *rewrites, *fine), by_grain[finest], (rename, dedent), last
 
 
 # A grain with more pieces than this goes first by runs of consecutive pieces, this many at most
@@ -268,6 +272,30 @@ def _grain(
 def _once(rewrite: Rewrite, atoms: Callable[[Contents], Atoms]) -> Pass:
     """A rewrite's pass: one round of the atoms it finds."""
     return Pass(name=rewrite, rounds=lambda contents, number: None if number else atoms(contents))
+
+
+def _renames() -> Pass:
+    """The names' pass: one round of the renames (`pieces.renames`); once the result is
+    1-minimal, each name it has not offered yet (a name that found no shorter one free then,
+    as `i9` beside twenty one-letter names, where removals have freed one since), alone."""
+    offered: set[bytes] = set()
+
+    def rounds(contents: Contents, number: int) -> Atoms | None:
+        if number:
+            return None
+        atoms = pieces.renames(contents)
+        offered.update(bytes(contents[a[0].file][a[0].start : a[0].end]) for a in atoms)
+        return atoms
+
+    return Pass(
+        name=Rewrite.RENAME, rounds=rounds, each=lambda contents: pieces.renames(contents, offered)
+    )
+
+
+def _dedents(contents: Contents, number: int) -> Atoms | None:
+    """Round 0: each file's lines indented by their depth; 1: by the file's unit, where depth
+    did not go (`pieces.dedents`)."""
+    return None if number > 1 else pieces.dedents(contents, by_depth=number == 0)
 
 
 def _brackets(contents: Contents, number: int) -> Atoms | None:

@@ -15,7 +15,7 @@ import functools
 import hashlib
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 Contents = tuple[bytes, ...]  # an input: each file's bytes, in the order the files were given
@@ -165,10 +165,10 @@ _STRING = re.compile(rb""""(?:[^"\\\n]|\\.)+"|'(?:[^'\\\n]|\\.)+'""")
 _OPEN, _CLOSE = b"([{", b")]}"
 
 
-def renames(contents: Contents) -> list[list[Edit]]:
+def renames(contents: Contents, offered: Collection[bytes] = ()) -> list[list[Edit]]:
     """Each name (a word that starts with a letter or _) with every one of its uses, renamed to
     a shorter name that the input does not hold: the names that save the most take the
-    shortest new ones."""
+    shortest new ones; those `offered` before are left out."""
     uses: dict[bytes, list[Edit]] = {}
     for number, data in enumerate(contents):
         for match in _TOKEN.finditer(data):
@@ -179,6 +179,8 @@ def renames(contents: Contents) -> list[list[Edit]]:
     fresh = _fresh_names(set(uses))
     atoms = []
     for name in sorted(uses, key=lambda n: (-(len(n) - 1) * len(uses[n]), n)):
+        if name in offered:
+            continue
         new = next(fresh)
         if len(new) >= len(name):
             break  # the others save less still
@@ -199,21 +201,48 @@ def _fresh_names(taken: set[bytes]) -> Iterator[bytes]:
         names = [a + b for a in names for b in letters]
 
 
-def dedents(contents: Contents) -> list[list[Edit]]:
-    """Per file, one rewrite of all its indentation (spaces at the start of a line) divided by
-    its unit, the greatest common divisor of its widths: four spaces a level become one."""
+def dedents(contents: Contents, *, by_depth: bool = True) -> list[list[Edit]]:
+    """Per file, one rewrite of all its indentation (the spaces that start a line with more on
+    it): by depth, each line indented one space for each indentation still open above it that
+    is smaller than its own, as Python's tokenizer counts its INDENTs (where no line starts with
+    a tab); else each width divided by the file's unit, the greatest common divisor of the
+    widths (four spaces a level become one). Depth gives no line more than the unit does: it
+    also closes the gaps that lines taken out left (a line of depth 3 under one of depth 1)."""
     atoms = []
     for number, data in enumerate(contents):
-        lead = [(m.start(1), m.end(1)) for m in re.finditer(rb"(?m)^( +)", data)]
-        unit = math.gcd(*(end - start for start, end in lead)) if lead else 0
-        if unit > 1:
-            atoms.append(
-                [
-                    Edit(file=number, start=s, end=e, replacement=b" " * ((e - s) // unit))
-                    for s, e in lead
-                ]
-            )
+        lead = [(m.start(1), m.end(1)) for m in re.finditer(rb"(?m)^( +)\S", data)]
+        if by_depth and not re.search(rb"(?m)^ *\t", data):
+            widths = _depths(data)
+            edits = [
+                Edit(file=number, start=s, end=e, replacement=b" " * widths[s])
+                for s, e in lead
+                if widths[s] < e - s
+            ]
+        else:
+            unit = math.gcd(*(end - start for start, end in lead)) if lead else 0
+            edits = [
+                Edit(file=number, start=s, end=e, replacement=b" " * ((e - s) // unit))
+                for s, e in lead
+                if unit > 1
+            ]
+        if edits:
+            atoms.append(edits)
     return atoms
+
+
+def _depths(data: bytes) -> dict[int, int]:
+    """Where each line that holds more than spaces starts, its depth: how many indentations
+    are open above it, smaller than its own (a line less indented closes those wider)."""
+    open_: list[int] = [0]
+    depths = {}
+    for match in re.finditer(rb"(?m)^( *)\S", data):
+        width = len(match.group(1))
+        while open_[-1] > width:
+            open_.pop()
+        if open_[-1] < width:
+            open_.append(width)
+        depths[match.start()] = len(open_) - 1
+    return depths
 
 
 def spaces(contents: Contents) -> list[list[Edit]]:

@@ -8,11 +8,14 @@ for changes) over that round's pieces of the current input, keeping what fails, 
 them once. Where the later passes shrank the input, the syntax nodes' pass (first, where a
 grammar knows the file) goes once more: a node that no descendant could stand in for while it
 was large (a function of many statements) may be replaced by one now (a function of one
-statement, by that statement). Then the finest pass is checked piece by piece (`_sweep`): each
-single piece is taken out of the result and run; one that still fails is a further reduction,
-and the check goes round again until a whole round of it took nothing out. The `last` passes
-go piece by piece after it (words joined: a rewrite that would have cost the token pass its
-pieces), and where one shrank the result the check goes round again. Only a round that took
+statement, by that statement). The `tidy` rewrites then go piece by piece (a name the
+removals freed, indentation they left uneven), before the check that follows rather than after
+it, so that what they shorten costs no round of it. Then the finest pass is checked piece by
+piece (`_sweep`): each single piece is taken out of the result and run; one that still fails
+is a further reduction, and the check goes round again until a whole round of it took nothing
+out, the `tidy` rewrites again after each round that did. The `last` passes go piece by
+piece after it (words joined: a rewrite that would have cost the token pass its pieces), and
+where one shrank the result the check goes round again. Only a round that took
 nothing out makes the result 1-minimal at that grain, and `Reduced.minimal` says so; ProbDD
 alone does not certify it.
 
@@ -85,6 +88,10 @@ class Reducer:
     test: Test
     passes: tuple[Pass, ...]
     finest: Pass
+    # rewrites that go piece by piece once the passes are done, before the check of the
+    # finest pieces and after each round of it that took something out: what removals left
+    # to shorten (a name they freed, indentation they left uneven) costs no round of the check
+    tidy: tuple[Pass, ...] = ()
     # rewrites that would leave the finest pass fewer pieces to take out (two words joined are
     # one token): each goes piece by piece once the result is 1-minimal at the finest grain,
     # and where it shrank the result, the check of the finest pieces goes again
@@ -107,7 +114,7 @@ class Reducer:
 
     def reduce(self, contents: Contents) -> Reduced:
         self.best = contents
-        self._saved = {p.name: 0 for p in (*self.passes, *self.last)}
+        self._saved = {p.name: 0 for p in (*self.passes, *self.tidy, *self.last)}
         try:
             first, *rest = self.passes
             self._go(first)
@@ -116,8 +123,12 @@ class Reducer:
                 self._go(step)
             if first.name is Grain.NODE and first is not self.finest and self.best != after:
                 self._pass(first)  # again, on the smaller input
-            while not self._sweep(self.finest) or not all(map(self._sweep, self.last)):
-                pass  # a removal failed: the check goes round again, on the smaller input
+            self._swept(self.tidy)
+            while True:  # after a removal that failed, the check goes round again
+                if not self._sweep(self.finest):
+                    self._swept(self.tidy)  # what the removals left
+                elif self._swept(self.last):
+                    break
         except KeyboardInterrupt:
             return self._reduced(minimal=False, stopped=True)
         return self._reduced(minimal=True)
@@ -200,6 +211,14 @@ class Reducer:
             else:
                 number += 1
         return not removed
+
+    def _swept(self, steps: tuple[Pass, ...]) -> bool:
+        """Each of `steps` piece by piece (`_sweep`), every one of them: True when none
+        shrank the result."""
+        untouched = True
+        for step in steps:
+            untouched = self._sweep(step) and untouched
+        return untouched
 
     def _pieces(self, step: Pass) -> Atoms:
         """`step`'s single pieces of the current input (`Pass.each`, else its first round)."""
