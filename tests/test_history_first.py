@@ -195,6 +195,14 @@ def history(path: Path, steps: list[dict[str, str | Exe | None]]) -> tuple[Sandb
     return repo, commits
 
 
+def flaky_steps(prelude: str) -> list[dict[str, str | Exe | None]]:
+    """Eight steps for `history`, the first of which makes check.sh run the shell `prelude`
+    (a failure at random, say) before the check's own lines."""
+    check = Exe("#!/bin/sh\n" + prelude + CHECK.content.split("\n", 1)[1])
+    first: dict[str, str | Exe | None] = {"check.sh": check}
+    return [first] + [{} for _ in range(7)]
+
+
 def search(repo: Sandbox, *options: str) -> Run:
     return ddchange(repo.path, "good..bad", *options, "--", "./check.sh")
 
@@ -432,12 +440,9 @@ def test_a_commit_that_fails_at_random_misleads_the_bisection_only_until_it_pass
     fact), and the bisection goes again from what was seen, to the culprit's commit: found,
     exit 5, the disagreement as evidence."""
     once = tmp_path / "failed-once"
-    check = Exe(
-        "#!/bin/sh\n"
+    steps = flaky_steps(
         f'if grep -q "step 4" notes.txt && [ ! -e "{once}" ]; then : > "{once}"; exit 1; fi\n'
-        + CHECK.content.split("\n", 1)[1]
     )
-    steps: list[dict[str, str | Exe | None]] = [{"check.sh": check}] + [{} for _ in range(7)]
     steps[4] = {"data.txt": "10\n20\n31\n"}  # the culprit: 30 -> 31
     repo, commits = history(tmp_path / "repo", steps)
     run = search(repo)
@@ -459,14 +464,12 @@ def test_once_an_answer_passes_the_commit_searched_runs_again_before_another_sea
     an answer's FAIL would (every answer there rests on its one FAIL): it passes, nothing is
     searched there again, and the bisection goes on to the culprit's commit."""
     count = tmp_path / "count"
-    check = Exe(
-        "#!/bin/sh\n"
+    steps = flaky_steps(
         'if grep -q "step 4" notes.txt; then\n'
         f'  echo x >> "{count}"\n'
         f'  [ "$(wc -l < "{count}")" -le 2 ] && exit 1\n'
-        "fi\n" + CHECK.content.split("\n", 1)[1]
+        "fi\n"
     )
-    steps: list[dict[str, str | Exe | None]] = [{"check.sh": check}] + [{} for _ in range(7)]
     steps[3] = {f"extra{n}.txt": "one\n" for n in range(3)}  # step 4: four files, no culprit
     steps[5] = {"data.txt": "10\n20\n31\n"}  # the culprit: 30 -> 31
     repo, commits = history(tmp_path / "repo", steps)
@@ -495,14 +498,12 @@ def test_the_bisections_evidence_of_a_flaky_test_is_reported_whatever_commit_sho
     neither end of that search."""
     seen = tmp_path / "seen"
     seen.mkdir()
-    check = Exe(
-        "#!/bin/sh\n"
+    steps = flaky_steps(
         "step=$(sed -n 's/^step //p' notes.txt)\n"
         f'if [ "$step" = 4 ] || [ "$step" = 2 ]; then\n'
         f'  [ -e "{seen}/$step" ] || {{ : > "{seen}/$step"; exit 1; }}\n'
-        "fi\n" + CHECK.content.split("\n", 1)[1]
+        "fi\n"
     )
-    steps: list[dict[str, str | Exe | None]] = [{"check.sh": check}] + [{} for _ in range(7)]
     steps[4] = {"data.txt": "10\n20\n31\n"}  # the culprit: 30 -> 31
     repo, commits = history(tmp_path / "repo", steps)
     run = search(repo)
