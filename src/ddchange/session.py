@@ -174,12 +174,13 @@ def _history_first(
     replayed: bool,
 ) -> Result:
     """--strategy auto: BAD's own tree (the pre-flight), the bisection of the history
-    (search/history.py), GOOD's tree where it ends at GOOD, the first bad commit's verdict
-    run again as the answer's is,
-    then a whole search (`_search`) between the two commits the bisection ended at, from the
-    bisection's runs of their trees; and, when that was not GOOD, the answer applied on GOOD,
-    tested once. Where the pre-flight's or the commit's runs disagree, the search over the
-    range they bound takes their records over and ends flaky, with the evidence."""
+    (search/history.py), GOOD's tree where it ends at GOOD, then a whole search (`_search`)
+    between the two commits the bisection ended at, from the bisection's runs of their trees;
+    where that search saw the test fail at random, the first bad commit run again as an
+    answer is, and the bisection and the search again where it passed; and, when the search
+    was not on GOOD, the answer applied on GOOD, tested once. Where the pre-flight's or the
+    commit's runs disagree, the search over the range they bound takes their records over
+    and ends flaky, with the evidence."""
     started = time.monotonic()
     good, bad = revisions.good, revisions.bad
     read.check_history(repo, good, bad)
