@@ -7,8 +7,9 @@ record), so one run answers for every test at once. The phases pass values along
 0. the history first (`_history_first`, the default where GOOD..BAD's history can be
    bisected): GOOD's and BAD's own trees give the targets; each target bisects the
    first-parent history by its own verdicts (search/history.py), a commit built and tested
-   once for every target; each first bad commit runs again where a target was seen to fail
-   at random (else its FAIL is taken as BAD's is: see search/confidence.py). The targets
+   once for every target; a first bad commit's FAIL is taken as BAD's is (a FAIL at random
+   leaves causes that in truth pass, which their reruns catch: search/confidence.py). The
+   targets
    bisected to one commit are triaged inside it (the phases below), with its parent as GOOD
    and itself as BAD, from the bisection's runs of the two trees; each cause's patch applies
    on that parent (`CauseChanges.base`). Elsewhere the whole range is triaged.
@@ -137,11 +138,11 @@ def _history_first(
 ) -> SuiteResult:
     """--strategy auto: GOOD's and BAD's own trees (the pre-flight: the targets), then for
     each target the bisection of the history by its own verdicts (search/history.py), each
-    commit built and tested once for every target (its run gives every test's result); each
-    first bad commit run again as an answer is where a target failed at random in the
-    bisection's runs; then one triage (`_triage`) inside each first
-    bad commit against its parent, of the targets bisected to it, from the bisection's runs of
-    the two trees. The causes' patches apply on those parents (`CauseChanges.base`)."""
+    commit built and tested once for every target (its run gives every test's result), the
+    first bad commits too (their FAIL is taken as BAD's is); then one triage (`_triage`)
+    inside each first bad commit against its parent, of the targets bisected to it, from the
+    bisection's runs of the two trees. The causes' patches apply on those parents
+    (`CauseChanges.base`)."""
     good, bad = revisions.good, revisions.bad
     read.check_history(repo, good, bad)
     kept, ignored = read.limit_paths(repo, good, bad, request.keep, request.ignore, request.repo)
@@ -159,23 +160,21 @@ def _history_first(
         trees = CommitTrees(trials, good)
         tree, offer = trees.tree, trees.offer
 
-        def ran(sha: str, runs: int, phase: Phase) -> list[TestRecord]:
-            """`sha`'s tree run until it has `runs` records."""
+        def ran(sha: str, phase: Phase) -> TestRecord:
+            """`sha`'s tree run once (unless it ran before): its latest record."""
             config = tree(sha)
-            while (states := trees.states(sha, runs)) is not None or (
-                sha == good and len(trials.records(config)) < runs
+            while (states := trees.states(sha, 1)) is not None or (
+                sha == good and not trials.records(config)
             ):
                 if states is None or config in trials.trees:
-                    trials.offer(trials.owed(config, runs))
+                    trials.offer(trials.owed(config, 1))
                 trials.once(config, phase, states)
-            return trials.records(config)
+            return trials.records(config)[-1]
 
         with contextlib.ExitStack() as parallel:
             width = slots(request, repo, scratch, trials, parallel)
             offer([good, bad])
-            sides = [
-                ran(sha, 1, phase)[-1] for sha, phase in ((good, Stage.GOOD), (bad, Stage.BAD))
-            ]
+            sides = [ran(sha, phase) for sha, phase in ((good, Stage.GOOD), (bad, Stage.BAD))]
             for phase, record in zip((Stage.GOOD, Stage.BAD), sides, strict=True):
                 if record.cases is None:
                     why = record.reason.removeprefix(results.NONE + ": ")
@@ -193,20 +192,13 @@ def _history_first(
                 far[0] = f"bisecting the history, target {number} of {len(targets)}"
 
                 def test(sha: str, target: Target = target) -> Outcome:
-                    return verdict(ran(sha, 1, Stage.BISECT)[-1], target)
+                    return verdict(ran(sha, Stage.BISECT), target)
 
                 located = history.locate(good, bad, graph, test, width=width, offer=offer)
                 ends.setdefault((located.base, located.tip), []).append(target)
                 fork = located.fork or fork
                 whole = whole or located.where is history.Where.WHOLE
             searching[0] = None
-            far[0] = "each first bad commit again"
-            # Each first bad commit's FAIL runs again where the bisection's runs showed a
-            # target failing at random; else it is taken as BAD's FAIL is (a FAIL at random
-            # leaves an answer that in truth passes, which the reruns of the causes catch).
-            again = 1 + reruns if _Flakes(trials=trials, targets=targets).rate() > 0 else 1
-            for _base, tip in ends:
-                ran(tip, again, Stage.BISECT)
             trials.alone()
         located_in = len(trials.log)
         commits = git.commit_infos(repo, {sha for pair in ends for sha in pair})
