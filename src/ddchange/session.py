@@ -290,7 +290,13 @@ def _history_first(
                 or not events.ends
                 or bisections[0] == confidence.MAX_SEARCHES
                 or not (found.disagreements or found.outcome == Ending.FLAKY)
-                or _tip_holds(trials, trees, located, request.confidence)
+                or _fails_again(
+                    trials,
+                    tree(tip),
+                    request.confidence,
+                    Stage.BISECT,
+                    functools.partial(states, tip),
+                )
             ):
                 break
             # The search inside saw the test fail at random, and the first bad commit, run
@@ -388,13 +394,19 @@ class Graph:
         return git.is_ancestor(self.repo, older, newer)
 
 
-def _tip_holds(trials: Trials, trees: CommitTrees, located: history.Located, asked: float) -> bool:
-    """Whether the first bad commit fails again in as many runs as an answer's FAIL needs at
-    the confidence `asked` (its FAIL is a claim), at the flake rate seen so far; False where
-    it passed."""
+def _fails_again(
+    trials: Trials,
+    config: frozenset[str],
+    asked: float,
+    phase: Phase,
+    write: Callable[[int], States | None] = lambda _runs: None,
+) -> bool:
+    """Whether `config` fails in as many runs as an answer's FAIL needs at the confidence
+    `asked`, at the flake rate seen so far (a FAIL every answer rests on: BAD's, the first bad
+    commit's); False where it passed. `write` gives what writes its tree to run it that many
+    times (None: the configuration itself)."""
     runs = confidence.runs_to_confirm(asked, trials.flake_rate())
-    states = trees.states(located.tip, runs)
-    return trials.repeat(trees.tree(located.tip), runs, Stage.BISECT, states)[0] is Outcome.FAIL
+    return trials.repeat(config, runs, phase, write(runs))[0] is Outcome.FAIL
 
 
 def _searched_where(located: history.Located | None, good: str, bad: str) -> str:
@@ -882,7 +894,13 @@ def _searched(run: _Run) -> _Ended:
         history = request.strategy == Strategy.HISTORY
         found, confirmation = _checked(run, history=history, before=0.0, searches=1)
         for searches in range(2, confidence.MAX_SEARCHES + 1):
-            if not _passed_again(run, found) or not _bad_holds(run):
+            # BAD, on whose FAIL every answer rests, runs again as an answer's FAIL does
+            # (where it passes there is nothing to search: inside the history, a FAIL at
+            # random misled the bisection to this commit)
+            asked = run.request.confidence if run.reruns else 0.0
+            if not _passed_again(run, found) or not _fails_again(
+                run.trials, run.everything, asked, Stage.CONFIRM
+            ):
                 break
             # Its PASS is a fact: a FAIL the search acted on came at random. It goes again
             # from what was seen, and FAILs not yet run as often as the flake rate asks for
@@ -927,16 +945,6 @@ def _checked(
     answers whose checks had the risk `before` (see `_confirm`)."""
     found = _descend(run, run.everything, history=history)
     return found, _confirm(run, found, before, searches) if run.request.confirm else None
-
-
-def _bad_holds(run: _Run) -> bool:
-    """Whether BAD, on whose FAIL every answer rests, fails again in as many runs as an
-    answer's FAIL needs at the flake rate seen (a test seen to fail at random: BAD's one FAIL
-    may have come at random too); where it passes (a fact), there is nothing to search (inside
-    the history, a FAIL at random misled the bisection to this commit)."""
-    rate = confidence.guarded_rate(run.trials.flake_rate())
-    wanted = confidence.runs_to_confirm(run.request.confidence, rate) if run.reruns else 1
-    return run.trials.repeat(run.everything, wanted, Stage.CONFIRM)[0] is Outcome.FAIL
 
 
 def _passed_again(run: _Run, found: Found) -> bool:
