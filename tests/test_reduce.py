@@ -708,6 +708,43 @@ def test_words_are_joined_last_where_the_failure_stays() -> None:
     assert Rewrite.JOIN not in seen  # `deff` would not parse: no test
 
 
+def test_a_digit_the_input_refused_as_0_goes_once_removals_let_it_and_frees_a_node() -> None:
+    """clang 14 crashes dumping a struct of two bit-fields, or of one of width 0; a named field
+    of width 0 is a compile error (llvm-project#54462, as reduce_peers.py's C input has it).
+    While the fields have names, no width can be 0; once the token check took the names out,
+    the literals go again (a 3 as 0: as many bytes, first in byte order), and the syntax
+    nodes' pass after them takes out the field that width 0 made needless."""
+    data = (
+        b"struct s { unsigned armed : 1; unsigned mode : 3; };\n"
+        b"void show(void) { struct s v; dump(&v); }\n"
+    )
+
+    def test(contents: tuple[bytes, ...], _grain: object = None) -> Outcome:
+        words = re.findall(rb"\w+|\S", contents[0])
+        if words[:3] != [b"struct", b"s", b"{"] or b"}" not in words or b"dump" not in words:
+            return Outcome.PASS
+        body = words[words.index(b"{") + 1 : words.index(b"}")]
+        fields = b" ".join(body).split(b";")
+        fields = fields[:-1] if len(fields) > 1 and not fields[-1] else fields
+        shapes = [re.fullmatch(rb" ?unsigned (\w+ )?: (\d+) ?", f) for f in fields]
+        if not all(shapes):
+            return Outcome.PASS  # not a struct of bit-fields: a compile error
+        widths = [(m.group(1), int(m.group(2))) for m in shapes if m]
+        if any(name and width == 0 for name, width in widths):
+            return Outcome.PASS  # a named field of width 0: a compile error
+        crashes = len(widths) >= 2 or any(width == 0 for _, width in widths)
+        return Outcome.FAIL if crashes else Outcome.PASS
+
+    assert test((data,)) is Outcome.FAIL
+    reduced = by_default("s.c", data, test)
+    result = reduced.contents[0]
+    assert reduced.minimal
+    assert test((result,)) is Outcome.FAIL
+    assert re.findall(rb"unsigned\s*:\s*(\d+)", result) == [b"0"], result
+    for edit in inputs.words(0, result):
+        assert test(inputs.apply((result,), [edit])) is not Outcome.FAIL
+
+
 def test_an_edited_check_is_another_reduction_none_of_its_runs_taken_over(tmp_path: Path) -> None:
     """The same command after the check script was edited: the runs of the old check answer
     nothing (it may keep other inputs), so the reduction tests again, and its result holds

@@ -16,6 +16,7 @@ need not lie in a repository), every test it made answered by its record.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -205,7 +206,9 @@ def passes_for(
     where a grammar knows one of the files, lines, balanced brackets, the rewrites (names,
     indentation, white space, literals), tokens, characters; the grains finer than `finest`
     left out. At the token grain, words joined last: the characters' grain takes out such
-    white space by itself."""
+    white space by itself. Then the literals again, a single digit too: a rewrite that the
+    input around it refused before (a named bit-field's width as 0) may go once the removals
+    have taken that out (the field's name)."""
     trees = [name for name in relative if syntax.has_tree(name)]
     grains = list(Grain)[: list(Grain).index(finest) + 1]
     by_grain = {
@@ -226,8 +229,11 @@ def passes_for(
     if not trees:
         coarse = [p for p in coarse if p.name != Grain.NODE]
     fine = [by_grain[g] for g in grains if g in (Grain.TOKEN, Grain.CHAR)]
-    last = (_once(Rewrite.JOIN, pieces.joins),) if finest is Grain.TOKEN else ()
-    return (*coarse, *rewrites, *fine), by_grain[finest], (rename, dedent), last
+    joins = (_once(Rewrite.JOIN, pieces.joins),) if finest is Grain.TOKEN else ()
+    digits = dataclasses.replace(
+        _once(Rewrite.LITERAL, functools.partial(pieces.literals, digits=True)), renews=True
+    )
+    return (*coarse, *rewrites, *fine), by_grain[finest], (rename, dedent), (*joins, digits)
 
 
 # A grain with more pieces than this goes first by runs of consecutive pieces, this many at most

@@ -274,12 +274,15 @@ def joins(contents: Contents) -> list[list[Edit]]:
     ]
 
 
-def literals(contents: Contents) -> list[list[Edit]]:
-    """Each number of two or more characters as 0, and each quoted string emptied."""
+def literals(contents: Contents, *, digits: bool = False) -> list[list[Edit]]:
+    """Each number of two or more characters as 0, and each quoted string emptied; with
+    `digits`, each other number but 0 as 0 too (as many bytes: a bit-field's width of 3 as 0,
+    which C allows only where the field's name has gone)."""
     atoms = []
     for number, data in enumerate(contents):
         for match in _TOKEN.finditer(data):
-            if _NUMBER.fullmatch(match.group()) and len(match.group()) > 1:
+            literal = match.group()
+            if _NUMBER.fullmatch(literal) and (len(literal) > 1 or digits and literal != b"0"):
                 atoms.append(
                     [Edit(file=number, start=match.start(), end=match.end(), replacement=b"0")]
                 )

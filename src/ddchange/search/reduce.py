@@ -14,10 +14,12 @@ it, so that what they shorten costs no round of it. Then the finest pass is chec
 piece (`_sweep`): each single piece is taken out of the result and run; one that still fails
 is a further reduction, and the check goes round again until a whole round of it took nothing
 out, the `tidy` rewrites again after each round that did. The `last` passes go piece by
-piece after it (words joined: a rewrite that would have cost the token pass its pieces), and
-where one shrank the result the check goes round again. Only a round that took
-nothing out makes the result 1-minimal at that grain, and `Reduced.minimal` says so; ProbDD
-alone does not certify it.
+piece after it (words joined: a rewrite that would have cost the token pass its pieces; the
+literals again, as 0 a digit that the input around it refused before), and where one changed
+the result the check goes round again, after the syntax nodes' pass where the change was a
+value's (`Pass.renews`: `unsigned:0;unsigned:5` leaves a whole field to take out). Only a
+round that took nothing out makes the result 1-minimal at that grain, and `Reduced.minimal`
+says so; ProbDD alone does not certify it.
 
 Adding a pass (read this before writing one)
 --------------------------------------------
@@ -70,6 +72,10 @@ class Pass:
     # (tokens that removals would join into a new one, say); the check of each piece tests
     # every removal all the same
     fits: Callable[[Contents, Contents], bool] = lambda _base, _candidate: True
+    # Whether a change it made can leave pieces needless that were needed before (a value
+    # rewritten, not only spelled shorter): where it changed the result of the check of each
+    # piece, the syntax nodes' pass goes again (`Reducer.last`)
+    renews: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,7 +100,8 @@ class Reducer:
     tidy: tuple[Pass, ...] = ()
     # rewrites that would leave the finest pass fewer pieces to take out (two words joined are
     # one token): each goes piece by piece once the result is 1-minimal at the finest grain,
-    # and where it shrank the result, the check of the finest pieces goes again
+    # and where it changed the result, the check of the finest pieces goes again (after the
+    # syntax nodes' pass, where the pass `renews`)
     last: tuple[Pass, ...] = ()
     # told of each new smallest input seen to fail, as it is seen
     on_best: Callable[[Contents], None] = lambda _contents: None
@@ -104,7 +111,10 @@ class Reducer:
     # often as not, so a run started ahead of one of their tests is needed about half the
     # time (the Mozilla page at -j 2, in process: 141 runs for the 93 tests asked, 101 with
     # the rounds telling nothing), where the check's removals mostly pass and its runs ahead
-    # are mostly asked for
+    # are mostly asked for. After a removal of the check that failed, it is told only the
+    # input about to be tested: removals that fail come in runs (the tail of a line that all
+    # goes), and each run ahead of one is made on an input that is gone (the Mozilla page
+    # from a file: 104 runs for the 97 tests asked, 98 so)
     ahead: Callable[[Iterator[Contents]], None] = lambda _upcoming: None
     # whether an input is worth a test while the passes go (a grammar's verdict, say): one that
     # is not counts as not failing, untested; the check of each piece tests every removal
@@ -117,18 +127,23 @@ class Reducer:
         self._saved = {p.name: 0 for p in (*self.passes, *self.tidy, *self.last)}
         try:
             first, *rest = self.passes
+            nodes = first.name is Grain.NODE and first is not self.finest  # a pass to go again
             self._go(first)
             after = self.best
             for step in rest:
                 self._go(step)
-            if first.name is Grain.NODE and first is not self.finest and self.best != after:
+            if nodes and self.best != after:
                 self._pass(first)  # again, on the smaller input
             self._swept(self.tidy)
             while True:  # after a removal that failed, the check goes round again
                 if not self._sweep(self.finest):
                     self._swept(self.tidy)  # what the removals left
-                elif self._swept(self.last):
+                    continue
+                changed = [step for step in self.last if not self._sweep(step)]
+                if not changed:
                     break
+                if nodes and any(step.renews for step in changed):
+                    self._pass(first)  # a node that a value rewritten made needless
         except KeyboardInterrupt:
             return self._reduced(minimal=False, stopped=True)
         return self._reduced(minimal=True)
@@ -164,11 +179,14 @@ class Reducer:
         """ProbDD over `atoms` of the current input: a configuration is the atoms kept, the
         others applied (taken out, or rewritten). ProbDD never tries applying them all (for
         changes, GOOD passes): a round of rewrites, or of one atom, tries that first, since
-        such a round often holds its whole gain in that one test."""
+        such a round often holds its whole gain in that one test. Only where the input is
+        `plausible` itself must a candidate be (the check of each piece can take the result past
+        a grammar, and the syntax nodes' pass goes again after it)."""
         base, grain = self.best, step.name
+        gated = self.plausible(base)
 
         def worth(tried: Contents) -> bool:
-            return self.plausible(tried) and step.fits(base, tried)
+            return (not gated or self.plausible(tried)) and step.fits(base, tried)
 
         if len(atoms) == 1 or any(e.replacement for atom in atoms for e in atom):
             whole = apply(base, (e for atom in atoms for e in atom))
@@ -200,12 +218,14 @@ class Reducer:
         def worth(tried: Contents) -> bool:
             return tried != self.best and (not gated or self.plausible(tried))
 
+        shrank = False  # the removal just before failed: the result it was made on is gone
         while number < len(atoms):
-            best, following = self.best, atoms[number:]
+            best, following = self.best, atoms[number : number + 1 if shrank else None]
             self.ahead(c for c in (apply(best, atom) for atom in following) if worth(c))
             candidate = apply(self.best, atoms[number])
             failed = worth(candidate) and self._run(candidate, step.name) is Outcome.FAIL
-            if failed and self.best == candidate:  # it failed, and it is smaller
+            shrank = failed and self.best == candidate  # it failed, and it is smaller
+            if shrank:
                 removed = True
                 atoms = self._pieces(step)  # the same number: the atom after it
             else:
@@ -227,7 +247,11 @@ class Reducer:
 
 def _smaller(candidate: Contents, than: Contents) -> bool:
     """Whether `candidate` is the smaller input: fewer bytes, or as many and fewer tokens (a
-    token taken out from between two words leaves a space: the same bytes, one token fewer).
-    Tokens are counted only on a tie of bytes."""
+    token taken out from between two words leaves a space: the same bytes, one token fewer),
+    or as many of both and first in byte order (a 3 rewritten as 0: a total order, so no
+    rewrite undoes another). Tokens are counted only on a tie of bytes."""
     ours, theirs = size(candidate), size(than)
-    return ours < theirs or (ours == theirs and tokens(candidate) < tokens(than))
+    if ours != theirs:
+        return ours < theirs
+    ours, theirs = tokens(candidate), tokens(than)
+    return ours < theirs or (ours == theirs and candidate < than)
