@@ -103,6 +103,9 @@ class Input:
     helpers: dict[str, str] = field(default_factory=dict)  # files beside check.sh
     is_c: bool = False  # C-Vise and C-Reduce run their C passes
     antlr: tuple[str, str] | None = None  # an ANTLR grammar and its start rule, for picireny
+    # the name of the fuzzingbook's own grammar (`fuzzingbook.Grammars`) of the input's format,
+    # in its EBNF form, for its GrammarReducer
+    book_grammar: str | None = None
 
 
 def mozilla_html(setup: Setup) -> Input:
@@ -279,6 +282,7 @@ def json_danger(setup: Setup) -> Input:
         "nested at depth 3 or more); a JSON error is not interesting",
         helpers={"checker.py": JSON_CHECKER},
         antlr=(JSON_GRAMMAR, "json"),
+        book_grammar="JSON_EBNF_GRAMMAR",
     )
 
 
