@@ -5,9 +5,10 @@ command over repositories made with the real git."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from endtoend import Exe, Run, ddchange, interrupted_after, put
 from gitsandbox import Sandbox, init
 
 from ddchange.model import Outcome
-from ddchange.search.history import Where, locate
+from ddchange.search.history import Located, Runs, Where, history_first, locate
 
 # -- locate, over graphs made here ----------------------------------------------------------
 
@@ -165,6 +166,116 @@ def test_good_off_the_main_line_whose_fork_fails_leaves_the_whole_range() -> Non
 def test_good_on_the_main_line_asks_for_no_fork() -> None:
     test, _ = outcomes({f"c{n}": P if n < 5 else F for n in range(9)})
     assert locate("c0", "c8", linear(8), test).fork == ""
+
+
+# -- history_first, the strategy as a whole, over runs scripted here ---------------------------
+
+
+def strategy(
+    tips: list[str],
+    *,
+    bad: bool = True,
+    good: bool = True,
+    fails: Collection[str] = (),
+    random: list[bool] | None = None,
+    again: Collection[str] = (),
+    confirm: bool = True,
+) -> tuple[list[tuple[Located | None, int]], list[str]]:
+    """`history_first` over scripted runs: each bisection ends at the next of `tips` (its base
+    "c0", GOOD, for a tip "c1"); BAD's FAIL holds where `bad`, GOOD passes where `good`; a
+    first bad commit's FAIL, acted on, holds for those in `fails`, and run again as an answer
+    for those in `again`; the searches inside see the test fail at random as `random` says,
+    in turn. It gives each search's (where, number) and every step asked, in order."""
+    steps: list[str] = []
+    left, seen = iter(tips), iter(random or [])
+
+    @contextlib.contextmanager
+    def bisecting() -> Iterator[None]:
+        steps.append("[")
+        yield
+        steps.append("]")
+
+    def located() -> Located:
+        tip = next(left)
+        steps.append(f"locate {tip}")
+        base = "c0" if tip == "c1" else f"c{int(tip[1:]) - 1}"
+        return Located(base=base, tip=tip, where=Where.COMMIT, asked=(), first_bad=tip)
+
+    def asked(step: str, answer: bool) -> bool:
+        steps.append(step)
+        return answer
+
+    def inside(where: Located | None) -> int:
+        steps.append(f"search {where.tip if where else 'whole'}")
+        return len(steps)
+
+    runs = Runs(
+        bisecting=bisecting,
+        bad_fails=lambda: asked("bad", bad),
+        good_passes=lambda: asked("good", good),
+        locate=located,
+        fails=lambda sha: asked(f"fails {sha}", sha in fails),
+        search=inside,
+        saw_random=lambda _number: next(seen, False),
+        fails_again=lambda sha: asked(f"again {sha}", sha in again),
+    )
+    return history_first(runs, "c0", "c8", confirm=confirm, bisections=3), steps
+
+
+def test_a_deterministic_test_bisects_once_and_searches_inside_once() -> None:
+    """BAD's FAIL first, then the bisection, the first bad commit's FAIL acted on (for a test
+    never seen to fail at random, its one run answers), and the search inside it."""
+    searched, steps = strategy(["c5"], fails={"c5"})
+    assert [where.tip if where else None for where, _ in searched] == ["c5"]
+    assert steps == ["[", "bad", "locate c5", "fails c5", "]", "search c5"]
+
+
+def test_a_first_bad_commit_that_passes_when_run_again_is_bisected_again() -> None:
+    """Its PASS is a fact: the bisection goes again, in the same slots, and the search goes
+    inside the commit it ends at next."""
+    searched, steps = strategy(["c3", "c5"], fails={"c5"})
+    assert [where.tip if where else None for where, _ in searched] == ["c5"]
+    assert steps == [
+        "[", "bad", "locate c3", "fails c3", "locate c5", "fails c5", "]", "search c5",
+    ]  # fmt: skip
+
+
+def test_a_search_that_saw_the_test_fail_at_random_runs_its_commit_again() -> None:
+    """Where the commit then passes, the bisection and the search go again (BAD's FAIL, acted
+    on once already, is not asked again); where it fails, the answer stands."""
+    searched, steps = strategy(["c3", "c5"], fails={"c3", "c5"}, random=[True, True],
+                               again={"c5"})  # fmt: skip
+    assert [where.tip if where else None for where, _ in searched] == ["c3", "c5"]
+    assert steps == [
+        "[", "bad", "locate c3", "fails c3", "]", "search c3", "again c3",
+        "[", "locate c5", "fails c5", "]", "search c5", "again c5",
+    ]  # fmt: skip
+
+
+def test_the_runs_of_goods_or_bads_that_disagree_search_the_whole_range() -> None:
+    """BAD passing when run again, or GOOD failing where the bisection ended at it: the
+    search goes over all of GOOD..BAD (None), and nothing else is asked."""
+    searched, steps = strategy(["c5"], bad=False)
+    assert [where for where, _ in searched] == [None]
+    assert steps == ["[", "bad", "]", "search whole"]
+    searched, steps = strategy(["c1"], good=False)
+    assert [where for where, _ in searched] == [None]
+    assert steps == ["[", "bad", "locate c1", "good", "]", "search whole"]
+
+
+def test_the_bisections_stop_at_their_most_and_without_reruns_nothing_runs_again() -> None:
+    """A first bad commit that passes each time it is acted on: at most three bisections,
+    then the whole range. Without reruns asked, the first bisection's answer is searched, and
+    no FAIL runs again."""
+    searched, steps = strategy(["c3", "c4", "c5", "c6"])
+    assert [where for where, _ in searched] == [None]
+    assert steps == [
+        "[", "bad", "locate c3", "fails c3", "locate c4", "fails c4", "locate c5", "fails c5",
+        "]", "search whole",
+    ]  # fmt: skip
+    searched, steps = strategy(["c3", "c5"], random=[True], confirm=False)
+    assert [where.tip if where else None for where, _ in searched] == ["c3"]
+    assert steps == ["[", "bad", "locate c3", "]", "search c3"]
 
 
 # -- the command, over repositories made with the real git -----------------------------------

@@ -173,14 +173,13 @@ def _history_first(
     *,
     replayed: bool,
 ) -> Result:
-    """--strategy auto: BAD's own tree (the pre-flight), the bisection of the history
-    (search/history.py), GOOD's tree where it ends at GOOD, then a whole search (`_search`)
-    between the two commits the bisection ended at, from the bisection's runs of their trees;
-    where that search saw the test fail at random, the first bad commit run again as an
-    answer is, and the bisection and the search again where it passed; and, when the search
-    was not on GOOD, the answer applied on GOOD, tested once. Where the pre-flight's or the
-    commit's runs disagree, the search over the range they bound takes their records over
-    and ends flaky, with the evidence."""
+    """--strategy auto: the strategy of `history.history_first` (BAD's own tree, the
+    bisection of the history, GOOD's tree where it ends at GOOD, then a whole search
+    (`_search`) between the two commits the bisection ended at, from the bisection's runs of
+    their trees, and the bisection again where a FAIL at random misled it), its runs made
+    here; and, when the search was not on GOOD, the answer applied on GOOD, tested once.
+    Where the pre-flight's or the commit's runs disagree, the search over the range they bound
+    takes their records over and ends flaky, with the evidence."""
     started = time.monotonic()
     good, bad = revisions.good, revisions.bad
     read.check_history(repo, good, bad)
@@ -218,55 +217,43 @@ def _history_first(
 
         graph = Graph(scratch.repo)
         asked: dict[str, None] = {}  # every commit any bisection asked, in order
-        bisections = [0]
+        width = [1]
 
-        def bisected(first: bool) -> history.Located | None:
-            """The bisection (None where the runs of GOOD, BAD or the first bad commit show
-            the test flaky), `width` commits at once with -j N, in slots of its own. BAD runs
-            first (its exit code is *the* failure); GOOD where the bisection ends at it, as
-            `git bisect run` takes GOOD's word (a PASS is a fact: it needs no run before it is
-            a search's base). The first bad commit's FAIL is acted on as every FAIL of the
-            bisection is, run again as the flake rate seen asks (none for a test not seen to
-            fail at random, as BAD's); where it then passes (a fact), a FAIL at random misled
-            the bisection, which goes again from what was seen."""
+        @contextlib.contextmanager
+        def slotted() -> Iterator[None]:
+            """A bisection's slots, `width` commits at once with -j N: the search inside
+            has its own."""
             with contextlib.ExitStack() as parallel:
-                width = slots(request, repo, scratch, trials, parallel)
-                located = None
-                flaky = first and not hold((Stage.BAD, tree(bad), functools.partial(states, bad)))
-                while not flaky:
-                    bisections[0] += 1
-                    located = history.locate(good, bad, graph, test, width=width, offer=offer)
-                    asked.update(dict.fromkeys(sha for sha, _ in located.asked))
-                    if located.base == good and not hold((Stage.GOOD, frozenset(), None)):
-                        flaky = True
-                    elif not events.ends or test(located.tip) is Outcome.FAIL:
-                        break
-                    else:
-                        flaky = located.tip == bad or bisections[0] == confidence.MAX_SEARCHES
-                trials.alone()  # the slots close: the search inside has its own
-            return None if flaky else located
+                width[0] = slots(request, repo, scratch, trials, parallel)
+                yield
+                trials.alone()
 
-        located = bisected(first=True)
-        searches: list[tuple[int, Result]] = []  # each search inside, after that many records
-        while True:
-            base, tip = (good, bad) if located is None else (located.base, located.tip)
+        def located() -> history.Located:
+            found = history.locate(good, bad, graph, test, width=width[0], offer=offer)
+            asked.update(dict.fromkeys(sha for sha, _ in found.asked))
+            return found
+
+        def inside(where: history.Located | None) -> _Inside:
+            """The whole search (`_search`) between the two commits the bisection ended at,
+            from its runs of their trees."""
+            base, tip = (good, bad) if where is None else (where.base, where.tip)
             route = Route(
                 strategy=Strategy.AUTO,
                 good=good,
                 bad=bad,
                 bisected=tuple(
                     (sha, claim)
-                    for sha in (() if located is None else asked)
+                    for sha in (() if where is None else asked)
                     if (claim := trials.claim(tree(sha))) is not None
                 ),
-                first_bad=None if located is None else located.first_bad,
+                first_bad=None if where is None else where.first_bad,
                 located_in=sum(r.phase != Stage.ON_GOOD for r in trials.log),
-                searched=_searched_where(located, good, bad),
-                merges=() if located is None else located.merges,
+                searched=_searched_where(where, good, bad),
+                merges=() if where is None else where.merges,
                 tip=trials.claim(tree(tip)),
-                fallback=_fell_back(located is None, located, good, bad),
-                fork=located.fork or None if located else None,
-                commits=git.commit_infos(repo, {base, tip, *(located.merges if located else ())}),
+                fallback=_fell_back(where is None, where, good, bad),
+                fork=where.fork or None if where else None,
+                commits=git.commit_infos(repo, {base, tip, *(where.merges if where else ())}),
             )
             frame = Frame(
                 kept=kept,
@@ -283,25 +270,33 @@ def _history_first(
                 inner, repo, Revisions(base, tip), journal, events, route, replayed=replayed,
                 frame=frame,
             )  # fmt: skip
-            searches.append((len(trials.log), found))
-            if (
-                located is None
-                or tip == bad
-                or not events.ends
-                or bisections[0] == confidence.MAX_SEARCHES
-                or not (found.disagreements or found.outcome == Ending.FLAKY)
-                or _fails_again(
-                    trials,
-                    tree(tip),
-                    request.confidence,
-                    Stage.BISECT,
-                    functools.partial(states, tip),
-                )
-            ):
-                break
-            # The search inside saw the test fail at random, and the first bad commit, run
-            # again as an answer is, passed (a fact): the bisection goes again.
-            located = bisected(first=False)
+            return _Inside(before=len(trials.log), found=found, route=route)
+
+        steps = history.Runs(
+            bisecting=slotted,
+            bad_fails=lambda: hold((Stage.BAD, tree(bad), functools.partial(states, bad))),
+            good_passes=lambda: hold((Stage.GOOD, frozenset(), None)),
+            locate=located,
+            fails=lambda sha: test(sha) is Outcome.FAIL,
+            search=inside,
+            saw_random=lambda one: bool(
+                one.found.disagreements or one.found.outcome == Ending.FLAKY
+            ),
+            fails_again=lambda sha: _fails_again(
+                trials,
+                tree(sha),
+                request.confidence,
+                Stage.BISECT,
+                functools.partial(states, sha),
+            ),
+        )
+        each = history.history_first(
+            steps, good, bad, confirm=bool(events.ends), bisections=confidence.MAX_SEARCHES
+        )
+        where, last = each[-1]
+        searches = [(one.before, one.found) for _, one in each]
+        found, route = last.found, last.route
+        base, tip = (good, bad) if where is None else (where.base, where.tip)
         # the first bad commit's runs, those after the search inside included
         route = dataclasses.replace(route, tip=trials.claim(tree(tip)))
         if base != good and found.outcome == Ending.FOUND:
@@ -343,6 +338,16 @@ def _history_first(
 
 
 NO_CHANGES = hunks.Diff((), (), ())
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Inside:
+    """A search inside where a bisection ended: its result and route, after that many records
+    of the bisection's trials."""
+
+    before: int
+    found: Result
+    route: Route
 
 
 @dataclass(frozen=True)

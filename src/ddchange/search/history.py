@@ -10,9 +10,11 @@ bisection starts, as `git bisect` does, from the commit the two forked from (the
 once a run shows that it passes; where it does not, the history cannot say where the failure
 came in, and the search goes over all of GOOD..BAD.
 
-The strategy `--strategy auto` follows, for a search (session.py) and for each test of a
-triage (suite.py). Pure, as every module of search/: the test of a commit and the questions
-about the graph (`Graph`) are injected, and nothing here runs git or a test itself.
+The strategy `--strategy auto` follows, for a search (`history_first`: the bisection, then
+the search inside where it ended, and the bisection again where a FAIL at random misled it)
+and for each test of a triage (suite.py). Pure, as every module of search/: the test of a
+commit, the search inside and the questions about the graph (`Graph`) are injected, and
+nothing here runs git or a test itself.
 
 Invariants the callers rely on:
 - `good` passes and `bad` fails: neither is asked (the caller's pre-flight ran both).
@@ -27,8 +29,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from ddchange.model import Outcome
 from ddchange.search.dd import bisect
@@ -188,3 +191,79 @@ def _fork(parents: tuple[str, ...], graph: Graph, ask: Callable[[str], Outcome])
     if ask(parents[1]) is not Outcome.FAIL or ask(fork) is not Outcome.PASS:
         return None
     return fork
+
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Runs(Generic[S]):
+    """What `history_first` asks of the session, which runs the tests: each a fact seen, none
+    implied. `S` is what a search inside gives (its answer and whatever the caller keeps)."""
+
+    # Around each bisection and the runs that check its ends (the slots of -j N)
+    bisecting: Callable[[], AbstractContextManager[object]]
+    # BAD's FAIL, acted on: run again as the flake rate seen asks; False where it passed
+    bad_fails: Callable[[], bool]
+    # GOOD run, where the bisection ended at it (a search's base needs a PASS seen)
+    good_passes: Callable[[], bool]
+    # One bisection of the history, from every outcome seen so far (`locate`)
+    locate: Callable[[], Located]
+    # A first bad commit's FAIL, acted on as every FAIL of the bisection is (BAD's too): run
+    # again as the flake rate seen asks, which for a test never seen to fail at random is not
+    # again; False where it passed
+    fails: Callable[[str], bool]
+    # The search inside where the bisection ended (None: over all of GOOD..BAD, as the runs of
+    # GOOD or BAD disagreed)
+    search: Callable[[Located | None], S]
+    # Whether that search saw the test fail at random
+    saw_random: Callable[[S], bool]
+    # A commit run again as an answer is (a FAIL every answer rests on); False where it passed
+    fails_again: Callable[[str], bool]
+
+
+def history_first(
+    runs: Runs[S], good: str, bad: str, *, confirm: bool, bisections: int
+) -> list[tuple[Located | None, S]]:
+    """--strategy auto as a whole, where the history can be bisected: each bisection and the
+    search inside where it ended, in order (the last is the answer's). BAD's FAIL is acted on
+    first; a bisection that ends at GOOD runs it (the search's base); the first bad commit's
+    FAIL is acted on as every FAIL of the bisection is, and where it then passes (a fact), a
+    FAIL at random misled the bisection, which goes again from what was seen. Where the search
+    inside saw the test fail at random, the first bad commit runs again as an answer does, and
+    where it passes, the bisection and the search go again. Without `confirm` (no reruns
+    asked), nothing runs again; at most `bisections` bisections. A bisection whose ends'
+    runs disagree ends in a search over all of GOOD..BAD (None), which takes their records
+    over and ends flaky."""
+    done = 0
+
+    def bisected(first: bool) -> Located | None:
+        nonlocal done
+        with runs.bisecting():
+            if first and not runs.bad_fails():
+                return None
+            while True:
+                done += 1
+                located = runs.locate()
+                if located.base == good and not runs.good_passes():
+                    return None
+                if not confirm or runs.fails(located.tip):
+                    return located
+                if located.tip == bad or done == bisections:
+                    return None
+
+    searched: list[tuple[Located | None, S]] = []
+    located = bisected(first=True)
+    while True:
+        found = runs.search(located)
+        searched.append((located, found))
+        if (
+            located is None
+            or located.tip == bad
+            or not confirm
+            or done == bisections
+            or not runs.saw_random(found)
+            or runs.fails_again(located.tip)
+        ):
+            return searched
+        located = bisected(first=False)
