@@ -293,20 +293,27 @@ def lithium_launch(setup: Setup, run: Run) -> Launch:
 
 
 FUZZINGBOOK_DRIVER = '''\
-"""The fuzzingbook's DeltaDebuggingReducer on a file, through the counting wrapper.
+"""The fuzzingbook's DeltaDebuggingReducer on a file, or with GRAMMAR its GrammarReducer,
+through the counting wrapper.
 
-    python driver.py WRAPPER FILENAME OUT
+    python driver.py WRAPPER FILENAME OUT [GRAMMAR]
 
 Bytes are read as latin-1, one character each. Each smaller input seen to be interesting is
-written to OUT at once, so a run stopped at the time limit keeps its best.
+written to OUT at once, so a run stopped at the time limit keeps its best. GRAMMAR names the
+book's EBNF grammar of the file's format in `fuzzingbook.Grammars`; its white space `<ws>` is
+one space there (the line that would take any run of white space is commented out in the
+book), so it takes any run of white space here, as the format does.
 """
 import os
+import string
 import subprocess
 import sys
 from pathlib import Path
 
+from fuzzingbook import Grammars
 from fuzzingbook.Fuzzer import Runner
-from fuzzingbook.Reducer import DeltaDebuggingReducer
+from fuzzingbook.Parser import EarleyParser
+from fuzzingbook.Reducer import DeltaDebuggingReducer, GrammarReducer
 
 wrapper, filename, out = sys.argv[1], sys.argv[2], Path(sys.argv[3])
 scratch = Path("scratch")
@@ -327,7 +334,15 @@ class CheckRunner(Runner):
 
 
 text = Path(filename).read_bytes().decode("latin-1")
-reduced = DeltaDebuggingReducer(CheckRunner()).reduce(text)
+if len(sys.argv) > 4:
+    grammar = dict(getattr(Grammars, sys.argv[4]))
+    if "<ws>" in grammar:
+        grammar["<ws>"] = ["<space>*"]
+        grammar["<space>"] = Grammars.srange(string.whitespace)
+    parser = EarleyParser(Grammars.convert_ebnf_grammar(grammar))
+    reduced = GrammarReducer(CheckRunner(), parser).reduce(text)
+else:
+    reduced = DeltaDebuggingReducer(CheckRunner()).reduce(text)
 out.write_bytes(reduced.encode("latin-1"))
 '''
 
@@ -336,73 +351,21 @@ def fuzzingbook_version(setup: Setup) -> str:
     return "fuzzingbook " + setup.dist_version("fuzzingbook")
 
 
-def fuzzingbook_launch(setup: Setup, run: Run) -> Launch:
+def fuzzingbook_launch(setup: Setup, run: Run, grammar: str | None = None) -> Launch:
+    """The fuzzingbook's DeltaDebuggingReducer, or with `grammar` (the name of the book's
+    grammar of the input's format) its GrammarReducer."""
     driver = run.dir / "driver.py"
     driver.write_text(FUZZINGBOOK_DRIVER)
     out = run.dir / "out" / run.input.filename
     out.parent.mkdir()
     argv = [str(setup.peer("python")), str(driver), str(run.wrapper), run.input.filename]
-    return Launch([*argv, str(out)], run.work, _written(out))
-
-
-GRAMMAR_DRIVER = '''\
-"""The fuzzingbook's GrammarReducer on a file, through the counting wrapper.
-
-    python driver.py WRAPPER FILENAME OUT GRAMMAR
-
-GRAMMAR names the book's EBNF grammar of the file's format in `fuzzingbook.Grammars`. Its
-white space `<ws>` is one space there (the line that would take any run of white space is
-commented out in the book), so it takes any run of white space here, as the format does.
-Each smaller input seen to be interesting is written to OUT at once.
-"""
-import string
-import subprocess
-import sys
-from pathlib import Path
-
-from fuzzingbook import Grammars
-from fuzzingbook.Fuzzer import Runner
-from fuzzingbook.Parser import EarleyParser
-from fuzzingbook.Reducer import GrammarReducer
-
-wrapper, filename, out, name = sys.argv[1], sys.argv[2], Path(sys.argv[3]), sys.argv[4]
-scratch = Path("scratch")
-scratch.mkdir(exist_ok=True)
-grammar = dict(getattr(Grammars, name))
-if "<ws>" in grammar:
-    grammar["<ws>"] = ["<space>*"]
-    grammar["<space>"] = Grammars.srange(string.whitespace)
-
-
-class CheckRunner(Runner):
-    best = None
-
-    def run(self, inp):
-        (scratch / filename).write_bytes(inp.encode("latin-1"))
-        code = subprocess.run([wrapper], cwd=scratch).returncode
-        if code == 0 and (self.best is None or len(inp) < self.best):
-            self.best = len(inp)
-            out.with_suffix(".tmp").write_bytes(inp.encode("latin-1"))
-            out.with_suffix(".tmp").replace(out)
-        return inp, Runner.FAIL if code == 0 else Runner.PASS
-
-
-text = Path(filename).read_bytes().decode("latin-1")
-parser = EarleyParser(Grammars.convert_ebnf_grammar(grammar))
-reduced = GrammarReducer(CheckRunner(), parser).reduce(text)
-out.write_bytes(reduced.encode("latin-1"))
-'''
+    return Launch([*argv, str(out), *([grammar] if grammar else [])], run.work, _written(out))
 
 
 def grammar_launch(setup: Setup, run: Run) -> Launch:
     if run.input.book_grammar is None:
         raise Unavailable(f"the fuzzingbook has no grammar of the {run.input.name} input's format")
-    driver = run.dir / "driver.py"
-    driver.write_text(GRAMMAR_DRIVER)
-    out = run.dir / "out" / run.input.filename
-    out.parent.mkdir()
-    argv = [str(setup.peer("python")), str(driver), str(run.wrapper), run.input.filename]
-    return Launch([*argv, str(out), run.input.book_grammar], run.work, _written(out))
+    return fuzzingbook_launch(setup, run, run.input.book_grammar)
 
 
 TOOLS = {
