@@ -709,6 +709,46 @@ def test_a_test_that_fails_once_at_random_is_searched_past_not_given_up(tmp_path
     assert any(cause["disagreed"] for cause in document["causes"])
 
 
+def test_a_triage_whose_bisection_a_failure_at_random_misled_bisects_that_test_again(
+    tmp_path: Path,
+) -> None:
+    """Four commits after GOOD; the third breaks test_round and test_sum (BROKEN). test_round
+    fails once at random, in the first run of the second commit's tree: its bisection asks
+    that commit first, is misled, and ends there, where its triage finds nothing its reruns
+    back. That commit runs again as an answer does, test_round passes (a fact), and its
+    bisection goes again, to the third commit: one cause breaks both tests, with exit 5 and
+    the disagreement said (it was exit 4, and the second commit's note as test_round's cause,
+    flagged as not reliable)."""
+    mark = tmp_path / "failed-once"
+    once = (
+        f"if has('notes.txt', 'step 2') and not os.path.exists({str(mark)!r}):\n"
+        f"    open({str(mark)!r}, 'w').close()\n"
+        "    tests['suite.Money.test_round'] = False\n"
+    )
+    runner = SUITE.replace('if has("e.txt", "BOMB"):', once + 'if has("e.txt", "BOMB"):')
+    assert runner != SUITE
+    repo = init(tmp_path / "repo")
+    put(repo, {**GOOD, "suite.py": runner, "notes.txt": ""})
+    commits = [repo.commit("good")]
+    repo.git("tag", "good")
+    for number in range(1, 5):
+        broken = {"a.txt": BAD["a.txt"]} if number == 3 else {}
+        put(repo, {"notes.txt": f"step {number}\n", **broken})
+        commits.append(repo.commit(f"step {number}"))
+    repo.git("tag", "bad")
+    code, _, err, document = triage(repo, *JUNIT)
+    assert mark.exists(), "the failure at random came"
+    assert code == 5, err
+    assert cause_lines(document) == {("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"}}
+    (cause,) = document["causes"]
+    assert cause["first_bad"] == commits[3]
+    assert not cause["flaky"]
+    assert cause["disagreed"]
+    second = [r for r in document["log"] if r["config"] == [f"commit:{commits[2]}"]]
+    assert [r["phase"] for r in second] == ["bisect", "bisect"]
+    assert [r["cases"]["suite.Money.test_round"][0] for r in second] == ["fail", "pass"]
+
+
 def test_fail_pattern_narrows_a_triage_to_the_failures_whose_message_matches(
     tmp_path: Path,
 ) -> None:

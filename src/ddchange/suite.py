@@ -52,6 +52,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fnmatch
+import functools
 import json
 import re
 import time
@@ -142,20 +143,32 @@ def _history_first(
     first bad commits too (their FAIL is taken as BAD's is); then one triage (`_triage`)
     inside each first bad commit against its parent, of the targets bisected to it, from the
     bisection's runs of the two trees. The causes' patches apply on those parents
-    (`CauseChanges.base`)."""
+    (`CauseChanges.base`). Where a cause's records do not back it for some of its tests, the
+    first bad commit runs again as an answer does; a test it then passes for (a fact) was
+    misled there by a FAIL at random: its bisection goes again from what was seen, and the
+    triages of the commits it leaves and ends at go again (at most MAX_SEARCHES bisections),
+    the runs made so far answering what they ask again."""
     good, bad = revisions.good, revisions.bad
     read.check_history(repo, good, bad)
     kept, ignored = read.limit_paths(repo, good, bad, request.keep, request.ignore, request.repo)
     reruns = _reruns(request)
     searching: list[Target | None] = [None]
     far = ["the pre-flight"]
+    told = [0]
+
+    def counted(record: TestRecord, target: Target | None, far: str) -> None:
+        """A run of the bisection or of a triage, numbered in the order they ran."""
+        told[0] += 1
+        tell(dataclasses.replace(record, number=told[0]), target, far)
+
     with worktree.scratch_worktree(repo, good) as scratch:
         pinned = pinned_states(scratch.repo, revisions, kept, ignored)
         trials = trials_for(
             request, revisions, NO_CHANGES, pinned, scratch, journal,
-            on_record=lambda record: tell(record, searching[0], far[0]),
+            on_record=lambda record: counted(record, searching[0], far[0]),
         )  # fmt: skip
         trials.resume(json.dumps(describe(request, revisions, git.prefix(request.repo))))
+        told[0] = trials.resumed
 
         trees = CommitTrees(trials, good)
         tree, offer = trees.tree, trees.offer
@@ -171,6 +184,34 @@ def _history_first(
                 trials.once(config, phase, states)
             return trials.records(config)[-1]
 
+        def seen(sha: str, target: Target) -> Outcome:
+            """`target`'s outcome at `sha`, run once (unless it ran before): a PASS in any of
+            its runs is a fact (a first bad commit run again after a FAIL at random)."""
+            ran(sha, Stage.BISECT)
+            return outcome_of(trials, tree(sha), target)
+
+        # GOOD no ancestor of BAD: the commit they forked from, and whether it failed for some
+        # target (whose bisection cannot start there: the whole range is triaged)
+        fork, whole = "", False
+
+        def bisect(chosen: Sequence[Target], width: int) -> dict[tuple[str, str], list[Target]]:
+            """Each of `chosen` bisected by its own verdicts: where each ended."""
+            nonlocal fork, whole
+            found: dict[tuple[str, str], list[Target]] = {}
+            for target in chosen:
+                searching[0] = target
+                far[0] = f"bisecting the history, target {number[target.name]} of {len(targets)}"
+                located = history.locate(
+                    good, bad, graph, functools.partial(seen, target=target), width=width,
+                    offer=offer,
+                )  # fmt: skip
+                found.setdefault((located.base, located.tip), []).append(target)
+                fork = located.fork or fork
+                whole = whole or located.where is history.Where.WHOLE
+            searching[0] = None
+            trials.alone()
+            return found
+
         with contextlib.ExitStack() as parallel:
             width = slots(request, repo, scratch, trials, parallel)
             offer([good, bad])
@@ -182,91 +223,121 @@ def _history_first(
             targets, failing, passing = _targets(
                 request, sides[0].cases or {}, sides[1].cases or {}
             )
+            number = {target.name: n for n, target in enumerate(targets, 1)}
             graph = Graph(scratch.repo)
-            ends: dict[tuple[str, str], list[Target]] = {}
-            # GOOD no ancestor of BAD: the commit they forked from, and whether it failed for
-            # some target (whose bisection cannot start there: the whole range is triaged)
-            fork, whole = "", False
-            for number, target in enumerate(targets, 1):
-                searching[0] = target
-                far[0] = f"bisecting the history, target {number} of {len(targets)}"
+            ends = bisect(targets, width)
+        pace = _Pace(
+            reruns=reruns, targets=len(targets), finest=request.granularity, ranges=len(ends)
+        )  # fmt: skip
 
-                def test(sha: str, target: Target = target) -> Outcome:
-                    return verdict(ran(sha, Stage.BISECT), target)
-
-                located = history.locate(good, bad, graph, test, width=width, offer=offer)
-                ends.setdefault((located.base, located.tip), []).append(target)
-                fork = located.fork or fork
-                whole = whole or located.where is history.Where.WHOLE
-            searching[0] = None
-            trials.alone()
-        located_in = len(trials.log)
-        commits = git.commit_infos(repo, {sha for pair in ends for sha in pair})
-        frames = {
-            pair: Frame(
+        def triaged(base: str, tip: str, mine: Sequence[Target]) -> SuiteResult:
+            """One triage inside the first bad commit `tip` against its parent `base`, of the
+            targets bisected to it, from the bisection's runs of the two trees."""
+            frame = Frame(
                 kept=kept,
                 ignored=ignored,
                 pinned=pinned,
-                base=trials.records(tree(pair[0])),
-                tip=trials.records(tree(pair[1])),
+                base=trials.records(tree(base)),
+                tip=trials.records(tree(tip)),
             )
-            for pair in ends
-        }
-    parts = []
-    pace = _Pace(
-        reruns=reruns, targets=len(targets), finest=request.granularity, ranges=len(ends)
-    )  # fmt: skip
-    told = [located_in]
-
-    def counted(record: TestRecord, target: Target | None, far: str) -> None:
-        """A run of a triage inside a first bad commit, numbered on from the bisection's."""
-        told[0] += 1
-        tell(dataclasses.replace(record, number=told[0]), target, far)
-
-    for (base, tip), mine in ends.items():
-        inner = dataclasses.replace(
-            request, good=base, bad=tip, strategy=Strategy.DIFF, within=(good, bad)
-        )
-        part = _triage(
-            inner, repo, Revisions(base, tip), journal, counted, frame=frames[(base, tip)],
-            only=frozenset(t.name for t in mine), pace=pace,
-        )  # fmt: skip
-        parts.append(
-            dataclasses.replace(
+            inner = dataclasses.replace(
+                request, good=base, bad=tip, strategy=Strategy.DIFF, within=(good, bad)
+            )
+            part = _triage(
+                inner, repo, Revisions(base, tip), journal, counted, frame=frame,
+                only=frozenset(t.name for t in mine), pace=pace,
+            )  # fmt: skip
+            return dataclasses.replace(
                 part,
                 changes=tuple(
                     dataclasses.replace(c, first_bad=None if (base, tip) == (good, bad) else tip)
                     for c in part.changes
                 ),
             )
-        )
-    own = [r for part in parts for r in part.log if r.phase != Stage.BISECT]  # not the adopted
-    outcomes = {part.outcome for part in parts}
+
+        def misled(pair: tuple[str, str], part: SuiteResult) -> list[Target]:
+            """The targets of `part` whose cause its records do not back, where the first bad
+            commit (not BAD), run again as an answer is, passed for them (a fact): a FAIL at
+            random misled their bisection there."""
+            shaky = {name for cause in part.causes if cause.flaky for name in cause.tests}
+            mine = [t for t in ends[pair] if t.name in shaky]
+            if not mine or pair[1] == bad or not reruns:
+                return []
+            runs = confidence.runs_to_confirm(request.confidence, trials.flake_rate())
+            config = tree(pair[1])
+
+            def passed() -> list[Target]:
+                return [t for t in mine if outcome_of(trials, config, t) is Outcome.PASS]
+
+            # one run at a time, until each of them passed or they have as many as an answer
+            while len(passed()) < len(mine) and len(trials.records(config)) < runs:
+                trials.once(config, Stage.BISECT, trees.write(pair[1]))
+            return passed()
+
+        parts: dict[tuple[str, str], SuiteResult] = {}
+        # every triage in the order it ran: after how many of the bisection's records, and how
+        # many of its records an earlier triage of its range made (taken over from the journal)
+        done: list[tuple[int, SuiteResult, int]] = []
+        todo, bisections = list(ends), 1
+        while True:
+            for pair in todo:
+                before = len(parts.pop(pair).log) if pair in parts else 0
+                if ends[pair]:
+                    parts[pair] = triaged(*pair, ends[pair])
+                    done.append((len(trials.log), parts[pair], before))
+            again = {pair: misled(pair, parts[pair]) for pair in todo if pair in parts}
+            lost = [t for gone in again.values() for t in gone]
+            if not lost or bisections == confidence.MAX_SEARCHES:
+                break
+            # Those targets' bisections go again from what was seen; the triages of the
+            # commits they leave and of those they end at go again
+            bisections += 1
+            for pair, gone in again.items():
+                ends[pair] = [t for t in ends[pair] if t not in gone]
+            with contextlib.ExitStack() as parallel:
+                found = bisect(lost, slots(request, repo, scratch, trials, parallel))
+            for pair, mine in found.items():
+                ends[pair] = [*ends.get(pair, []), *mine]
+            todo = [pair for pair in ends if pair in found or again.get(pair)]
+            pace.ranges = (pace.ranges or 0) + len(todo)
+        commits = git.commit_infos(repo, {sha for pair in parts for sha in pair})
+    # in the order they ran: the bisection's runs, and each triage's own (not those it took
+    # over from the bisection or from an earlier triage of its range)
+    bisecting, log, at = list(trials.log), [], 0
+    for after, part, before in done:
+        log += [*bisecting[at:after], *(r for r in part.log[before:] if r.phase != Stage.BISECT)]
+        at = after
+    log += bisecting[at:]
+    kept_parts = list(parts.values())
+    outcomes = {part.outcome for part in kept_parts}
     return SuiteResult(
         request=request,
         revisions=revisions,
         targets=tuple(targets),
         already_failing=failing,
         newly_passing=passing,
-        causes=tuple(c for part in parts for c in part.causes),
-        changes=tuple(c for part in parts for c in part.changes),
-        log=tuple(
-            dataclasses.replace(record, number=n) for n, record in enumerate([*trials.log, *own], 1)
-        ),
-        tests_run=trials.tests_run + sum(part.tests_run for part in parts),
-        resumed=trials.resumed + sum(part.resumed for part in parts),
+        causes=tuple(c for part in kept_parts for c in part.causes),
+        changes=tuple(c for part in kept_parts for c in part.changes),
+        log=tuple(dataclasses.replace(record, number=n) for n, record in enumerate(log, 1)),
+        tests_run=trials.tests_run + sum(part.tests_run for _, part, _ in done),
+        resumed=trials.resumed + sum(part.resumed - before for _, part, before in done),
         wall_time=0.0,
-        command_time=trials.command_time + sum(part.command_time for part in parts),
+        command_time=trials.command_time + sum(part.command_time for _, part, _ in done),
         width=width,
         outcome=next(
             (o for o in (Ending.INTERRUPTED, Ending.FLAKY) if o in outcomes), Ending.FOUND
         ),
-        earlier=next((p.earlier for p in parts if p.earlier is not None), None),
-        located_in=located_in,
+        # records of an earlier run of the command, not those of an earlier triage of a range
+        earlier=next(
+            (p.earlier for _, p, before in done if p.earlier and p.resumed > before), None
+        ),
+        located_in=sum(r.phase in (Stage.GOOD, Stage.BAD, Stage.BISECT) for r in trials.log),
         commits=commits,
-        fallback="" if (good, bad) not in ends else _whole_range(len(ends), fork if whole else ""),
+        fallback=""
+        if (good, bad) not in parts
+        else _whole_range(len(parts), fork if whole else ""),
         fork=fork,
-        patch=parts[0].patch if len(parts) == 1 else None,  # else the causes' bases differ
+        patch=kept_parts[0].patch if len(kept_parts) == 1 else None,  # else bases differ
     )
 
 
@@ -355,7 +426,7 @@ def _triage(
             for _ in range(confidence.MAX_SEARCHES):
                 for target in searched:
                     searching[0] = target
-                    pacing.next({f.answer for f in found.values()})
+                    pacing.next(target.name, {f.answer for f in found.values()})
                     found[target.name] = _search(
                         request, trials, hierarchy, target, levels, width, everything,
                         cut, rate,
@@ -439,6 +510,7 @@ class _Pace:
     phases: list[Phase] = field(default_factory=list)  # the running target's search's runs
     remaining: int = 0  # the changes of the smallest configuration seen to fail its target
     number: int = 0  # the running target's, from 1
+    named: set[str] = field(default_factory=set)  # the targets searched so far
     done: int = 0  # the causes of the triages finished (with the history first), rerun
     answers: int = 0  # the distinct answers so far
 
@@ -448,12 +520,13 @@ class _Pace:
         if self.ranges is not None:
             self.ranges -= 1
 
-    def next(self, answers: set[Config]) -> None:
-        """The next target's search begins; `answers`: the distinct answers of this range's
-        searches so far."""
+    def next(self, target: str, answers: set[Config]) -> None:
+        """A search of `target` begins (a target searched again, after a FAIL at random, is
+        counted once); `answers`: the distinct answers of this range's searches so far."""
         if self.number:
             self.spent.append(len(self.phases))
-        self.number, self.phases, self.remaining = self.number + 1, [], self.units
+        self.named.add(target)
+        self.number, self.phases, self.remaining = len(self.named), [], self.units
         self.answers = self.done + len(answers)
 
     def ran(self, record: TestRecord, outcome: Outcome) -> None:
