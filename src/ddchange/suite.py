@@ -261,7 +261,7 @@ def _history_first(
             random misled their bisection there."""
             shaky = {name for cause in part.causes if cause.flaky for name in cause.tests}
             mine = [t for t in ends[pair] if t.name in shaky]
-            if not mine or pair[1] == bad or not reruns:
+            if not mine or pair[1] == bad or not reruns or part.outcome == Ending.INTERRUPTED:
                 return []
             runs = confidence.runs_to_confirm(request.confidence, trials.flake_rate())
             config = tree(pair[1])
