@@ -230,9 +230,7 @@ def passes_for(
         coarse = [p for p in coarse if p.name != Grain.NODE]
     fine = [by_grain[g] for g in grains if g in (Grain.TOKEN, Grain.CHAR)]
     joins = (_once(Rewrite.JOIN, pieces.joins),) if finest is Grain.TOKEN else ()
-    digits = dataclasses.replace(
-        _once(Rewrite.LITERAL, functools.partial(pieces.literals, digits=True)), renews=True
-    )
+    digits = _once(Rewrite.LITERAL, functools.partial(pieces.literals, digits=True), renews=True)
     return (*coarse, *rewrites, *fine), by_grain[finest], (rename, dedent), (*joins, digits)
 
 
@@ -275,9 +273,13 @@ def _grain(
     )
 
 
-def _once(rewrite: Rewrite, atoms: Callable[[Contents], Atoms]) -> Pass:
-    """A rewrite's pass: one round of the atoms it finds."""
-    return Pass(name=rewrite, rounds=lambda contents, number: None if number else atoms(contents))
+def _once(rewrite: Rewrite, atoms: Callable[[Contents], Atoms], *, renews: bool = False) -> Pass:
+    """A rewrite's pass: one round of the atoms it finds (`renews` as `Pass.renews`)."""
+    return Pass(
+        name=rewrite,
+        rounds=lambda contents, number: None if number else atoms(contents),
+        renews=renews,
+    )
 
 
 def _renames() -> Pass:

@@ -45,7 +45,7 @@ import shlex
 import signal
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from ddchange import errors, git
@@ -303,12 +303,13 @@ def _history_first(
             route = _on_good(trials, found, route)
     # in the order they ran: the bisection's runs and each search's own (not those it took
     # over from the bisection), then the one on GOOD
-    log, done = [], 0
-    bisecting = [r for r in trials.log if r.phase != Stage.ON_GOOD]
-    for before, search in searches:
-        log += [*bisecting[done:before], *(r for r in search.log if r.phase != Stage.BISECT)]
-        done = before
-    log += [*bisecting[done:], *(r for r in trials.log if r.phase == Stage.ON_GOOD)]
+    log = [
+        *in_order(
+            [r for r in trials.log if r.phase != Stage.ON_GOOD],
+            [(before, search.log) for before, search in searches],
+        ),
+        *(r for r in trials.log if r.phase == Stage.ON_GOOD),
+    ]
     earlier = [search for _, search in searches[:-1]]
     return dataclasses.replace(
         found,
@@ -338,6 +339,20 @@ def _history_first(
 
 
 NO_CHANGES = hunks.Diff((), (), ())
+
+
+def in_order(
+    bisecting: Sequence[TestRecord], searches: Iterable[tuple[int, Sequence[TestRecord]]]
+) -> list[TestRecord]:
+    """The records of a run that bisected the history, in the order they ran: the
+    bisection's, and after each search inside (made once the bisection had that many
+    records), its own, not those it took over from the bisection (phase "bisect")."""
+    log: list[TestRecord] = []
+    at = 0
+    for after, records in searches:
+        log += [*bisecting[at:after], *(r for r in records if r.phase != Stage.BISECT)]
+        at = after
+    return [*log, *bisecting[at:]]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -94,6 +94,7 @@ from ddchange.session import (
     answer_cut,
     forked_off,
     hierarchy_for,
+    in_order,
     pinned_states,
     read_diff,
     resolve,
@@ -301,13 +302,9 @@ def _history_first(
             todo = [pair for pair in ends if pair in found or again.get(pair)]
             pace.ranges = (pace.ranges or 0) + len(todo)
         commits = git.commit_infos(repo, {sha for pair in parts for sha in pair})
-    # in the order they ran: the bisection's runs, and each triage's own (not those it took
-    # over from the bisection or from an earlier triage of its range)
-    bisecting, log, at = list(trials.log), [], 0
-    for after, part, before in done:
-        log += [*bisecting[at:after], *(r for r in part.log[before:] if r.phase != Stage.BISECT)]
-        at = after
-    log += bisecting[at:]
+    # in the order they ran (not the records a triage took over from an earlier triage of its
+    # range)
+    log = in_order(trials.log, [(after, part.log[before:]) for after, part, before in done])
     kept_parts = list(parts.values())
     outcomes = {part.outcome for part in kept_parts}
     return SuiteResult(

@@ -253,5 +253,4 @@ def _smaller(candidate: Contents, than: Contents) -> bool:
     ours, theirs = size(candidate), size(than)
     if ours != theirs:
         return ours < theirs
-    ours, theirs = tokens(candidate), tokens(than)
-    return ours < theirs or (ours == theirs and candidate < than)
+    return (tokens(candidate), candidate) < (tokens(than), than)
