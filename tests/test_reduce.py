@@ -244,14 +244,14 @@ def test_a_python_module_is_reduced_node_by_node(tmp_path: Path) -> None:
 @given(st.binary(max_size=300))
 def test_each_grain_cuts_a_file_into_pieces_that_make_it_up(data: bytes) -> None:
     for cut in (inputs.lines, inputs.chars):
-        pieces = cut(0, data)
+        pieces = inputs.edits(0, cut(data))
         assert b"".join(data[e.start : e.end] for e in pieces) == data
         assert inputs.apply((data,), pieces) == (b"",)
         assert inputs.apply((data,), []) == (data,)
     # Tokens: all but the white space between two words, which stays; a token taken out from
     # between two words leaves a space. So all of them taken out leave white space only, and
     # never fewer words apart than there were.
-    pieces = inputs.words(0, data)
+    pieces = inputs.edits(0, inputs.words(data))
     ends = [0] + [e.end for e in pieces]
     gaps = [data[end : e.start] for end, e in zip(ends, pieces, strict=False)]
     assert all(gap.isspace() for gap in gaps if gap)
@@ -296,7 +296,10 @@ def test_the_reducer_ends_1_minimal_at_the_finest_grain(
         return Outcome.FAIL if all(n in seen for n in needed) else Outcome.PASS
 
     def grain(cut):  # type: ignore[no-untyped-def]
-        return lambda contents, k: [[e] for e in cut(0, contents[0])] if k == 0 else None
+        def rounds(contents: tuple[bytes, ...], k: int) -> list[list[inputs.Edit]] | None:
+            return [[e] for e in inputs.edits(0, cut(contents[0]))] if k == 0 else None
+
+        return rounds
 
     passes = (
         Pass(name=Grain.LINE, rounds=grain(inputs.lines)),
@@ -306,7 +309,7 @@ def test_the_reducer_ends_1_minimal_at_the_finest_grain(
     assert reduced.minimal
     result = reduced.contents
     assert test(result, Grain.TOKEN) is Outcome.FAIL
-    for edit in inputs.words(0, result[0]):
+    for edit in inputs.edits(0, inputs.words(result[0])):
         assert test(inputs.apply(result, [edit]), Grain.TOKEN) is not Outcome.FAIL
 
 
@@ -380,7 +383,7 @@ def test_names_freed_and_indentation_left_uneven_are_tidied_before_the_check() -
     assert [len(line) - len(line.lstrip(" ")) for line in lines] == list(range(len(lines)))
     assert all(len(word) == 1 for word in re.findall(r"[A-Za-z_]\w*", result.decode())
                if word not in ("for", "in"))  # fmt: skip
-    for edit in inputs.words(0, result):
+    for edit in inputs.edits(0, inputs.words(result)):
         assert test(inputs.apply((result,), [edit])) is not Outcome.FAIL
 
 
@@ -741,7 +744,7 @@ def test_a_digit_the_input_refused_as_0_goes_once_removals_let_it_and_frees_a_no
     assert reduced.minimal
     assert test((result,)) is Outcome.FAIL
     assert re.findall(rb"unsigned\s*:\s*(\d+)", result) == [b"0"], result
-    for edit in inputs.words(0, result):
+    for edit in inputs.edits(0, inputs.words(result)):
         assert test(inputs.apply((result,), [edit])) is not Outcome.FAIL
 
 

@@ -243,32 +243,35 @@ CHUNKS = 1024
 
 def _grain(
     grain: Grain,
-    cut: Callable[[int, bytes], list[Edit]],
+    cut: Callable[[bytes], list[pieces.Span]],
     fits: Callable[[Contents, Contents], bool] = lambda _base, _candidate: True,
 ) -> Pass:
     """A grain's pass: each piece an atom; where there are more than CHUNKS, a round of runs
-    of consecutive pieces first; `fits` as `Pass.fits`."""
+    of consecutive pieces first, made from the spans alone (a piece's `Edit` only where it is
+    an atom of its own); `fits` as `Pass.fits`."""
     chunked = [False]
 
     def rounds(contents: Contents, number: int) -> Atoms | None:
-        cuts = [cut(n, data) for n, data in enumerate(contents)]
-        total = sum(len(edits) for edits in cuts)
+        if number > 1 or (number == 1 and not chunked[0]):
+            return None
+        cuts = [cut(data) for data in contents]
+        total = sum(len(spans) for spans in cuts)
         if number == 0 and total > CHUNKS:
             chunked[0] = True
             width = -(-total // CHUNKS)
             return [
-                [Edit(file=run[0].file, start=run[0].start, end=run[-1].end)]
-                for edits in cuts
-                for run in (edits[at : at + width] for at in range(0, len(edits), width))
+                [Edit(file=n, start=spans[at][0], end=spans[min(at + width, len(spans)) - 1][1])]
+                for n, spans in enumerate(cuts)
+                for at in range(0, len(spans), width)
             ]
-        if number == 0 or (number == 1 and chunked[0]):
-            return [[edit] for edits in cuts for edit in edits]
-        return None
+        return [[edit] for n, spans in enumerate(cuts) for edit in pieces.edits(n, spans)]
 
     return Pass(
         name=grain,
         rounds=rounds,
-        each=lambda contents: [[edit] for n, data in enumerate(contents) for edit in cut(n, data)],
+        each=lambda contents: [
+            [edit] for n, data in enumerate(contents) for edit in pieces.edits(n, cut(data))
+        ],
         fits=fits,
     )
 

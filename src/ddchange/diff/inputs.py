@@ -19,6 +19,9 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 Contents = tuple[bytes, ...]  # an input: each file's bytes, in the order the files were given
+# A piece of one grain, cut without making an `Edit` (a 50 MB input has 700,000 lines): its
+# start, end and replacement.
+Span = tuple[int, int, bytes]
 
 # A token: a word (letters, digits, underscores, any non-ASCII byte), one mark of punctuation,
 # or a run of white space.
@@ -102,25 +105,30 @@ def tokens(contents: Contents) -> int:
     return total
 
 
-def lines(number: int, data: bytes) -> list[Edit]:
-    """Each line of file `number`, its line ending with it."""
+def edits(number: int, spans: Iterable[Span]) -> list[Edit]:
+    """The pieces `spans` of file `number` as edits."""
+    return [Edit(file=number, start=s, end=e, replacement=r) for s, e, r in spans]
+
+
+def lines(data: bytes) -> list[Span]:
+    """Each line, its line ending with it."""
     ends = [m.end() for m in re.finditer(rb"\n", data)]
     starts = [0, *ends]
     if not data.endswith(b"\n"):
         ends.append(len(data))
-    return [Edit(file=number, start=s, end=e) for s, e in zip(starts, ends, strict=False) if e > s]
+    return [(s, e, b"") for s, e in zip(starts, ends, strict=False) if e > s]
 
 
-def words(number: int, data: bytes) -> list[Edit]:
-    """Each token of file `number` (`_TOKEN`), taken out so that the tokens beside it stay two:
-    between two word characters, white space is no piece and another token leaves a space."""
-    edits = []
+def words(data: bytes) -> list[Span]:
+    """Each token (`_TOKEN`), taken out so that the tokens beside it stay two: between two
+    word characters, white space is no piece and another token leaves a space."""
+    spans = []
     for match in _TOKEN.finditer(data):
         start, end = match.span()
         between = bool(_WORDS.match(data[start - 1 : start]) and _WORDS.match(data[end : end + 1]))
         if not (between and match.group().isspace()):
-            edits.append(Edit(file=number, start=start, end=end, replacement=b" " * between))
-    return edits
+            spans.append((start, end, b" " * between))
+    return spans
 
 
 def joins_none(base: Contents, candidate: Contents) -> bool:
@@ -138,18 +146,18 @@ def _words_of(data: bytes) -> frozenset[bytes]:
     return frozenset(_WORDS.findall(data))
 
 
-def chars(number: int, data: bytes) -> list[Edit]:
-    """Each character of file `number` (each byte where it is no UTF-8)."""
+def chars(data: bytes) -> list[Span]:
+    """Each character (each byte where the file is no UTF-8)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return [Edit(file=number, start=i, end=i + 1) for i in range(len(data))]
-    edits, at = [], 0
+        return [(i, i + 1, b"") for i in range(len(data))]
+    spans, at = [], 0
     for char in text:
         width = len(char.encode("utf-8"))
-        edits.append(Edit(file=number, start=at, end=at + width))
+        spans.append((at, at + width, b""))
         at += width
-    return edits
+    return spans
 
 
 def ranges(number: int, spans: Sequence[tuple[int, int]]) -> list[Edit]:
