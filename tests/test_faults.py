@@ -468,7 +468,8 @@ def test_good_failing_once_at_random_in_the_preflight_does_not_end_the_run(
     tmp_path: Path,
 ) -> None:
     """GOOD's first run fails at random: it runs again and passes, a fact, so GOOD passes;
-    the search goes on and finds the culprit (exit 5, the disagreement as evidence)."""
+    the search goes on and finds the culprit (exit 5, the disagreement as evidence), and its
+    check asks for as much confidence as a run that may check twice needs."""
     once = tmp_path / "failed-once"
     test = f'if [ ! -e "{once}" ]; then : > "{once}"; exit 1; fi\n' + CHECK
     good = {"a.txt": "fine\n", "b.txt": "one\n"}
@@ -478,6 +479,12 @@ def test_good_failing_once_at_random_in_the_preflight_does_not_end_the_run(
     assert [(path, kind) for path, kind in run.culprits] == [("a.txt", "text")]
     [evidence] = run.report["flaky"]
     assert (evidence["phase"], evidence["outcomes"][:2]) == ("good", ["fail", "pass"])
+    # Seen to fail at random before the first check, the test asks that check for half the
+    # risk (a second may follow): at the rate seen, (1 + 4 * 0.25) / (2 + 4) = 1/3, 5 reruns
+    # ((1/3) ** 5 <= 0.01 < (1/3) ** 4), where a test not seen to would take 3.
+    confirmation = run.report["confirmation"]
+    assert confirmation["flake_rate"] == 1 / 3
+    assert (confirmation["reruns"], confirmation["risk"]) == (5, (1 / 3) ** 5)
 
 
 def test_the_answer_is_run_again_as_often_as_the_confidence_needs(tmp_path: Path) -> None:

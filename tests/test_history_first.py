@@ -573,7 +573,8 @@ def test_once_an_answer_passes_the_commit_searched_runs_again_before_another_sea
     random: the bisection ends on it and the search inside takes one of its changes, whose
     rerun passes (a fact). Before a second search there, step 4's whole tree runs again, as
     an answer's FAIL would (every answer there rests on its one FAIL): it passes, nothing is
-    searched there again, and the bisection goes on to the culprit's commit."""
+    searched there again, and the bisection goes on to the culprit's commit, whose check is
+    the run's second."""
     count = tmp_path / "count"
     steps = flaky_steps(
         'if grep -q "step 4" notes.txt; then\n'
@@ -598,6 +599,11 @@ def test_once_an_answer_passes_the_commit_searched_runs_again_before_another_sea
     assert after["phase"] == "bisect"
     assert after["config"] == log[1]["config"], "step 4, the commit it ended on first"
     assert after["outcome"] == "pass"
+    # The check inside the culprit's commit is the run's second: it asks for a quarter of the
+    # risk (the test seen to fail at random), 4 reruns, and states both checks' chances.
+    confirmation = run.report["confirmation"]
+    assert confirmation["reruns"] == 4
+    assert confirmation["risk"] == 0.25**3 + 0.25**4
 
 
 def test_the_bisections_evidence_of_a_flaky_test_is_reported_whatever_commit_showed_it(

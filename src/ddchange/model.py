@@ -390,6 +390,8 @@ class Confirmation:
     # random in `flake_rate` of its runs (summed over every answer checked in the run).
     risk: float
     flake_rate: float
+    # The answers checked in the run, this one included (each bisection's searches too).
+    checks: int = 1
     # GOOD's runs in all, the one after the reruns included (none when a rerun disagreed):
     # PASS in every one, nothing the search's runs left behind makes it fail.
     good: Claim | None = None

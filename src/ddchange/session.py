@@ -135,6 +135,9 @@ class Frame:
     # The bisection's other runs of commits seen to pass, and the FAILs among them: the
     # evidence of a test that fails at random (`Trials.flakes`)
     flakes: tuple[int, int] = (0, 0)
+    # The answers the run's searches inside the history checked before this one, and the
+    # risk they left in all (`Confirmation.checks`, `Confirmation.risk`)
+    checked: tuple[int, float] = (0, 0.0)
 
 
 def unbisectable(repo: git.Repo, revisions: Revisions, request: Request) -> str:
@@ -217,6 +220,7 @@ def _history_first(
 
         graph = Graph(scratch.repo)
         asked: dict[str, None] = {}  # every commit any bisection asked, in order
+        checked = [(0, 0.0)]  # the answers the searches so far checked, and their risk
         width = [1]
 
         @contextlib.contextmanager
@@ -262,6 +266,7 @@ def _history_first(
                 base=trials.records(tree(base)),
                 tip=trials.records(tree(tip)),
                 flakes=trials.flakes(besides={tree(base), tree(tip)}),
+                checked=checked[-1],
             )
             inner = dataclasses.replace(
                 request, good=base, bad=tip, strategy=Strategy.DIFF, within=(good, bad)
@@ -270,6 +275,8 @@ def _history_first(
                 inner, repo, Revisions(base, tip), journal, events, route, replayed=replayed,
                 frame=frame,
             )  # fmt: skip
+            if (done := found.confirmation) is not None:
+                checked.append((done.checks, done.risk))
             return _Inside(before=len(trials.log), found=found, route=route)
 
         steps = history.Runs(
@@ -540,6 +547,7 @@ def _search(
             attribution=attribution,
             reruns=events.ends,
             route=route,
+            checked=frame.checked if frame is not None else (0, 0.0),
         )
         ended = _searched(fixed) if _preflight(fixed) else _flaky(fixed)
         trials.stop_ahead()  # the scratch tree is the patch's alone now
@@ -807,6 +815,7 @@ class _Run:
     attribution: dict[str, tuple[str, ...]]
     reruns: int  # of the answer, at the end
     route: Route  # how the run came to search these changes
+    checked: tuple[int, float] = (0, 0.0)  # as `Frame.checked`: the checks before this search
 
     @property
     def diff(self) -> hunks.Diff:
@@ -912,8 +921,9 @@ def _searched(run: _Run) -> _Ended:
     found = None
     try:
         history = request.strategy == Strategy.HISTORY
-        found, confirmation = _checked(run, history=history, before=0.0, searches=1)
-        for searches in range(2, confidence.MAX_SEARCHES + 1):
+        earlier, risk = run.checked
+        found, confirmation = _checked(run, history=history, before=risk, searches=earlier + 1)
+        for searches in range(earlier + 2, earlier + confidence.MAX_SEARCHES + 1):
             # BAD, on whose FAIL every answer rests, runs again as an answer's FAIL does
             # (where it passes there is nothing to search: inside the history, a FAIL at
             # random misled the bisection to this commit)
@@ -927,7 +937,7 @@ def _searched(run: _Run) -> _Ended:
             # are run again when asked.
             run.cache.reset(run.trials.settled())
             _know_the_sides(run)
-            before = 0.0 if confirmation is None else confirmation.risk
+            before = risk if confirmation is None else confirmation.risk
             found, confirmation = _checked(run, history=history, before=before, searches=searches)
     except KeyboardInterrupt:
         run.trials.stop_ahead()
@@ -1014,22 +1024,29 @@ def _confirm(run: _Run, found: Found, before: float = 0.0, searches: int = 1) ->
     many runs besides the one that found it as the confidence asks at the flake rate seen
     (`confidence.reruns`), then GOOD once more (`_good_at_end`); a PASS of the answer ends the
     check (a flaky test misled the search). The claims that rest on a PASS need no rerun (see
-    search/confidence.py). Where GOOD's runs at the end show the test flaky, and so the rate
-    higher, the answer runs again as the new rate asks, once.
+    search/confidence.py). Where the runs at the end show the test flaky (GOOD's, say), and so
+    ask for more, the answer runs again as they now ask, once.
 
     Each check is one more chance for a wrong answer to come through: the risk stated is the
     sum of this check's and those of the answers checked `before` in this run (a union
-    bound), and check number `searches` asks for half the risk of the one before it, so that
-    the sum stays below twice what --confidence asks (the first check, alone for a test never
-    seen to fail at random, asks for just that). Once the test is seen to fail at random,
-    BAD's FAIL, on which every answer rests, runs again as the answer's does."""
+    bound), and check number `searches` (counted over the run's bisections too) asks for
+    the risk `confidence.allowed` gives it: what --confidence asks for the first check of a
+    test never seen to fail at random, less for each check after it and once the test is
+    seen to. Once the test is seen to fail at random, BAD's FAIL, on which every answer
+    rests, runs again as the answer's does."""
     trials = run.trials
     good = frozenset[str]()
     again = bad = None
-    allowed = (1 - run.request.confidence) / 2 ** (searches - 1)
+
+    def planned() -> tuple[float, int]:
+        """The rate guarded against, and the runs of the answer that asks for."""
+        seen = trials.flake_rate()
+        allowed = confidence.allowed(run.request.confidence, searches, seen=seen > 0)
+        rate = confidence.guarded_rate(seen)
+        return rate, confidence.runs_to_confirm(1 - allowed, rate) if run.reruns else 1
+
     for _ in range(2):
-        rate = confidence.guarded_rate(trials.flake_rate())
-        wanted = confidence.runs_to_confirm(1 - allowed, rate) if run.reruns else 1
+        rate, wanted = planned()
         trials.offer([*trials.owed(found.answer, wanted), *trials.owed(good, PREFLIGHT_RUNS + 1)])
         outcome, runs = trials.repeat(found.answer, wanted, Stage.CONFIRM)
         if outcome is not Outcome.FAIL:
@@ -1038,7 +1055,7 @@ def _confirm(run: _Run, found: Found, before: float = 0.0, searches: int = 1) ->
         if trials.flake_rate() > 0 and run.reruns:
             trials.repeat(run.everything, wanted, Stage.CONFIRM)
             bad = trials.claim(run.everything)
-        if rate == confidence.guarded_rate(trials.flake_rate()):
+        if planned()[1] <= wanted:
             break
     rest = trials.claim(found.passing if run.request.isolate else run.everything - found.answer)
     reruns = len(runs) - 1
@@ -1049,6 +1066,7 @@ def _confirm(run: _Run, found: Found, before: float = 0.0, searches: int = 1) ->
         # this check's chance to pass a wrong answer, as planned (a check that a PASS ended
         # had that chance too), with the earlier checks'
         risk=min(before + confidence.risk(wanted - 1, rate), 1.0),
+        checks=searches,
         flake_rate=rate,
         good=again,
         good_failing=0 if again is None else _failing_at_end(trials.records(good)),

@@ -83,6 +83,18 @@ def guarded_rate(rate: float) -> float:
     return max(FLAKE_RATE, rate)
 
 
+def allowed(asked: float, check: int, *, seen: bool) -> float:
+    """The risk that check number `check` of a run (1 for the first, counted over every
+    search of the run, each bisection's too) may leave, for the confidence `asked`: all of
+    1 - `asked` for the first where the test has not been seen to fail at random (the one
+    check a deterministic test makes); half as much for each check after it, and half again
+    once the test is seen to. A check after the first comes only where an answer passed when
+    run again, so the test is seen flaky by then: the checks of a run sum to at most
+    1 - `asked` where it was seen flaky before the first, and else the first's 1 - `asked`
+    comes with at most half as much again, that only where the first refused its answer."""
+    return math.ldexp(1 - asked, -(check - 1 + seen))
+
+
 def outcome_of_runs(outcomes: Sequence[Outcome]) -> Outcome:
     """The outcome of one configuration by all its runs' outcomes: the one they agree on;
     PASS where the others failed (a PASS is a fact, the FAILs came at random); UNRESOLVED
