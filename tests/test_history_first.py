@@ -16,7 +16,16 @@ from endtoend import Exe, Run, ddchange, interrupted_after, put
 from gitsandbox import Sandbox, init
 
 from ddchange.model import Outcome
-from ddchange.search.history import Located, Runs, Where, history_first, locate
+from ddchange.search.history import (
+    Located,
+    Range,
+    Runs,
+    Triages,
+    Where,
+    history_first,
+    locate,
+    triages_first,
+)
 
 # -- locate, over graphs made here ----------------------------------------------------------
 
@@ -276,6 +285,101 @@ def test_the_bisections_stop_at_their_most_and_without_reruns_nothing_runs_again
     searched, steps = strategy(["c3", "c5"], random=[True], confirm=False)
     assert [where.tip if where else None for where, _ in searched] == ["c3"]
     assert steps == ["[", "bad", "locate c3", "]", "search c3"]
+
+
+def suite_strategy(
+    ends: dict[Range, list[str]],
+    *,
+    misled: dict[tuple[int, Range], list[str]] | None = None,
+    bisected: list[dict[Range, list[str]]] | None = None,
+    bisections: int = 3,
+) -> tuple[list[tuple[Range, tuple[str, ...], int, int | None]], dict[Range, int], list[str]]:
+    """`triages_first` over scripted runs, from the first bisection's `ends`: the triage of a
+    range in round N (from 1) finds the targets `misled[(N, range)]` misled there; each
+    bisection again ends as the next of `bisected` says. It gives each triage (its range, its
+    targets, its number, the number of the one it replaced), the last of each range, and every
+    step asked, in order."""
+    steps: list[str] = []
+    rounds, left = [1], iter(bisected or [])
+
+    def triage(where: Range, mine: list[str]) -> int:
+        steps.append(f"triage {where[1]}: {' '.join(mine)}")
+        return len(steps)
+
+    def misleads(where: Range, mine: list[str], _part: int) -> list[str]:
+        gone = (misled or {}).get((rounds[0], where), [])
+        assert set(gone) <= set(mine), "only a range's own targets are misled there"
+        return gone
+
+    def bisect(lost: list[str]) -> dict[Range, list[str]]:
+        steps.append(f"bisect {' '.join(lost)}")
+        rounds[0] += 1
+        return next(left)
+
+    runs = Triages(
+        bisect=bisect,
+        triage=triage,
+        misled=misleads,
+        planned=lambda ranges: steps.append(f"plan {len(ranges)}"),
+    )
+    done, last = triages_first(runs, ends, bisections=bisections)
+    return (
+        [(one.where, one.targets, one.part, one.replaces) for one in done],
+        last,
+        steps,
+    )
+
+
+A, B, C = ("c2", "c3"), ("c4", "c5"), ("c6", "c7")
+
+
+def test_a_suite_whose_triages_are_backed_triages_each_range_once() -> None:
+    """Each range the first bisection ended at, triaged once for its targets, in order; no
+    target bisected again."""
+    done, last, steps = suite_strategy({A: ["t1"], B: ["t2", "t3"]})
+    assert steps == ["plan 2", "triage c3: t1", "triage c5: t2 t3"]
+    assert done == [(A, ("t1",), 2, None), (B, ("t2", "t3"), 3, None)]
+    assert last == {A: 2, B: 3}
+
+
+def test_a_target_misled_to_a_range_is_bisected_again_and_both_ranges_triaged_again() -> None:
+    """t2 was misled to A (its first bad commit passed for it when run again): it is bisected
+    again and ends at C; A is triaged again without it, C with it, and B, untouched, not
+    again. A range that a misled target leaves empty keeps no triage."""
+    done, last, steps = suite_strategy(
+        {A: ["t1", "t2"], B: ["t3"]}, misled={(1, A): ["t2"]}, bisected=[{C: ["t2"]}]
+    )
+    assert steps == [
+        "plan 2", "triage c3: t1 t2", "triage c5: t3",
+        "bisect t2", "plan 2", "triage c3: t1", "triage c7: t2",
+    ]  # fmt: skip
+    assert done == [
+        (A, ("t1", "t2"), 2, None), (B, ("t3",), 3, None),
+        (A, ("t1",), 6, 2), (C, ("t2",), 7, None),
+    ]  # fmt: skip
+    assert last == {A: 6, B: 3, C: 7}
+    done, last, steps = suite_strategy(
+        {A: ["t2"], B: ["t3"]}, misled={(1, A): ["t2"]}, bisected=[{B: ["t2"]}]
+    )
+    assert steps == [
+        "plan 2", "triage c3: t2", "triage c5: t3", "bisect t2", "plan 2", "triage c5: t3 t2",
+    ]  # fmt: skip
+    assert done[-1] == (B, ("t3", "t2"), 6, 3)
+    assert last == {B: 6}, "A, left with no target, keeps no triage"
+
+
+def test_the_suite_bisects_again_at_most_as_often_as_asked() -> None:
+    """A target misled each time: at most `bisections` bisections (the first included); the
+    last triage stands, its records as they are."""
+    done, last, steps = suite_strategy(
+        {A: ["t1"]},
+        misled={(1, A): ["t1"], (2, B): ["t1"], (3, C): ["t1"]},
+        bisected=[{B: ["t1"]}, {C: ["t1"]}],
+        bisections=2,
+    )
+    assert steps == ["plan 1", "triage c3: t1", "bisect t1", "plan 2", "triage c5: t1"]
+    assert [where for where, *_ in done] == [A, B]
+    assert last == {B: 5}
 
 
 # -- the command, over repositories made with the real git -----------------------------------

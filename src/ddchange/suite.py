@@ -227,13 +227,13 @@ def _history_first(
             number = {target.name: n for n, target in enumerate(targets, 1)}
             graph = Graph(scratch.repo)
             ends = bisect(targets, width)
-        pace = _Pace(
-            reruns=reruns, targets=len(targets), finest=request.granularity, ranges=len(ends)
-        )  # fmt: skip
+        pace = _Pace(reruns=reruns, targets=len(targets), finest=request.granularity)
 
-        def triaged(base: str, tip: str, mine: Sequence[Target]) -> SuiteResult:
-            """One triage inside the first bad commit `tip` against its parent `base`, of the
-            targets bisected to it, from the bisection's runs of the two trees."""
+        def triaged(pair: tuple[str, str], mine: Sequence[Target]) -> tuple[int, SuiteResult]:
+            """One triage inside the first bad commit against its parent (`pair`), of the
+            targets bisected to it, from the bisection's runs of the two trees; with how many
+            of the bisection's records came before it."""
+            base, tip = pair
             frame = Frame(
                 kept=kept,
                 ignored=ignored,
@@ -248,7 +248,7 @@ def _history_first(
                 inner, repo, Revisions(base, tip), journal, counted, frame=frame,
                 only=frozenset(t.name for t in mine), pace=pace,
             )  # fmt: skip
-            return dataclasses.replace(
+            return len(trials.log), dataclasses.replace(
                 part,
                 changes=tuple(
                     dataclasses.replace(c, first_bad=None if (base, tip) == (good, bad) else tip)
@@ -256,12 +256,15 @@ def _history_first(
                 ),
             )
 
-        def misled(pair: tuple[str, str], part: SuiteResult) -> list[Target]:
-            """The targets of `part` whose cause its records do not back, where the first bad
-            commit (not BAD), run again as an answer is, passed for them (a fact): a FAIL at
-            random misled their bisection there."""
+        def misled(
+            pair: tuple[str, str], bisected: Sequence[Target], one: tuple[int, SuiteResult]
+        ) -> list[Target]:
+            """The targets `bisected` to `pair` whose cause its triage's records do not back,
+            where the first bad commit (not BAD), run again as an answer is, passed for them (a
+            fact): a FAIL at random misled their bisection there."""
+            part = one[1]
             shaky = {name for cause in part.causes if cause.flaky for name in cause.tests}
-            mine = [t for t in ends[pair] if t.name in shaky]
+            mine = [t for t in bisected if t.name in shaky]
             if not mine or pair[1] == bad or not reruns or part.outcome == Ending.INTERRUPTED:
                 return []
             runs = confidence.runs_to_confirm(request.confidence, trials.flake_rate())
@@ -275,36 +278,23 @@ def _history_first(
                 trials.once(config, Stage.BISECT, trees.write(pair[1]))
             return passed()
 
-        parts: dict[tuple[str, str], SuiteResult] = {}
-        # every triage in the order it ran: after how many of the bisection's records, and how
-        # many of its records an earlier triage of its range made (taken over from the journal)
-        done: list[tuple[int, SuiteResult, int]] = []
-        todo, bisections = list(ends), 1
-        while True:
-            for pair in todo:
-                before = len(parts.pop(pair).log) if pair in parts else 0
-                if ends[pair]:
-                    parts[pair] = triaged(*pair, ends[pair])
-                    done.append((len(trials.log), parts[pair], before))
-            again = {pair: misled(pair, parts[pair]) for pair in todo if pair in parts}
-            lost = [t for gone in again.values() for t in gone]
-            if not lost or bisections == confidence.MAX_SEARCHES:
-                break
-            # Those targets' bisections go again from what was seen; the triages of the
-            # commits they leave and of those they end at go again
-            bisections += 1
-            for pair, gone in again.items():
-                ends[pair] = [t for t in ends[pair] if t not in gone]
+        def again(lost: Sequence[Target]) -> dict[tuple[str, str], list[Target]]:
             with contextlib.ExitStack() as parallel:
-                found = bisect(lost, slots(request, repo, scratch, trials, parallel))
-            for pair, mine in found.items():
-                ends[pair] = [*ends.get(pair, []), *mine]
-            todo = [pair for pair in ends if pair in found or again.get(pair)]
-            pace.ranges = (pace.ranges or 0) + len(todo)
+                return bisect(lost, slots(request, repo, scratch, trials, parallel))
+
+        def planned(ranges: Sequence[tuple[str, str]]) -> None:
+            pace.ranges = (pace.ranges or 0) + len(ranges)
+
+        steps = history.Triages(bisect=again, triage=triaged, misled=misled, planned=planned)
+        # every triage in the order it ran (after how many of the bisection's records), and the
+        # last of each range
+        done, last = history.triages_first(steps, ends, bisections=confidence.MAX_SEARCHES)
+        parts = {where: part for where, (_, part) in last.items()}
         commits = git.commit_infos(repo, {sha for pair in parts for sha in pair})
     # in the order they ran (not the records a triage took over from an earlier triage of its
     # range)
-    log = in_order(trials.log, [(after, part.log[before:]) for after, part, before in done])
+    order = [(*one.part, 0 if one.replaces is None else len(one.replaces[1].log)) for one in done]
+    log = in_order(trials.log, [(after, part.log[before:]) for after, part, before in order])
     kept_parts = list(parts.values())
     outcomes = {part.outcome for part in kept_parts}
     return SuiteResult(
@@ -316,17 +306,18 @@ def _history_first(
         causes=tuple(c for part in kept_parts for c in part.causes),
         changes=tuple(c for part in kept_parts for c in part.changes),
         log=tuple(dataclasses.replace(record, number=n) for n, record in enumerate(log, 1)),
-        tests_run=trials.tests_run + sum(part.tests_run for _, part, _ in done),
-        resumed=trials.resumed + sum(part.resumed - before for _, part, before in done),
+        tests_run=trials.tests_run + sum(part.tests_run for _, part, _ in order),
+        resumed=trials.resumed + sum(part.resumed - before for _, part, before in order),
         wall_time=0.0,
-        command_time=trials.command_time + sum(part.command_time for _, part, _ in done),
+        command_time=trials.command_time + sum(part.command_time for _, part, _ in order),
         width=width,
         outcome=next(
             (o for o in (Ending.INTERRUPTED, Ending.FLAKY) if o in outcomes), Ending.FOUND
         ),
         # records of an earlier run of the command, not those of an earlier triage of a range
         earlier=next(
-            (p.earlier for _, p, before in done if p.earlier and p.resumed > before), None
+            (part.earlier for _, part, before in order if part.earlier and part.resumed > before),
+            None,
         ),
         located_in=sum(r.phase in (Stage.GOOD, Stage.BAD, Stage.BISECT) for r in trials.log),
         commits=commits,

@@ -12,9 +12,10 @@ came in, and the search goes over all of GOOD..BAD.
 
 The strategy `--strategy auto` follows, for a search (`history_first`: the bisection, then
 the search inside where it ended, and the bisection again where a FAIL at random misled it)
-and for each test of a triage (suite.py). Pure, as every module of search/: the test of a
-commit, the search inside and the questions about the graph (`Graph`) are injected, and
-nothing here runs git or a test itself.
+and for a whole suite (`triages_first`: after each test's bisection, a triage inside each
+range they ended at, and the bisection again of the tests a FAIL at random misled). Pure, as
+every module of search/: the test of a commit, the search inside and the questions about the
+graph (`Graph`) are injected, and nothing here runs git or a test itself.
 
 Invariants the callers rely on:
 - `good` passes and `bad` fails: neither is asked (the caller's pre-flight ran both).
@@ -267,3 +268,76 @@ def history_first(
         ):
             return searched
         located = bisected(first=False)
+
+
+# -- a whole suite -----------------------------------------------------------------------------
+
+T = TypeVar("T")  # a target: one test of the suite
+P = TypeVar("P")  # what one triage inside a range gives
+Range = tuple[str, str]  # a first bad commit's parent and the commit (GOOD and BAD: the whole)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Triages(Generic[T, P]):
+    """What `triages_first` asks of the suite's run, which runs the tests."""
+
+    # The targets bisected again, each by its own verdicts, from every outcome seen so far:
+    # the range each ended at
+    bisect: Callable[[Sequence[T]], dict[Range, list[T]]]
+    # One triage inside a range, of the targets bisected to it
+    triage: Callable[[Range, Sequence[T]], P]
+    # Of those targets, the ones that triage's records do not back and whose first bad
+    # commit, run again as an answer is, passed for them (a fact): misled there
+    misled: Callable[[Range, Sequence[T], P], list[T]]
+    # Told the ranges each round of triages goes over, before it starts
+    planned: Callable[[Sequence[Range]], None] = lambda _ranges: None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Triaged(Generic[T, P]):
+    """One triage, in the order they ran: its range, its targets, what it gave, and the
+    earlier triage of the same range it takes the place of (None: the first there)."""
+
+    where: Range
+    targets: tuple[T, ...]
+    part: P
+    replaces: P | None
+
+
+def triages_first(
+    steps: Triages[T, P], ends: dict[Range, list[T]], *, bisections: int
+) -> tuple[list[Triaged[T, P]], dict[Range, P]]:
+    """--strategy auto for a whole suite, after the first bisection of every target (`ends`:
+    where each ended): a triage inside each range, of its targets; the targets a FAIL at
+    random misled to their range are bisected again from what was seen, and the triages of the
+    ranges they leave and of those they end at go again, at most `bisections` bisections in
+    all. Every triage in the order it ran, and the last of each range that has targets left."""
+    ends = {where: list(mine) for where, mine in ends.items()}
+    parts: dict[Range, P] = {}
+    done: list[Triaged[T, P]] = []
+    todo, count = list(ends), 1
+    steps.planned(todo)
+    while True:
+        for where in todo:
+            replaced = parts.pop(where, None)
+            if ends[where]:
+                parts[where] = steps.triage(where, ends[where])
+                done.append(
+                    Triaged(
+                        where=where, targets=tuple(ends[where]), part=parts[where],
+                        replaces=replaced,
+                    )
+                )  # fmt: skip
+        again = {where: steps.misled(where, ends[where], parts[where]) for where in todo
+                 if where in parts}  # fmt: skip
+        lost = [target for gone in again.values() for target in gone]
+        if not lost or count == bisections:
+            return done, parts
+        count += 1
+        for where, gone in again.items():
+            ends[where] = [target for target in ends[where] if target not in gone]
+        found = steps.bisect(lost)
+        for where, mine in found.items():
+            ends[where] = [*ends.get(where, []), *mine]
+        todo = [where for where in ends if where in found or again.get(where)]
+        steps.planned(todo)
