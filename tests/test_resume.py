@@ -123,44 +123,56 @@ def test_killed_run_resumes_to_the_same_answer(
     assert checkout_state(repo) == before, "no scratch work tree left, user's files untouched"
 
 
+def triage_args(scenario: samples.Scenario, report: Path) -> list[str]:
+    given = [arg for spec in scenario.results for arg in ("--results", spec)]
+    return [*scenario_args(scenario), *given, "--json", str(report), "--", *scenario.test]
+
+
+def causes_of(report: Path) -> list[tuple[tuple[str, ...], str]]:
+    """Each cause a triage's JSON report names: its tests and its patch."""
+    causes = json.loads(report.read_text())["causes"]
+    return sorted((tuple(cause["tests"]), cause["patch"]) for cause in causes)
+
+
+@pytest.fixture(scope="module")
+def triaged(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[tuple[str, ...], str]]:
+    """The causes an uninterrupted triage of the suite-triage scenario names."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        hermetic(monkeypatch)
+        scenario = samples.load("suite-triage")
+        root = tmp_path_factory.mktemp("triaged")
+        repo = samples.build_repo(scenario, root / "suite-triage")
+        done = ddchange(*triage_args(scenario, root / "report.json"), cwd=repo)
+        assert done.returncode == 0, done.stderr
+        return causes_of(root / "report.json")
+
+
 @pytest.mark.parametrize("after", [4, 9, 15], ids=["bisecting", "inside", "confirming"])
 def test_a_killed_triage_leaves_the_users_repository_and_resumes_to_the_same_causes(
-    after: int, sample_repo: SampleRepo, tmp_path: Path
+    after: int,
+    sample_repo: SampleRepo,
+    tmp_path: Path,
+    triaged: list[tuple[tuple[str, ...], str]],
 ) -> None:
     """A whole-suite triage (its history bisected, then a triage inside each first bad
     commit) SIGKILLed after `after` tests: the user's repository byte-identical, and the same
     command takes the runs over and names the causes an uninterrupted triage names, each with
     the same tests and patch."""
-    whole, scenario = sample_repo("suite-triage")
-    given = [arg for spec in scenario.results for arg in ("--results", spec)]
-
-    def args(report: Path) -> list[str]:
-        return [*scenario_args(scenario), *given, "--json", str(report), "--", *scenario.test]
-
-    def causes(report: Path) -> list[tuple[tuple[str, ...], str]]:
-        return sorted(
-            (tuple(c["tests"]), c["patch"]) for c in json.loads(report.read_text())["causes"]
-        )
-
-    done = ddchange(*args(tmp_path / "whole.json"), cwd=whole)
-    assert done.returncode == 0, done.stderr
-    expected = causes(tmp_path / "whole.json")
-    assert len(expected) == 3
-
-    repo, _ = sample_repo("suite-triage")
+    assert len(triaged) == 3
+    repo, scenario = sample_repo("suite-triage")
     make_user_mess(repo)
     before = checkout_state(repo)
     report = tmp_path / "report.json"
-    process = start(repo, args(report))
+    process = start(repo, triage_args(scenario, report))
     wait_for_tests(process, after)
     process.kill()
     process.communicate(timeout=60)
     assert process.returncode == -signal.SIGKILL
     assert checkout_state(repo) == before, "the user's files, index, refs and stash untouched"
 
-    done = ddchange(*args(report), cwd=repo)
+    done = ddchange(*triage_args(scenario, report), cwd=repo)
     assert done.returncode == 0, done.stderr
-    assert causes(report) == expected
+    assert causes_of(report) == triaged
     assert json.loads(report.read_text())["resumed"] >= after - 1
     assert checkout_state(repo) == before, "no scratch work tree left, nothing of the user's"
 
