@@ -747,6 +747,21 @@ def test_a_triage_whose_bisection_a_failure_at_random_misled_bisects_that_test_a
     second = [r for r in document["log"] if r["config"] == [f"commit:{commits[2]}"]]
     assert [r["phase"] for r in second] == ["bisect", "bisect"]
     assert [r["cases"]["suite.Money.test_round"][0] for r in second] == ["fail", "pass"]
+    # Judged on its own: its patch on its base newly fails both tests and no other (one
+    # change: without it is the base).
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", cause["base"]], check=True)
+    every = [
+        f"suite.{name}"
+        for name in ("Money.test_round", "Money.test_sum", "Text.test_encoding",
+                     "Old.test_known_bug", "Old.test_fixed")
+    ]  # fmt: skip
+    before = failing(clone, every)
+    (tmp_path / "cause.patch").write_text(cause["patch"])
+    subprocess.run(["git", "-C", str(clone), "apply", str(tmp_path / "cause.patch")], check=True)
+    assert failing(clone, every) - before == {"suite.Money.test_round", "suite.Money.test_sum"}
+    assert before <= failing(clone, every)
 
 
 def test_fail_pattern_narrows_a_triage_to_the_failures_whose_message_matches(
