@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 from endtoend import Link, Run, ddchange, edit, found, refused, search, two_commits
 from gitsandbox import Sandbox
+from userruns import culprit_matches
 
-from ddchange import git, runs
+from ddchange import git, runs, samples
 from ddchange.trial import worktree
 
 CHECK = "grep -q BROKEN a.txt && exit 1; exit 0\n"
@@ -462,6 +463,45 @@ def test_a_failure_at_random_that_misleads_the_search_is_caught_and_searched_pas
     assert run.report["confirmation"]["reruns"] == 4
     assert run.report["confirmation"]["risk"] == 0.25**3 + 0.25**4, "both checks' chances"
     assert run.report["confirmation"]["bad"]["fails"] == 5, "BAD as often as the answer"
+
+
+# Fails at random in the runs whose numbers (counted in $COUNT, from 1) $RANDOM_RUNS lists,
+# then runs the test it wraps.
+AT_RUNS = (
+    'n=$(cat "$COUNT" 2>/dev/null || echo 0); n=$((n + 1)); echo $n > "$COUNT"\n'
+    'case ",$RANDOM_RUNS," in *",$n,"*) exit 1;; esac\n'
+    'exec "$@"\n'
+)
+
+
+def test_an_answer_that_a_passing_superset_contradicts_is_checked_as_for_a_flaky_test(
+    tmp_path: Path,
+) -> None:
+    """The runs of a default run of the two-files sample as one of 300 with a test failing at
+    random went: the bisection misled to 922e193 by a FAIL at random (run 3), the search
+    inside it, where nothing fails, acting on FAILs at random, and a wrong answer (a docstring)
+    failing its 3 reruns too. Changes holding all of that answer had passed (a fact): under
+    monotony they fail where it does, so the check asks as for a test seen to fail at random,
+    one rerun more, which passes; the bisection goes again and ends on the culprit (exit 5).
+    It was exit 0 and the docstring."""
+    scenario = samples.load("two-files")
+    repo = samples.build_repo(scenario, tmp_path / "repo")
+    wrapper = tmp_path / "at-runs.sh"
+    wrapper.write_text(AT_RUNS)
+    env = {"COUNT": str(tmp_path / "count"), "RANDOM_RUNS": "3,8,10,13,14,15,16,17"}
+    run = ddchange(repo, f"{scenario.good}..{scenario.bad}", "--", "sh", str(wrapper),
+                   *scenario.test, env=env)  # fmt: skip
+    assert run.returncode == 5, run.stdout + run.stderr
+    [culprit] = run.report["culprits"]
+    assert culprit["path"] == "csvreport/reader.py"
+    assert "encoding=settings.ENCODING" in culprit["diff"]
+    wrong = [d for d in run.report["flaky"] if d["phase"] == "confirm"]
+    assert [d["outcomes"] for d in wrong] == [["fail"] * 4 + ["pass"]], "4 reruns, not 3"
+    assert culprit_matches(scenario, run.report["culprits"], inside=True)
+    # the run's second check, after the first asked for half the risk: 4 reruns each
+    confirmation = run.report["confirmation"]
+    assert (confirmation["checks"], confirmation["reruns"]) == (2, 4)
+    assert confirmation["risk"] == 2 * 0.25**4
 
 
 def test_good_failing_once_at_random_in_the_preflight_does_not_end_the_run(

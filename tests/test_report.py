@@ -681,3 +681,15 @@ def test_the_readme_states_the_bounds_the_reports_keep() -> None:
         f"({text.SHOWN_LINES} and {report.SHOWN_HTML_LINES:,} lines, each cut at "
         f"{text.SHOWN_WIDTH} and {report.SHOWN_HTML_WIDTH} characters)"
     ) in readme
+
+
+def test_an_answer_a_passing_superset_contradicts_says_why_it_ran_more_often() -> None:
+    """The check's words say why an answer ran again as for a flaky test, and only then."""
+    checked = model.Confirmation(
+        answer=Outcome.FAIL, runs=5, reruns=4, risk=0.25**4, flake_rate=0.25, contradicted=True
+    )
+    said = " ".join(words.confirmation(checked, isolate=False))
+    assert "failed again in 4 of 4 reruns (5 runs in all)" in said
+    assert "Changes holding all of these changes passed in a run of the search" in said
+    plain = dataclasses.replace(checked, contradicted=False)
+    assert "passed in a run of the search" not in " ".join(words.confirmation(plain, isolate=False))

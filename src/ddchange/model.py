@@ -392,6 +392,10 @@ class Confirmation:
     flake_rate: float
     # The answers checked in the run, this one included (each bisection's searches too).
     checks: int = 1
+    # Whether changes holding all of the answer passed in a run (a fact): under monotony its
+    # FAILs then came at random, or the test is not monotone; it was checked as for a test
+    # seen to fail at random.
+    contradicted: bool = False
     # GOOD's runs in all, the one after the reruns included (none when a rerun disagreed):
     # PASS in every one, nothing the search's runs left behind makes it fail.
     good: Claim | None = None

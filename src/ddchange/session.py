@@ -1032,16 +1032,23 @@ def _confirm(run: _Run, found: Found, before: float = 0.0, searches: int = 1) ->
     bound), and check number `searches` (counted over the run's bisections too) asks for
     the risk `confidence.allowed` gives it: what --confidence asks for the first check of a
     test never seen to fail at random, less for each check after it and once the test is
-    seen to. Once the test is seen to fail at random, BAD's FAIL, on which every answer
-    rests, runs again as the answer's does."""
+    seen to. An answer that a PASS of changes holding all of it contradicts (`contradicted`:
+    under monotony those fail where it does, so its FAILs came at random, or the test is not
+    monotone) is checked as where the test was seen to. Once the test is seen to fail at
+    random, BAD's FAIL, on which every answer rests, runs again as the answer's does."""
     trials = run.trials
     good = frozenset[str]()
     again = bad = None
+    contradicted = run.request.monotony and any(
+        record.outcome is Outcome.PASS and found.answer <= record.config for record in trials.log
+    )
 
     def planned() -> tuple[float, int]:
         """The rate guarded against, and the runs of the answer that asks for."""
         seen = trials.flake_rate()
-        allowed = confidence.allowed(run.request.confidence, searches, seen=seen > 0)
+        allowed = confidence.allowed(
+            run.request.confidence, searches, seen=seen > 0 or contradicted
+        )
         rate = confidence.guarded_rate(seen)
         return rate, confidence.runs_to_confirm(1 - allowed, rate) if run.reruns else 1
 
@@ -1067,6 +1074,7 @@ def _confirm(run: _Run, found: Found, before: float = 0.0, searches: int = 1) ->
         # had that chance too), with the earlier checks'
         risk=min(before + confidence.risk(wanted - 1, rate), 1.0),
         checks=searches,
+        contradicted=contradicted,
         flake_rate=rate,
         good=again,
         good_failing=0 if again is None else _failing_at_end(trials.records(good)),

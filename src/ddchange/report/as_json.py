@@ -151,6 +151,8 @@ def render(result: Result) -> str:
             "risk": confirmation.risk,
             "confidence": 1 - confirmation.risk,
             "flake_rate": confirmation.flake_rate,
+            "checks": confirmation.checks,
+            "contradicted": confirmation.contradicted,
             "rest": None if confirmation.rest is None else confirmation.rest.value,
             "good": _claim(confirmation.good),
             "good_failing_at_end": confirmation.good_failing,

@@ -404,6 +404,12 @@ def confirmation(
         f"{one_in}, a wrong answer would have come through this {_percent(confirmation.risk)} of "
         "the time (--confidence asks for more reruns)."
     ]
+    if confirmation.contradicted:
+        lines.append(
+            f"Changes holding all of {what} passed in a run of the search, which a test that "
+            "fails whenever they are in cannot do: their FAILs came at random, or the test is "
+            "not monotone, so they ran again as for a test seen to fail at random."
+        )
     lines += _good_at_end(confirmation, base)
     if confirmation.bad is not None and confirmation.bad.outcome is Outcome.FAIL:
         tip = "BAD" if base == "GOOD" else "the commit searched"
