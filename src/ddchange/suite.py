@@ -262,7 +262,7 @@ def _history_first(
             """The targets `bisected` to `pair` whose cause its triage's records do not back,
             where the first bad commit (not BAD), run again as an answer is, passed for them (a
             fact): a FAIL at random misled their bisection there."""
-            part = one[1]
+            _, part = one
             shaky = {name for cause in part.causes if cause.flaky for name in cause.tests}
             mine = [t for t in bisected if t.name in shaky]
             if not mine or pair[1] == bad or not reruns or part.outcome == Ending.INTERRUPTED:
@@ -293,7 +293,13 @@ def _history_first(
         commits = git.commit_infos(repo, {sha for pair in parts for sha in pair})
     # in the order they ran (not the records a triage took over from an earlier triage of its
     # range)
-    order = [(*one.part, 0 if one.replaces is None else len(one.replaces[1].log)) for one in done]
+    # each triage: after how many of the bisection's records it ran, what it gave, and how
+    # many of its records the earlier triage of its range made (taken over from the journal)
+    order = [
+        (after, part, 0 if one.replaces is None else len(one.replaces[1].log))
+        for one in done
+        for after, part in [one.part]
+    ]
     log = in_order(trials.log, [(after, part.log[before:]) for after, part, before in order])
     kept_parts = list(parts.values())
     outcomes = {part.outcome for part in kept_parts}
