@@ -591,6 +591,25 @@ def test_each_cause_names_every_test_its_own_runs_show_failing(tmp_path: Path) -
     assert [t["causes"] for t in document["targets"]] == [[1, 2], [2]]
 
 
+def test_a_cause_that_holds_another_causes_answer_is_its_own_cause(tmp_path: Path) -> None:
+    """test_encoding fails only with b.txt's latin and c.txt's ENCODING together; test_c with
+    ENCODING alone. The first answer holds the second, and neither says all the other says:
+    two causes, each 1-minimal for its own test (the comparison of two such answers' tests
+    once raised a TypeError)."""
+    also = '\n    "suite.Text.test_c": not has("c.txt", "ENCODING"),'
+    runner = SUITE.replace(
+        '"suite.Old.test_known_bug": False,', '"suite.Old.test_known_bug": False,' + also
+    )
+    assert runner != SUITE
+    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, BAD, "")
+    code, _, err, document = triage(repo, *JUNIT, "--test", "suite.Text.*")
+    assert code == 0, err
+    assert cause_lines(document) == {
+        ("suite.Text.test_encoding",): {"latin", "ENCODING"},
+        ("suite.Text.test_c",): {"ENCODING"},
+    }
+
+
 def test_retries_run_every_configuration_of_the_search_that_often(tmp_path: Path) -> None:
     """--retries 1 with --results: each configuration a search asks about runs twice, and the
     causes are those of a triage without it."""

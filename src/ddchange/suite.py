@@ -827,9 +827,13 @@ def _by_runs(
         for key, mine in tests.items()
         if isolate
         or not any(
-            other[0] < key[0] and set(mine) <= set(theirs) for other, theirs in tests.items()
+            other[0] < key[0] and _names(mine) <= _names(theirs) for other, theirs in tests.items()
         )
     }
+
+
+def _names(targets: Sequence[Target]) -> set[str]:
+    return {t.name for t in targets}
 
 
 def _unchecked(targets: list[Target], found: dict[str, Found]) -> list[Cause]:
