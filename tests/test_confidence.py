@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from ddchange.model import Outcome
 from ddchange.search import confidence
 
 
@@ -39,3 +40,21 @@ def test_the_risk_is_the_chance_of_failing_every_rerun_at_random() -> None:
     # 0.1 ** 1 is exactly 1 - 0.9, though in floating point log(1 - 0.9) / log(0.1) is a hair
     # above 1: one rerun, not two.
     assert confidence.reruns(0.9, flake_rate=0.1) == 1
+
+
+P, F, U = Outcome.PASS, Outcome.FAIL, Outcome.UNRESOLVED
+
+
+@pytest.mark.parametrize(
+    ("runs", "outcome"),
+    [
+        ([F, F], F),
+        ([U], U),
+        ([F, P], P),  # a PASS is a fact: the FAIL came at random
+        ([U, P], P),  # so is it beside a time-out or another failure
+        ([F, U, P], P),
+        ([F, U], U),  # runs that disagree, none passing: nothing is known
+    ],
+)
+def test_a_configuration_that_passed_once_passes(runs: list[Outcome], outcome: Outcome) -> None:
+    assert confidence.outcome_of_runs(runs) is outcome

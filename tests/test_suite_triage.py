@@ -701,6 +701,41 @@ def test_patch_holds_every_cause_where_they_apply_on_one_commit(tmp_path: Path) 
     assert not (tmp_path / "x.patch").exists()
 
 
+def test_good_failing_a_test_once_another_way_runs_again_and_the_test_is_triaged(
+    tmp_path: Path,
+) -> None:
+    """GOOD's first run fails test_sum at random, with a TimeoutError (it fails at BAD with
+    an AssertionError): GOOD runs again, test_sum passes there (a fact), and it is triaged
+    with test_round, as in a steady suite (exit 5: runs of GOOD disagreed). It was "already
+    failing at GOOD" and not searched."""
+    mark = tmp_path / "timed-out-once"
+    once = (
+        "kinds = {}\n"
+        f"if not os.path.exists({str(mark)!r}):\n"
+        f"    open({str(mark)!r}, 'w').close()\n"
+        "    tests['suite.Money.test_sum'] = False\n"
+        "    kinds['suite.Money.test_sum'] = 'TimeoutError'\n"
+    )
+    runner = SUITE.replace('if has("e.txt", "BOMB"):', once + 'if has("e.txt", "BOMB"):').replace(
+        """'<failure type="AssertionError" message="no"/>'""",
+        """'<failure type="%s" message="no"/>' % kinds.get(name, "AssertionError")""",
+    )
+    assert runner.count("kinds") == 3
+    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, BAD, "")
+    code, _, err, document = triage(repo, *JUNIT)
+    assert code == 5, err  # found, GOOD's runs disagreeing for test_sum
+    assert cause_lines(document) == {
+        ("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"},
+        ("suite.Text.test_encoding",): {"latin", "ENCODING"},
+    }
+    assert document["already_failing"] == ["suite.Old.test_known_bug"]
+    good = [r for r in document["log"] if r["phase"] == "good"]
+    assert [r["cases"]["suite.Money.test_sum"][:2] for r in good] == [
+        ["fail", "TimeoutError"],
+        ["pass", ""],
+    ]
+
+
 def test_a_test_that_fails_once_at_random_is_searched_past_not_given_up(tmp_path: Path) -> None:
     """test_round fails once at random, in the first run that has a.txt's "line two" and not
     its BROKEN (a hunk its search tries alone): its search is misled there, the reruns of

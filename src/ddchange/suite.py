@@ -221,8 +221,9 @@ def _history_first(
                 if record.cases is None:
                     why = record.reason.removeprefix(results.NONE + ": ")
                     raise errors.NoTestResults(phase, why, record.tail)
+            at_bad = sides[1].cases or {}
             targets, failing, passing = _targets(
-                request, sides[0].cases or {}, sides[1].cases or {}
+                request, _good_again(trials, at_bad, request), at_bad
             )
             number = {target.name: n for n, target in enumerate(targets, 1)}
             graph = Graph(scratch.repo)
@@ -391,7 +392,7 @@ def _triage(
         if frame is not None:  # the bisection's runs of the two trees: the pre-flight's
             trials.adopt(frozenset(), frame.base)
             trials.adopt(everything, frame.tip)
-        good, bad = _sides(trials, everything)
+        good, bad = _sides(trials, everything, request)
         targets, failing, passing = _targets(request, good, bad)
         if only is not None:
             targets = [t for t in targets if t.name in only]
@@ -616,9 +617,9 @@ def _broken_anew(cases: Cases, ends: Mapping[str, Case | None]) -> bool:
     return False
 
 
-def _sides(trials: Trials, everything: Config) -> tuple[Cases, Cases]:
+def _sides(trials: Trials, everything: Config, request: Request) -> tuple[Cases, Cases]:
     """GOOD's and BAD's test results, from their runs (taken over from the journal when it has
-    them); NoTestResults when one gave none."""
+    them; GOOD's as `_good_again` reads them); NoTestResults when one gave none."""
     sides: list[Cases] = []
     trials.offer(c for c in (frozenset[str](), everything) if not trials.records(c))
     for phase, config in ((Stage.GOOD, frozenset[str]()), (Stage.BAD, everything)):
@@ -629,7 +630,43 @@ def _sides(trials: Trials, everything: Config) -> tuple[Cases, Cases]:
             why = record.reason.removeprefix(results.NONE + ": ")
             raise errors.NoTestResults(phase, why, record.tail)
         sides.append(record.cases)
-    return sides[0], sides[1]
+    return _good_again(trials, sides[1], request), sides[1]
+
+
+def _good_again(trials: Trials, bad: Cases, request: Request) -> Cases:
+    """GOOD's test results from all its runs: PASS for a test that passed in any of them (a
+    PASS is a fact), else its latest result. A test that failed at GOOD and fails at BAD
+    another way (another status or kind of failure) is no target only if GOOD's FAIL did not
+    come at random (a test that times out now and then, say), so GOOD runs again while such a
+    test has not passed there, as often as a FAIL acted on needs at the flake rate seen
+    (not with --no-confirm). A suite whose tests fail alike at both ends (or not at
+    GOOD) pays no run more."""
+    good = frozenset[str]()
+    asked = request.confidence
+    wanted = confidence.runs_to_confirm(asked, trials.flake_rate()) if request.confirm else 1
+    while _doubted(merged := _merged(trials.records(good)), bad) and (
+        len(trials.records(good)) < wanted
+    ):
+        trials.once(good, Stage.GOOD)
+    return merged
+
+
+def _merged(records: Sequence[TestRecord]) -> Cases:
+    """Each test's result over `records`: PASS where it passed in one, else the latest."""
+    cases: dict[str, Case] = {}
+    for record in records:
+        for name, case in (record.cases or {}).items():
+            if name not in cases or cases[name].status is not Status.PASS:
+                cases[name] = case
+    return cases
+
+
+def _doubted(good: Cases, bad: Cases) -> bool:
+    """Whether a test failed at GOOD and fails at BAD another way."""
+    return any(
+        _broken(case) and _broken(after := results.lookup(bad, name)) and after != case
+        for name, case in good.items()
+    )
 
 
 def _targets(

@@ -96,13 +96,13 @@ def allowed(asked: float, check: int, *, seen: bool) -> float:
 
 
 def outcome_of_runs(outcomes: Sequence[Outcome]) -> Outcome:
-    """The outcome of one configuration by all its runs' outcomes: the one they agree on;
-    PASS where the others failed (a PASS is a fact, the FAILs came at random); UNRESOLVED
-    where an UNRESOLVED run is among others that disagree."""
+    """The outcome of one configuration by all its runs' outcomes: PASS where one passed (a
+    PASS is a fact: the others' FAILs, time-outs or other failures came at random); else the
+    one they agree on; UNRESOLVED where they disagree."""
     seen = set(outcomes)
-    if len(seen) == 1:
-        return seen.pop()
-    return Outcome.PASS if seen == {Outcome.PASS, Outcome.FAIL} else Outcome.UNRESOLVED
+    if Outcome.PASS in seen:
+        return Outcome.PASS
+    return seen.pop() if len(seen) == 1 else Outcome.UNRESOLVED
 
 
 def at_random(outcomes: Sequence[Outcome]) -> tuple[int, int]:
