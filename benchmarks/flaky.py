@@ -3,6 +3,7 @@ on a wrong one, and what it costs against the same runs with the test made deter
 
     .venv/bin/python benchmarks/flaky.py [--runs 100] [--steady RUNS] [--rate 0.25] [--jobs 2]
     .venv/bin/python benchmarks/flaky.py --bisect [--runs 100] ...   # git bisect run instead
+    .venv/bin/python benchmarks/flaky.py --triage [--runs 100] ...   # a whole-suite triage
     # each rewrites its own section of benchmarks/RESULTS.md
 
 Each run builds a bundled scenario (`two-files` by default) afresh and runs the real command
@@ -16,6 +17,7 @@ one): how many runs, and the tests they ran.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
@@ -24,15 +26,19 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 from faults import answer
 from results import write_section
 
-from ddchange import samples
+from ddchange import samples, suite
+from ddchange.cli.outputs import exit_code
 
 HEADING = "## A test that fails at random (`benchmarks/flaky.py`)"
+TRIAGE_HEADING = (
+    "## A test that fails at random in a whole-suite triage (`benchmarks/flaky.py --triage`)"
+)
 BISECT_HEADING = "## git bisect run on a test that fails at random (`benchmarks/flaky.py --bisect`)"
 # Fails at random, in $RATE_PERMILLE of 1000 runs, then runs the test it wraps.
 WRAPPER = (
@@ -40,6 +46,44 @@ WRAPPER = (
     '[ $((n % 1000)) -lt "$RATE_PERMILLE" ] && exit 1\n'
     'exec "$@"\n'
 )
+
+
+# Runs the suite, then fails the test named by $FLAKY_TEST in $FLAKY_RATE of the runs where it
+# passed: a <failure> of its own in the JUnit report, and exit 1.
+TRIAGE_WRAPPER = """\
+import os, random, subprocess, sys, xml.etree.ElementTree as ET
+code = subprocess.run(sys.argv[1:]).returncode
+if os.path.exists("report.xml"):
+    tree = ET.parse("report.xml")
+    for case in tree.iter("testcase"):
+        name = case.get("classname", "") + "." + case.get("name", "")
+        if name == os.environ["FLAKY_TEST"] and not len(case):
+            if random.random() < float(os.environ["FLAKY_RATE"]):
+                failure = ET.SubElement(case, "failure", message="timed out", type="TimeoutError")
+                failure.text = "TimeoutError: timed out (at random)"
+                code = code or 1
+    tree.write("report.xml")
+sys.exit(code)
+"""
+
+
+def one_triage(scenario: samples.Scenario, test: str, rate: float) -> tuple[str, int]:
+    """One default triage of a fresh copy of `scenario`'s suite, `test` failing at random at
+    `rate`: how it ended (its exit code; for an answer, whether the causes are right), and the
+    tests it ran."""
+    with tempfile.TemporaryDirectory(prefix="ddchange-flaky-") as tmp:
+        repo = samples.build_repo(scenario, Path(tmp) / "repo")
+        wrapper = Path(tmp) / "random-failure.py"
+        wrapper.write_text(TRIAGE_WRAPPER)
+        os.environ.update(FLAKY_TEST=test, FLAKY_RATE=str(rate))
+        request = samples.request(scenario, repo)
+        wrapped = ("python3", str(wrapper), *scenario.test)
+        result = suite.run(dataclasses.replace(request, test=wrapped))
+        code = exit_code(result.outcome, disagreed=result.disagreed)
+        if code not in (0, 5):
+            return f"exit {code}", result.tests_run
+        right = samples.causes_match(scenario, result)
+        return f"exit {code}, {'right' if right else 'WRONG'} causes", result.tests_run
 
 
 def one_run(scenario: samples.Scenario, rate: float) -> tuple[str, int]:
@@ -94,6 +138,18 @@ def runs(scenario: samples.Scenario, rate: float, count: int, jobs: int) -> list
         return done
 
 
+def triages(
+    scenario: samples.Scenario, test: str, rate: float, count: int, jobs: int
+) -> list[tuple[str, int]]:
+    with ProcessPoolExecutor(jobs) as pool:
+        done = []
+        ends = pool.map(one_triage, *zip(*[(scenario, test, rate)] * count, strict=True))
+        for number, ended in enumerate(ends):
+            done.append(ended)
+            print(f"rate {rate}: {number + 1}/{count} {ended}", flush=True)
+        return done
+
+
 def table(ends: list[tuple[str, int]]) -> str:
     lines = ["| how the run ended | runs | tests (median) | tests (max) |", "|---|---|---|---|"]
     for end, number in sorted(Counter(e for e, _ in ends).items()):
@@ -110,7 +166,12 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--scenario", default="two-files")
     parser.add_argument("--bisect", action="store_true", help="git bisect run instead")
+    parser.add_argument("--triage", action="store_true", help="a whole-suite triage instead")
+    parser.add_argument("--flaky-test", default="tests.test_invoice.SummaryTest.test_summary")
     args = parser.parse_args()
+    if args.triage:
+        triaged(samples.load("suite-triage"), args)
+        return
     scenario = samples.load(args.scenario)
     if args.bisect:
         bisected(scenario, args)
@@ -161,6 +222,33 @@ def bisected(scenario: samples.Scenario, args: argparse.Namespace) -> None:
     )
     print(body)
     write_section(BISECT_HEADING, body)
+
+
+def triaged(scenario: samples.Scenario, args: argparse.Namespace) -> None:
+    """--triage: `--steady` triages with the suite as it is, then `--runs` with one test of it
+    failing at random; its section."""
+    steadies = args.runs if args.steady is None else args.steady
+    steady = triages(scenario, args.flaky_test, 0.0, steadies, args.jobs)
+    flaky = triages(scenario, args.flaky_test, args.rate, args.runs, args.jobs)
+    right = sum(e.endswith("right causes") for e, _ in flaky)
+    wrong = sum(e.endswith("WRONG causes") for e, _ in flaky)
+    mean = statistics.mean(t for _, t in flaky) / statistics.mean(t for _, t in steady)
+    body = (
+        f"One run on {platform.machine()}, Python {platform.python_version()}, "
+        f"{platform.system()}, {os.cpu_count()} cores: `benchmarks/flaky.py --triage --runs "
+        f"{args.runs} --steady {steadies} --rate {args.rate} --jobs {args.jobs} --flaky-test "
+        f"{args.flaky_test}`.\n\n"
+        f"A whole-suite triage (`--results junit:report.xml`, the default options) of the "
+        f"`{scenario.name}` scenario, {len(scenario.causes)} causes, each run on a fresh "
+        f"repository; right: exactly the scenario's causes, each with its expected changes. "
+        f"**The suite as it is** ({steadies} runs):\n\n"
+        + table(steady)
+        + f"\n**`{args.flaky_test}` failing at random in {args.rate:g} of the runs where it "
+        f"passes** (a failure of its own, another message; {args.runs} runs): {right} right, "
+        f"{wrong} wrong; tests {mean:.2f}× the steady triages' on average.\n\n" + table(flaky)
+    )
+    print(body)
+    write_section(TRIAGE_HEADING, body)
 
 
 if __name__ == "__main__":
