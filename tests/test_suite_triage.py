@@ -736,6 +736,32 @@ def test_good_failing_a_test_once_another_way_runs_again_and_the_test_is_triaged
     ]
 
 
+def test_a_cause_whose_bisection_skipped_a_commit_names_the_commits_it_stands_in(
+    tmp_path: Path,
+) -> None:
+    """The commit after GOOD leaves no test results (a truncated report), the next breaks
+    test_round and test_sum, one more changes d.txt: their bisection cannot test the first,
+    so their cause stands on the commit before it, inside both commits, and the report says
+    so, not "on its parent"."""
+    repo = two_commits(tmp_path / "repo", GOOD, {}, "")
+    passed = repo.git("rev-parse", "HEAD").decode().strip()
+    put(repo, {"e.txt": "TRUNCATED\n"})
+    repo.commit("e.txt: a report cut short")
+    put(repo, {"e.txt": LINES, "a.txt": BAD["a.txt"]})
+    repo.commit("a.txt: break it")
+    put(repo, {"d.txt": BAD["d.txt"]})
+    repo.commit("d.txt: fix it")
+    repo.git("tag", "-f", "bad")
+    code, out, err, document = triage(repo, *JUNIT)
+    assert code == 0, err
+    assert cause_lines(document) == {("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"}}
+    assert document["causes"][0]["base"] == passed
+    assert f"inside the commits after {passed[:12]}, where its tests passed, up to " in out
+    assert "(the bisection could not test the commits between)" in out
+    assert "on its parent" not in out
+    assert "passed at the base" in out
+
+
 def test_a_test_that_fails_once_at_random_is_searched_past_not_given_up(tmp_path: Path) -> None:
     """test_round fails once at random, in the first run that has a.txt's "line two" and not
     its BROKEN (a hunk its search tries alone): its search is misled there, the reruns of

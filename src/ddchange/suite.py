@@ -415,7 +415,7 @@ def _triage(
         try:
             pacing.begin(len(everything))
 
-            rate = _Flakes(trials=trials, targets=targets).rate
+            flakes = _Flakes(trials=trials, targets=targets)
 
             searched = targets
             for _ in range(confidence.MAX_SEARCHES):
@@ -424,10 +424,10 @@ def _triage(
                     pacing.next(target.name, {f.answer for f in found.values()})
                     found[target.name] = _search(
                         request, trials, hierarchy, target, levels, width, everything,
-                        cut, rate,
+                        cut, flakes,
                     )  # fmt: skip
                 searching[0] = None
-                causes = _causes(request, trials, targets, found, rate())
+                causes = _causes(request, trials, targets, found, flakes.rate())
                 # A target that passed in a rerun of its answer (a fact): a FAIL at random
                 # misled its search, which goes again from what was seen.
                 searched = [
@@ -560,40 +560,75 @@ def outcome_of(trials: Trials, config: Config, target: Target) -> Outcome:
     where it passed in some and failed in the others (a flaky test fails at random, it does
     not pass at random: search/confidence.py); UNRESOLVED where they disagree otherwise or
     none is on record."""
-    seen = [verdict(record, target) for record in trials.records(config)]
+    records = trials.records(config)
+    passed = _passed(records)
+    seen = [verdict(record, target, passed) for record in records]
     return confidence.outcome_of_runs(seen) if seen else Outcome.UNRESOLVED
 
 
 @dataclass(kw_only=True)
 class _Flakes:
     """The rate at which the targets fail at random (confidence.flake_rate), from the runs of
-    configurations in which a target passed: 0 while none of them failed there. Kept up as
-    the log grows: each call reads again only the configurations run since the last one."""
+    configurations in which a target passed: 0 while none of them failed there; and every
+    test seen to fail at random (`tests`). Kept up as the log grows: each call reads again
+    only the configurations run since the last one."""
 
     trials: Trials
     targets: Sequence[Target]
     _read: int = 0  # records of the log read
     _counts: dict[Config, tuple[int, int]] = field(default_factory=dict)  # runs, FAILs at random
+    _random: set[str] = field(default_factory=set)
 
     def rate(self) -> float:
-        for config in {record.config for record in self.trials.log[self._read :]}:
-            records = self.trials.records(config)
-            seen = [confidence.at_random([verdict(r, t) for r in records]) for t in self.targets]
-            self._counts[config] = (sum(s[0] for s in seen), sum(s[1] for s in seen))
-        self._read = len(self.trials.log)
+        self._update()
         runs = sum(runs for runs, _ in self._counts.values())
         return confidence.flake_rate(sum(fails for _, fails in self._counts.values()), runs)
 
+    def tests(self) -> frozenset[str]:
+        """The tests that passed in one run of a configuration and failed in another."""
+        self._update()
+        return frozenset(self._random)
+
+    def _update(self) -> None:
+        for config in {record.config for record in self.trials.log[self._read :]}:
+            records = self.trials.records(config)
+            passed = _passed(records)
+            seen = [
+                confidence.at_random([verdict(r, t, passed) for r in records]) for t in self.targets
+            ]
+            self._counts[config] = (sum(s[0] for s in seen), sum(s[1] for s in seen))
+            self._random |= {
+                name
+                for r in records
+                for name, case in (r.cases or {}).items()
+                if name in passed and _broken(case)
+            }
+        self._read = len(self.trials.log)
+
 
 def disagree(trials: Trials, config: Config, target: Target) -> bool:
-    return len({verdict(r, target) for r in trials.records(config)}) > 1
+    records = trials.records(config)
+    passed = _passed(records)
+    return len({verdict(r, target, passed) for r in records}) > 1
 
 
-def verdict(record: TestRecord, target: Target) -> Outcome:
+def _passed(records: Sequence[TestRecord]) -> frozenset[str]:
+    """The tests that passed in one of `records` (of one configuration): there, a failure of
+    theirs in another run came at random (a PASS is a fact)."""
+    return frozenset(
+        name
+        for record in records
+        for name, case in (record.cases or {}).items()
+        if case.status is Status.PASS
+    )
+
+
+def verdict(record: TestRecord, target: Target, random: frozenset[str] = frozenset()) -> Outcome:
     """`target`'s outcome in one run: FAIL when it failed as at BAD (same status and kind of
     failure) and no other test that passes at GOOD broke anew (as it is at neither end: a
-    configuration broken another way, whose changes would not fail just their tests); PASS
-    when it passed; UNRESOLVED otherwise."""
+    configuration broken another way, whose changes would not fail just their tests), but
+    for the tests in `random` (those that passed in another run of the configuration: their
+    failure here came at random); PASS when it passed; UNRESOLVED otherwise."""
     if record.cases is None:
         return Outcome.UNRESOLVED
     case = results.lookup(record.cases, target.name)
@@ -601,16 +636,21 @@ def verdict(record: TestRecord, target: Target) -> Outcome:
         return Outcome.UNRESOLVED
     if case.status is Status.PASS:
         return Outcome.PASS
-    if case != target.at_bad or _broken_anew(record.cases, target.ends):
+    if case != target.at_bad or _broken_anew(record.cases, target.ends, random):
         return Outcome.UNRESOLVED
     if target.pattern is not None and not re.search(target.pattern, case.message):
         return Outcome.UNRESOLVED  # --fail-pattern: another failure
     return Outcome.FAIL
 
 
-def _broken_anew(cases: Cases, ends: Mapping[str, Case | None]) -> bool:
-    """Whether a test that passes at GOOD has a result here that it has at neither end."""
+def _broken_anew(
+    cases: Cases, ends: Mapping[str, Case | None], random: frozenset[str] = frozenset()
+) -> bool:
+    """Whether a test that passes at GOOD (and not in `random`) has a result here that it has
+    at neither end."""
     for name, at_bad in ends.items():
+        if name in random:
+            continue
         now = results.lookup(cases, name)
         if now is None or (now.status is not Status.PASS and now != at_bad):
             return True
@@ -717,12 +757,13 @@ def _search(
     width: int,
     start: Config,
     cut: Cut,
-    rate: Callable[[], float],
+    flakes: _Flakes,
 ) -> Found:
     """One target's search from `start`, its check at blocks cut by commit and by the hunks of
     its own patch (`Search.by_origin`, from the commits and the hunks `cut` gives each unit of
     the answer), the path its own search would take alone (each FAIL it acts on run as often
-    as the flake `rate` seen asks): its cache begins with GOOD and `start` only, so no
+    as the flake rate seen asks; a run that another test seen to fail at random left
+    UNRESOLVED, once more): its cache begins with GOOD and `start` only, so no
     outcome is implied from another target's runs (moving to another search's configurations
     by monotony led a search astray: on the click suite one target's search ran four times as
     many tests so); but a configuration another search ran is answered by its record, not run
@@ -737,7 +778,17 @@ def _search(
         # a FAIL acted on runs again as the flake rate seen asks (none for a steady suite)
         while outcome_of(trials, config, target) is Outcome.FAIL and len(
             trials.records(config)
-        ) < confidence.fails_needed(rate()):
+        ) < confidence.fails_needed(flakes.rate()):
+            trials.once(config, phase)
+        # a run that only tests seen to fail at random elsewhere left UNRESOLVED (the target
+        # failed as at BAD, they broke anew) runs once more: where they pass, their failure
+        # came at random here too (none for a steady suite)
+        records = trials.records(config)
+        if (
+            len(records) < 2 + request.retries
+            and outcome_of(trials, config, target) is Outcome.UNRESOLVED
+            and verdict(records[-1], target, _passed(records) | flakes.tests()) is Outcome.FAIL
+        ):
             trials.once(config, phase)
         return outcome_of(trials, config, target)
 

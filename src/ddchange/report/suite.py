@@ -38,17 +38,35 @@ def changes_of(result: SuiteResult, number: int) -> list[list[Hunk]]:
 
 def base_name(result: SuiteResult, number: int) -> str:
     """What cause `number`'s patch applies on, as the report names it."""
-    return "GOOD" if result.changes[number].first_bad is None else "the parent"
+    if result.changes[number].first_bad is None:
+        return "GOOD"
+    return "the parent" if _on_parent(result, number) else "the base"
+
+
+def _on_parent(result: SuiteResult, number: int) -> bool:
+    """Whether cause `number` stands on the parent of its tests' first bad commit, not on a
+    commit further back (the bisection could not test the commits between)."""
+    found = result.changes[number]
+    first = result.commits.get(found.first_bad or "")
+    return first is not None and found.base in first.parents
 
 
 def where(result: SuiteResult, number: int) -> str:
     """Where cause `number` stands: inside which first bad commit, on which parent; "" where
-    its tests were not bisected (it applies on GOOD)."""
+    its tests were not bisected (it applies on GOOD). Where some commits between the last
+    one its tests passed at and the first they failed at could not be tested, the bisection
+    names no first bad commit: the cause stands inside all of them, on that last commit."""
     found = result.changes[number]
     if found.first_bad is None:
         return ""
     first = result.commits.get(found.first_bad)
     named = commit_line(first) if first is not None else found.first_bad[:12]
+    if not _on_parent(result, number):
+        return (
+            f"inside the commits after {found.base[:12]}, where its tests passed, up to "
+            f"{named}, where they failed (the bisection could not test the commits between), "
+            f"on the base {found.base[:12]} (the patch applies there)"
+        )
     return (
         f"inside its tests' first bad commit {named}, on its parent {found.base[:12]} "
         "(the patch applies there)"
