@@ -701,6 +701,24 @@ def test_patch_holds_every_cause_where_they_apply_on_one_commit(tmp_path: Path) 
     assert not (tmp_path / "x.patch").exists()
 
 
+def timing_out_once(mark: Path, test: str, condition: str) -> str:
+    """SUITE, with `test` failing with a TimeoutError (not the AssertionError of its failures)
+    in the first run where `condition` holds: a failure at random, another way."""
+    once = (
+        "kinds = {}\n"
+        f"if ({condition}) and not os.path.exists({str(mark)!r}):\n"
+        f"    open({str(mark)!r}, 'w').close()\n"
+        f"    tests[{test!r}] = False\n"
+        f"    kinds[{test!r}] = 'TimeoutError'\n"
+    )
+    runner = SUITE.replace('if has("e.txt", "BOMB"):', once + 'if has("e.txt", "BOMB"):').replace(
+        """'<failure type="AssertionError" message="no"/>'""",
+        """'<failure type="%s" message="no"/>' % kinds.get(name, "AssertionError")""",
+    )
+    assert runner.count("kinds") == 3
+    return runner
+
+
 def test_good_failing_a_test_once_another_way_runs_again_and_the_test_is_triaged(
     tmp_path: Path,
 ) -> None:
@@ -708,19 +726,7 @@ def test_good_failing_a_test_once_another_way_runs_again_and_the_test_is_triaged
     an AssertionError): GOOD runs again, test_sum passes there (a fact), and it is triaged
     with test_round, as in a steady suite (exit 5: runs of GOOD disagreed). It was "already
     failing at GOOD" and not searched."""
-    mark = tmp_path / "timed-out-once"
-    once = (
-        "kinds = {}\n"
-        f"if not os.path.exists({str(mark)!r}):\n"
-        f"    open({str(mark)!r}, 'w').close()\n"
-        "    tests['suite.Money.test_sum'] = False\n"
-        "    kinds['suite.Money.test_sum'] = 'TimeoutError'\n"
-    )
-    runner = SUITE.replace('if has("e.txt", "BOMB"):', once + 'if has("e.txt", "BOMB"):').replace(
-        """'<failure type="AssertionError" message="no"/>'""",
-        """'<failure type="%s" message="no"/>' % kinds.get(name, "AssertionError")""",
-    )
-    assert runner.count("kinds") == 3
+    runner = timing_out_once(tmp_path / "timed-out-once", "suite.Money.test_sum", "True")
     repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, BAD, "")
     code, _, err, document = triage(repo, *JUNIT)
     assert code == 5, err  # found, GOOD's runs disagreeing for test_sum
@@ -731,6 +737,39 @@ def test_good_failing_a_test_once_another_way_runs_again_and_the_test_is_triaged
     assert document["already_failing"] == ["suite.Old.test_known_bug"]
     good = [r for r in document["log"] if r["phase"] == "good"]
     assert [r["cases"]["suite.Money.test_sum"][:2] for r in good] == [
+        ["fail", "TimeoutError"],
+        ["pass", ""],
+    ]
+
+
+def test_a_commit_where_a_test_fails_once_another_way_runs_again_in_the_bisection(
+    tmp_path: Path,
+) -> None:
+    """test_round times out once, at random, in the commit before the one that breaks it: that
+    commit runs again and passes (a fact), so the cause stands inside the breaking commit, on
+    its parent (exit 5: runs of that commit disagreed). The bisection skipped it before, and
+    the cause stood on the commit before, inside both."""
+    runner = timing_out_once(
+        tmp_path / "timed-out-once",
+        "suite.Money.test_round",
+        'has("d.txt", "fixed") and not has("a.txt", "BROKEN")',
+    )
+    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, {}, "")
+    put(repo, {"d.txt": BAD["d.txt"]})
+    repo.commit("d.txt: fix it")
+    parent = repo.git("rev-parse", "HEAD").decode().strip()
+    put(repo, {"a.txt": BAD["a.txt"]})
+    repo.commit("a.txt: break it")
+    repo.git("tag", "-f", "bad")
+    code, out, err, document = triage(repo, *JUNIT)
+    assert code == 5, out + err
+    assert cause_lines(document) == {("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"}}
+    assert document["causes"][0]["base"] == parent
+    assert f"a.txt: break it, on its parent {parent[:12]}" in out
+    runs = [
+        r for r in document["log"] if r["phase"] == "bisect" and r["config"] == [f"commit:{parent}"]
+    ]
+    assert [r["cases"]["suite.Money.test_round"][:2] for r in runs] == [
         ["fail", "TimeoutError"],
         ["pass", ""],
     ]

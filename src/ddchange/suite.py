@@ -187,9 +187,15 @@ def _history_first(
 
         def seen(sha: str, target: Target) -> Outcome:
             """`target`'s outcome at `sha`, run once (unless it ran before): a PASS in any of
-            its runs is a fact (a first bad commit run again after a FAIL at random)."""
-            ran(sha, Stage.BISECT)
-            return outcome_of(trials, tree(sha), target)
+            its runs is a fact (a first bad commit run again after a FAIL at random). Where
+            the target failed there another way than at BAD (a time-out, say), that failure
+            may have come at random, so the commit runs once more rather than being skipped
+            at once (no run more where the targets fail alike)."""
+            record = ran(sha, Stage.BISECT)
+            config = tree(sha)
+            if reruns and len(trials.records(config)) == 1 and _another_way(record, target):
+                trials.once(config, Stage.BISECT, trees.write(sha))
+            return outcome_of(trials, config, target)
 
         # GOOD no ancestor of BAD: the commit they forked from, and whether it failed for some
         # target (whose bisection cannot start there: the whole range is triaged)
@@ -742,6 +748,12 @@ def _targets(
     if not targets:
         raise errors.NoTargets(len(failing), len(passing), request.tests)
     return targets, failing, passing
+
+
+def _another_way(record: TestRecord, target: Target) -> bool:
+    """Whether `target` failed in `record` another way than at BAD (another status or type)."""
+    case = None if record.cases is None else results.lookup(record.cases, target.name)
+    return _broken(case) and case != target.at_bad
 
 
 def _broken(case: Case | None) -> bool:
