@@ -188,12 +188,13 @@ def _history_first(
         def seen(sha: str, target: Target) -> Outcome:
             """`target`'s outcome at `sha`, run once (unless it ran before): a PASS in any of
             its runs is a fact (a first bad commit run again after a FAIL at random). Where
-            the target failed there another way than at BAD (a time-out, say), that failure
-            may have come at random, so the commit runs once more rather than being skipped
-            at once (no run more where the targets fail alike)."""
+            the target failed there another way than at BAD (a time-out, say), or as at BAD
+            while another test broke anew, that failure may have come at random, so the
+            commit runs once more rather than being skipped at once (no run more where the
+            targets fail alike and break no other test)."""
             record = ran(sha, Stage.BISECT)
             config = tree(sha)
-            if reruns and len(trials.records(config)) == 1 and _another_way(record, target):
+            if reruns and len(trials.records(config)) == 1 and _doubtful(record, target):
                 trials.once(config, Stage.BISECT, trees.write(sha))
             return outcome_of(trials, config, target)
 
@@ -750,10 +751,12 @@ def _targets(
     return targets, failing, passing
 
 
-def _another_way(record: TestRecord, target: Target) -> bool:
-    """Whether `target` failed in `record` another way than at BAD (another status or type)."""
+def _doubtful(record: TestRecord, target: Target) -> bool:
+    """Whether `target` failed in `record` and that is no FAIL: it failed another way than at
+    BAD (another status or type), or as at BAD where another test broke anew; either failure
+    may have come at random."""
     case = None if record.cases is None else results.lookup(record.cases, target.name)
-    return _broken(case) and case != target.at_bad
+    return _broken(case) and verdict(record, target) is Outcome.UNRESOLVED
 
 
 def _broken(case: Case | None) -> bool:
