@@ -26,7 +26,9 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from faults import answer
@@ -65,6 +67,9 @@ if os.path.exists("report.xml"):
     tree.write("report.xml")
 sys.exit(code)
 """
+
+
+Ends = list[tuple[str, int]]  # how each run ended, with the tests it ran
 
 
 def one_triage(scenario: samples.Scenario, test: str, rate: float) -> tuple[str, int]:
@@ -129,28 +134,58 @@ def one_bisect(scenario: samples.Scenario, rate: float) -> tuple[str, int]:
         return named, steps
 
 
-def runs(scenario: samples.Scenario, rate: float, count: int, jobs: int) -> list[tuple[str, int]]:
+def runs(scenario: samples.Scenario, rate: float, count: int, jobs: int) -> Ends:
     with ThreadPoolExecutor(jobs) as pool:
-        done = []
-        for number, ended in enumerate(pool.map(lambda _: one_run(scenario, rate), range(count))):
-            done.append(ended)
-            print(f"rate {rate}: {number + 1}/{count} {ended}", flush=True)
-        return done
+        return shown(pool.map(lambda _: one_run(scenario, rate), range(count)), rate, count)
 
 
-def triages(
-    scenario: samples.Scenario, test: str, rate: float, count: int, jobs: int
-) -> list[tuple[str, int]]:
+def triages(scenario: samples.Scenario, test: str, rate: float, count: int, jobs: int) -> Ends:
     with ProcessPoolExecutor(jobs) as pool:
-        done = []
         ends = pool.map(one_triage, *zip(*[(scenario, test, rate)] * count, strict=True))
-        for number, ended in enumerate(ends):
-            done.append(ended)
-            print(f"rate {rate}: {number + 1}/{count} {ended}", flush=True)
-        return done
+        return shown(ends, rate, count)
 
 
-def table(ends: list[tuple[str, int]]) -> str:
+def shown(ends: Iterable[tuple[str, int]], rate: float, count: int) -> Ends:
+    """Each run's end as it comes, printed."""
+    done = []
+    for number, ended in enumerate(ends):
+        done.append(ended)
+        print(f"rate {rate}: {number + 1}/{count} {ended}", flush=True)
+    return done
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tally:
+    steady: Ends
+    flaky: Ends
+    right: int  # of the flaky runs
+    wrong: int
+    mean: float  # the flaky runs' mean tests over the steady runs'
+
+
+def tally(measure: Callable[[float, int], Ends], args: argparse.Namespace, what: str) -> Tally:
+    """`--steady` runs of `measure` at rate 0, then `--runs` at `--rate`: how many of those
+    ended right and how many WRONG (by their `what`: "answer" or "causes"), and their tests."""
+    steady = measure(0.0, args.runs if args.steady is None else args.steady)
+    flaky = measure(args.rate, args.runs)
+    return Tally(
+        steady=steady,
+        flaky=flaky,
+        right=sum(e.endswith(f"right {what}") for e, _ in flaky),
+        wrong=sum(e.endswith(f"WRONG {what}") for e, _ in flaky),
+        mean=statistics.mean(t for _, t in flaky) / statistics.mean(t for _, t in steady),
+    )
+
+
+def header(options: str) -> str:
+    """The section's first line: the machine and the command."""
+    return (
+        f"One run on {platform.machine()}, Python {platform.python_version()}, "
+        f"{platform.system()}, {os.cpu_count()} cores: `benchmarks/flaky.py {options}`.\n\n"
+    )
+
+
+def table(ends: Ends) -> str:
     lines = ["| how the run ended | runs | tests (median) | tests (max) |", "|---|---|---|---|"]
     for end, number in sorted(Counter(e for e, _ in ends).items()):
         tests = [t for e, t in ends if e == end]
@@ -176,23 +211,18 @@ def main() -> None:
     if args.bisect:
         bisected(scenario, args)
         return
-    steadies = args.runs if args.steady is None else args.steady
-    steady = runs(scenario, 0.0, steadies, args.jobs)
-    flaky = runs(scenario, args.rate, args.runs, args.jobs)
-    right = sum(e.endswith("right answer") for e, _ in flaky)
-    wrong = sum(e.endswith("WRONG answer") for e, _ in flaky)
-    mean = statistics.mean(t for _, t in flaky) / statistics.mean(t for _, t in steady)
+    t = tally(lambda rate, count: runs(scenario, rate, count, args.jobs), args, "answer")
     body = (
-        f"One run on {platform.machine()}, Python {platform.python_version()}, "
-        f"{platform.system()}, {os.cpu_count()} cores: `benchmarks/flaky.py --runs {args.runs} "
-        f"--steady {steadies} --rate {args.rate} --jobs {args.jobs} --scenario "
-        f"{args.scenario}`.\n\n"
-        f"The `{args.scenario}` scenario, each run on a fresh repository with the default "
-        f"options. **Deterministic test** ({steadies} runs):\n\n"
-        + table(steady)
+        header(
+            f"--runs {args.runs} --steady {len(t.steady)} --rate {args.rate} --jobs {args.jobs} "
+            f"--scenario {args.scenario}"
+        )
+        + f"The `{args.scenario}` scenario, each run on a fresh repository with the default "
+        f"options. **Deterministic test** ({len(t.steady)} runs):\n\n"
+        + table(t.steady)
         + f"\n**The same test failing at random in {args.rate:g} of its runs** (whatever the "
-        f"changes; {args.runs} runs): {right} right, {wrong} wrong; tests "
-        f"{mean:.2f}× the deterministic runs' on average.\n\n" + table(flaky)
+        f"changes; {args.runs} runs): {t.right} right, {t.wrong} wrong; tests "
+        f"{t.mean:.2f}× the deterministic runs' on average.\n\n" + table(t.flaky)
     )
     print(body)
     write_section(HEADING, body)
@@ -209,10 +239,11 @@ def bisected(scenario: samples.Scenario, args: argparse.Namespace) -> None:
         for named, n in ends
     ]
     body = (
-        f"One run on {platform.machine()}, Python {platform.python_version()}, "
-        f"{platform.system()}, {os.cpu_count()} cores: `benchmarks/flaky.py --bisect --runs "
-        f"{args.runs} --rate {args.rate} --jobs {args.jobs} --scenario {args.scenario}`.\n\n"
-        f"`git bisect run` over `{scenario.good}..{scenario.bad}` of the `{args.scenario}` "
+        header(
+            f"--bisect --runs {args.runs} --rate {args.rate} --jobs {args.jobs} "
+            f"--scenario {args.scenario}"
+        )
+        + f"`git bisect run` over `{scenario.good}..{scenario.bad}` of the `{args.scenario}` "
         f"sample, each run on a fresh repository. With the steady test it names "
         f"{right[:12]} in {steady} step{'' if steady == 1 else 's'} (runs of the test). "
         f"With the same test failing at random in {args.rate:g} of its runs ({args.runs} "
@@ -227,25 +258,25 @@ def bisected(scenario: samples.Scenario, args: argparse.Namespace) -> None:
 def triaged(scenario: samples.Scenario, args: argparse.Namespace) -> None:
     """--triage: `--steady` triages with the suite as it is, then `--runs` with one test of it
     failing at random; its section."""
-    steadies = args.runs if args.steady is None else args.steady
-    steady = triages(scenario, args.flaky_test, 0.0, steadies, args.jobs)
-    flaky = triages(scenario, args.flaky_test, args.rate, args.runs, args.jobs)
-    right = sum(e.endswith("right causes") for e, _ in flaky)
-    wrong = sum(e.endswith("WRONG causes") for e, _ in flaky)
-    mean = statistics.mean(t for _, t in flaky) / statistics.mean(t for _, t in steady)
+    t = tally(
+        lambda rate, count: triages(scenario, args.flaky_test, rate, count, args.jobs),
+        args,
+        "causes",
+    )
     body = (
-        f"One run on {platform.machine()}, Python {platform.python_version()}, "
-        f"{platform.system()}, {os.cpu_count()} cores: `benchmarks/flaky.py --triage --runs "
-        f"{args.runs} --steady {steadies} --rate {args.rate} --jobs {args.jobs} --flaky-test "
-        f"{args.flaky_test}`.\n\n"
-        f"A whole-suite triage (`--results junit:report.xml`, the default options) of the "
+        header(
+            f"--triage --runs {args.runs} --steady {len(t.steady)} --rate {args.rate} "
+            f"--jobs {args.jobs} --flaky-test {args.flaky_test}"
+        )
+        + f"A whole-suite triage (`--results junit:report.xml`, the default options) of the "
         f"`{scenario.name}` scenario, {len(scenario.causes)} causes, each run on a fresh "
         f"repository; right: exactly the scenario's causes, each with its expected changes. "
-        f"**The suite as it is** ({steadies} runs):\n\n"
-        + table(steady)
+        f"**The suite as it is** ({len(t.steady)} runs):\n\n"
+        + table(t.steady)
         + f"\n**`{args.flaky_test}` failing at random in {args.rate:g} of the runs where it "
-        f"passes** (a failure of its own, another message; {args.runs} runs): {right} right, "
-        f"{wrong} wrong; tests {mean:.2f}× the steady triages' on average.\n\n" + table(flaky)
+        f"passes** (a failure of its own, another message; {args.runs} runs): {t.right} "
+        f"right, {t.wrong} wrong; tests {t.mean:.2f}× the steady triages' on average.\n\n"
+        + table(t.flaky)
     )
     print(body)
     write_section(TRIAGE_HEADING, body)
