@@ -436,11 +436,19 @@ def _triage(
                 searching[0] = None
                 causes = _causes(request, trials, targets, found, flakes.rate())
                 # A target that passed in a rerun of its answer (a fact): a FAIL at random
-                # misled its search, which goes again from what was seen.
+                # misled its search, which goes again from what was seen; so does one whose
+                # answer a check left unshown 1-minimal where only tests since seen to fail
+                # at random broke anew (it runs once more there).
+                random = flakes.tests()
                 searched = [
                     t
                     for t in targets
                     if outcome_of(trials, found[t.name].answer, t) is Outcome.PASS
+                    or not request.isolate
+                    and any(
+                        _at_random_only(trials, c, t, random, 2 + request.retries)
+                        for c in found[t.name].checks
+                    )
                 ]
                 if not searched:
                     break
@@ -619,6 +627,20 @@ def disagree(trials: Trials, config: Config, target: Target) -> bool:
     return len({verdict(r, target, passed) for r in records}) > 1
 
 
+def _at_random_only(
+    trials: Trials, config: Config, target: Target, random: frozenset[str], runs: int
+) -> bool:
+    """Whether `config`, run fewer than `runs` times, is UNRESOLVED for `target` only because
+    tests seen to fail at random (`random`) broke anew in its last run, the target failing
+    there as at BAD: one more run may settle it."""
+    records = trials.records(config)
+    return (
+        0 < len(records) < runs
+        and outcome_of(trials, config, target) is Outcome.UNRESOLVED
+        and verdict(records[-1], target, _passed(records) | random) is Outcome.FAIL
+    )
+
+
 def _passed(records: Sequence[TestRecord]) -> frozenset[str]:
     """The tests that passed in one of `records` (of one configuration): there, a failure of
     theirs in another run came at random (a PASS is a fact)."""
@@ -795,15 +817,10 @@ def _search(
             trials.records(config)
         ) < confidence.fails_needed(flakes.rate()):
             trials.once(config, phase)
-        # a run that only tests seen to fail at random elsewhere left UNRESOLVED (the target
-        # failed as at BAD, they broke anew) runs once more: where they pass, their failure
-        # came at random here too (none for a steady suite)
-        records = trials.records(config)
-        if (
-            len(records) < 2 + request.retries
-            and outcome_of(trials, config, target) is Outcome.UNRESOLVED
-            and verdict(records[-1], target, _passed(records) | flakes.tests()) is Outcome.FAIL
-        ):
+        # a run that only tests seen to fail at random elsewhere left UNRESOLVED runs once
+        # more: where they pass, their failure came at random here too (none for a steady
+        # suite)
+        if _at_random_only(trials, config, target, flakes.tests(), 2 + request.retries):
             trials.once(config, phase)
         return outcome_of(trials, config, target)
 
