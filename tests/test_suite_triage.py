@@ -742,6 +742,51 @@ def test_good_failing_a_test_once_another_way_runs_again_and_the_test_is_triaged
     ]
 
 
+def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
+    tmp_path: Path,
+) -> None:
+    """A steady test (passing at both ends) times out at random in run 6, the run that would
+    show test_round's answer to be a.txt's BROKEN alone: that run is UNRESOLVED, and the
+    answer keeps a.txt's other change, not shown 1-minimal. In run 17, a rerun of that
+    answer, it times out again, where it passed in the other reruns: seen to fail at random.
+    So test_round is searched again, BROKEN alone runs once more, fails (the other test
+    passing), and the cause is BROKEN alone, 1-minimal."""
+    count = tmp_path / "count"
+    at_runs = (
+        "kinds = {}\n"
+        f"n = int(open({str(count)!r}).read()) + 1 if os.path.exists({str(count)!r}) else 1\n"
+        f"open({str(count)!r}, 'w').write(str(n))\n"
+        "if n in (6, 17):\n"
+        "    tests['suite.Other.test_steady'] = False\n"
+        "    kinds['suite.Other.test_steady'] = 'TimeoutError'\n"
+    )
+    runner = (
+        SUITE.replace(
+            '"suite.Old.test_known_bug": False,',
+            '"suite.Old.test_known_bug": False,\n    "suite.Other.test_steady": True,',
+        )
+        .replace('if has("e.txt", "BOMB"):', at_runs + 'if has("e.txt", "BOMB"):')
+        .replace(
+            """'<failure type="AssertionError" message="no"/>'""",
+            """'<failure type="%s" message="no"/>' % kinds.get(name, "AssertionError")""",
+        )
+    )
+    assert runner.count("kinds") == 3
+    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, BAD, "")
+    code, out, err, document = triage(repo, *JUNIT)
+    assert code == 0, out + err
+    assert cause_lines(document) == {
+        ("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"},
+        ("suite.Text.test_encoding",): {"latin", "ENCODING"},
+    }
+    broken = next(c for c in document["causes"] if "suite.Money.test_sum" in c["tests"])
+    config = sorted(u["id"] for u in broken["changes"])
+    steady = [r["cases"]["suite.Other.test_steady"][:2] for r in document["log"]
+              if r["config"] == config]  # fmt: skip
+    assert steady[:2] == [["fail", "TimeoutError"], ["pass", ""]]
+    assert "not shown to be 1-minimal" not in out
+
+
 def test_a_commit_where_a_test_fails_once_another_way_runs_again_in_the_bisection(
     tmp_path: Path,
 ) -> None:
