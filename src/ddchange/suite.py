@@ -574,7 +574,8 @@ def outcome_of(trials: Trials, config: Config, target: Target) -> Outcome:
     """What the records of exactly `config` say of `target`: the outcome they agree on; PASS
     where it passed in some and failed in the others (a flaky test fails at random, it does
     not pass at random: search/confidence.py); UNRESOLVED where they disagree otherwise or
-    none is on record."""
+    none is on record. Another test that passed in one of these runs did not break anew in
+    the others (`verdict`: its failure there came at random)."""
     records = trials.records(config)
     passed = _passed(records)
     seen = [verdict(record, target, passed) for record in records]
