@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import IO
 
 from ddchange import git
-from ddchange.errors import EnvironmentFault, TestAborted
+from ddchange.errors import STOPPING_SIGNALS, EnvironmentFault, TestAborted
 from ddchange.model import Case, Outcome
 
 # Time between SIGTERM and SIGKILL after a timeout: enough for a test runner to flush its report,
@@ -178,8 +178,9 @@ def run(
     if environment.get(SCRATCH_VARIABLE):  # git in the test finds the scratch tree's or none
         environment.update(git.confined(Path(environment[SCRATCH_VARIABLE]), environment))
     with tempfile.TemporaryFile() as out:
+        held: list[int] = []
         try:
-            with _LOCK:
+            with _held_back(held), _LOCK:
                 process = subprocess.Popen(
                     argv,
                     cwd=cwd,
@@ -191,6 +192,7 @@ def run(
                 )
                 _LIVE[process.pid] = environment.get(SCRATCH_VARIABLE, "")
         except OSError as exc:
+            _deliver(held)
             if exc.filename != argv[0]:
                 raise  # not the user's program: a missing cwd is our bug
             code = EXIT_NOT_FOUND if exc.errno == errno.ENOENT else EXIT_NOT_EXECUTABLE
@@ -205,7 +207,7 @@ def run(
                 size=len(message),
             )
         try:
-            exit_code, timed_out = _supervise(process, timeout)
+            exit_code, timed_out = _supervise(process, timeout, held)
         finally:
             with _LOCK:
                 scratch = _LIVE.pop(process.pid)
@@ -332,9 +334,41 @@ def _check_environment(execution: Execution, cwd: Path) -> None:
             raise EnvironmentFault("the disk is full (less than 1 MiB free)", cwd)
 
 
-def _supervise(process: subprocess.Popen[bytes], timeout: float | None) -> tuple[int | None, bool]:
-    """Wait for `process`, stopping it at `timeout`, then kill its group; (exit code, timed out)."""
+@contextlib.contextmanager
+def _held_back(held: list[int]) -> Iterator[None]:
+    """The stopping signals (`errors.STOPPING_SIGNALS`) that come while a command starts, held
+    back in `held` for `_supervise` to deliver: a Ctrl-C that lands inside `Popen` would
+    leave the command running out of our hands, its group never stopped and its clean-up
+    never run. Only in the main thread, where Python runs signal handlers; a handler Python
+    did not set is left alone."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = [
+        (number, handler)
+        for number in (STOPPING_SIGNALS if main else ())
+        if (handler := signal.getsignal(number)) is not None
+    ]
+    for number, _ in previous:
+        signal.signal(number, lambda got, _frame: held.append(got))
     try:
+        yield
+    finally:
+        for number, handler in previous:
+            signal.signal(number, handler)
+
+
+def _deliver(held: Sequence[int]) -> None:
+    """The signals `held` back, raised now: their handlers run as if they came now."""
+    for number in held:
+        signal.raise_signal(number)
+
+
+def _supervise(
+    process: subprocess.Popen[bytes], timeout: float | None, held: Sequence[int] = ()
+) -> tuple[int | None, bool]:
+    """Wait for `process`, stopping it at `timeout`, then kill its group; (exit code, timed out).
+    A stopping signal `held` back while it started is delivered first, as if it came now."""
+    try:
+        _deliver(held)
         timed_out = not _exited_within(process, timeout)
         if timed_out:
             _stop_group(process)
