@@ -722,13 +722,11 @@ def _good_again(trials: Trials, bad: Cases, request: Request) -> Cases:
 
 
 def _merged(records: Sequence[TestRecord]) -> Cases:
-    """Each test's result over `records`: PASS where it passed in one, else the latest."""
-    cases: dict[str, Case] = {}
-    for record in records:
-        for name, case in (record.cases or {}).items():
-            if name not in cases or cases[name].status is not Status.PASS:
-                cases[name] = case
-    return cases
+    """Each test's result over `records`: PASS where it passed in one (`_passed`), else the
+    latest."""
+    passed = _passed(records)
+    latest = {name: case for record in records for name, case in (record.cases or {}).items()}
+    return {name: Case(Status.PASS) if name in passed else case for name, case in latest.items()}
 
 
 def _doubted(good: Cases, bad: Cases) -> bool:
