@@ -454,6 +454,9 @@ def test_the_default_bisects_then_answers_inside_the_first_bad_commit(tmp_path: 
     assert report["tests_run"] == len(report["log"])
     assert "First bad commit " + commits[5][:12] in run.stdout
     assert reproduces(repo, tmp_path, run, patch)
+    again = search(repo)  # every test taken over, the bisection's runs of two trees once
+    assert again.returncode == 0, again.stderr
+    assert (again.report["tests_run"], again.report["resumed"]) == (0, report["tests_run"])
 
 
 def test_an_answer_that_needs_earlier_commits_says_so(tmp_path: Path) -> None:

@@ -445,6 +445,7 @@ def test_a_triage_inside_the_history_resumes_and_replays_with_every_run_of_it(
     assert again.returncode == 0, again.stderr
     second = json.loads(report.read_text())
     assert second["tests_run"] == 0
+    assert second["resumed"] == document["tests_run"]  # the bisection's runs taken over once
     assert second["causes"] == document["causes"]
     shown = ddchange(repo, command=["log"]).stdout
     assert shown.count("# ddchange log") == 4  # the bisection, then one run per first bad commit
@@ -911,6 +912,10 @@ def test_a_triage_whose_bisection_a_failure_at_random_misled_bisects_that_test_a
     second = [r for r in document["log"] if r["config"] == [f"commit:{commits[2]}"]]
     assert [r["phase"] for r in second] == ["bisect", "bisect"]
     assert [r["cases"]["suite.Money.test_round"][0] for r in second] == ["fail", "pass"]
+    # Again: every run its path takes is taken over, each once (the misled triage is not)
+    code, _, err, again = triage(repo, *JUNIT)
+    assert (code, again["tests_run"], again["resumed"]) == (5, 0, len(again["log"])), err
+    assert again["resumed"] < document["tests_run"]
     # Judged on its own: its patch on its base newly fails both tests and no other (one
     # change: without it is the base).
     clone = tmp_path / "clone"

@@ -338,9 +338,7 @@ def _history_first(
             ),
             *found.disagreements,
         ],
-        # the searches' own records taken over: those they took from the bisection are not
-        resumed=trials.resumed
-        + sum(r.phase != Stage.BISECT for _, s in searches for r in s.log[: s.resumed]),
+        resumed=trials.resumed + sum(s.resumed for _, s in searches),
         wall_time=time.monotonic() - started,
     )
 

@@ -321,7 +321,14 @@ def _history_first(
         changes=tuple(c for part in kept_parts for c in part.changes),
         log=tuple(dataclasses.replace(record, number=n) for n, record in enumerate(log, 1)),
         tests_run=trials.tests_run + sum(part.tests_run for _, part, _ in order),
-        resumed=trials.resumed + sum(part.resumed - before for _, part, before in order),
+        # a triage's records taken over from an earlier attempt, not from the earlier triage
+        # of its range (whose records it took over from the bisection, of the phase "bisect"
+        # there, are counted in no `resumed`)
+        resumed=trials.resumed
+        + sum(
+            part.resumed - sum(r.phase != Stage.BISECT for r in part.log[:before])
+            for _, part, before in order
+        ),
         wall_time=0.0,
         command_time=trials.command_time + sum(part.command_time for _, part, _ in order),
         width=width,

@@ -327,8 +327,10 @@ class Trials:
         it took them over before (in an earlier attempt): runs of the very tree that `config`
         writes here (the bisection's runs of the commits the search goes on between). Kept
         under the phase "bisect", which this run's own tests never have, and in the journal (a
-        resumed run has them); counted in neither `tests_run` nor `resumed`."""
-        if any(record.phase == Stage.BISECT for record in self.records(config)):
+        resumed run has them); counted in neither `tests_run` nor `resumed` (those taken over
+        in an earlier attempt were read back with its records: they are no test of it)."""
+        if taken := sum(record.phase == Stage.BISECT for record in self.records(config)):
+            self.resumed -= taken
             return
         for record in records:
             adopted = dataclasses.replace(
