@@ -702,15 +702,18 @@ def test_patch_holds_every_cause_where_they_apply_on_one_commit(tmp_path: Path) 
     assert not (tmp_path / "x.patch").exists()
 
 
-def timing_out_once(mark: Path, test: str, condition: str) -> str:
+def timing_out(count: Path, test: str, condition: str, at: tuple[int, ...] = (1,)) -> str:
     """SUITE, with `test` failing with a TimeoutError (not the AssertionError of its failures)
-    in the first run where `condition` holds: a failure at random, another way."""
+    in the runs where `condition` holds that are `at` (1 for the first; counted in the file
+    `count`): a failure at random, another way."""
     once = (
         "kinds = {}\n"
-        f"if ({condition}) and not os.path.exists({str(mark)!r}):\n"
-        f"    open({str(mark)!r}, 'w').close()\n"
-        f"    tests[{test!r}] = False\n"
-        f"    kinds[{test!r}] = 'TimeoutError'\n"
+        f"if {condition}:\n"
+        f"    n = int(open({str(count)!r}).read()) if os.path.exists({str(count)!r}) else 0\n"
+        f"    open({str(count)!r}, 'w').write(str(n + 1))\n"
+        f"    if n + 1 in {at!r}:\n"
+        f"        tests[{test!r}] = False\n"
+        f"        kinds[{test!r}] = 'TimeoutError'\n"
     )
     runner = SUITE.replace('if has("e.txt", "BOMB"):', once + 'if has("e.txt", "BOMB"):').replace(
         """'<failure type="AssertionError" message="no"/>'""",
@@ -727,7 +730,7 @@ def test_good_failing_a_test_once_another_way_runs_again_and_the_test_is_triaged
     an AssertionError): GOOD runs again, test_sum passes there (a fact), and it is triaged
     with test_round, as in a steady suite (exit 5: runs of GOOD disagreed). It was "already
     failing at GOOD" and not searched."""
-    runner = timing_out_once(tmp_path / "timed-out-once", "suite.Money.test_sum", "True")
+    runner = timing_out(tmp_path / "timed-out", "suite.Money.test_sum", "True")
     repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, BAD, "")
     code, _, err, document = triage(repo, *JUNIT)
     assert code == 5, err  # found, GOOD's runs disagreeing for test_sum
@@ -743,21 +746,24 @@ def test_good_failing_a_test_once_another_way_runs_again_and_the_test_is_triaged
     ]
 
 
+@pytest.mark.parametrize("at", [(6, 17), (6, 17, 23)])
 def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
-    tmp_path: Path,
+    tmp_path: Path, at: tuple[int, ...]
 ) -> None:
     """A steady test (passing at both ends) times out at random in run 6, the run that would
     show test_round's answer to be a.txt's BROKEN alone: that run is UNRESOLVED, and the
     answer keeps a.txt's other change, not shown 1-minimal. In run 17, a rerun of that
     answer, it times out again, where it passed in the other reruns: seen to fail at random.
-    So test_round is searched again, BROKEN alone runs once more, fails (the other test
-    passing), and the cause is BROKEN alone, 1-minimal."""
+    So test_round is searched again, BROKEN alone runs once more (run 23), fails (the other
+    test passing), and the cause is BROKEN alone, 1-minimal. Where it times out in run 23
+    too, BROKEN alone runs a third time (`_settling`): before, two runs were all it had,
+    and the cause kept the other change."""
     count = tmp_path / "count"
     at_runs = (
         "kinds = {}\n"
         f"n = int(open({str(count)!r}).read()) + 1 if os.path.exists({str(count)!r}) else 1\n"
         f"open({str(count)!r}, 'w').write(str(n))\n"
-        "if n in (6, 17):\n"
+        f"if n in {at!r}:\n"
         "    tests['suite.Other.test_steady'] = False\n"
         "    kinds['suite.Other.test_steady'] = 'TimeoutError'\n"
     )
@@ -784,7 +790,8 @@ def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
     config = sorted(u["id"] for u in broken["changes"])
     steady = [r["cases"]["suite.Other.test_steady"][:2] for r in document["log"]
               if r["config"] == config]  # fmt: skip
-    assert steady[:2] == [["fail", "TimeoutError"], ["pass", ""]]
+    timed_out = len(at) - 1  # all but run 17's, a run of the answer before
+    assert steady[: timed_out + 1] == [["fail", "TimeoutError"]] * timed_out + [["pass", ""]]
     assert "not shown to be 1-minimal" not in out
 
 
@@ -795,8 +802,8 @@ def test_a_commit_where_a_test_fails_once_another_way_runs_again_in_the_bisectio
     commit runs again and passes (a fact), so the cause stands inside the breaking commit, on
     its parent (exit 5: runs of that commit disagreed). The bisection skipped it before, and
     the cause stood on the commit before, inside both."""
-    runner = timing_out_once(
-        tmp_path / "timed-out-once",
+    runner = timing_out(
+        tmp_path / "timed-out",
         "suite.Money.test_round",
         'has("d.txt", "fixed") and not has("a.txt", "BROKEN")',
     )
@@ -816,6 +823,41 @@ def test_a_commit_where_a_test_fails_once_another_way_runs_again_in_the_bisectio
         r for r in document["log"] if r["phase"] == "bisect" and r["config"] == [f"commit:{parent}"]
     ]
     assert [r["cases"]["suite.Money.test_round"][:2] for r in runs] == [
+        ["fail", "TimeoutError"],
+        ["pass", ""],
+    ]
+
+
+def test_a_commit_where_a_test_seen_to_fail_at_random_fails_twice_runs_until_it_passes(
+    tmp_path: Path,
+) -> None:
+    """test_round times out at random in GOOD's first run (it passes in the next: seen to fail
+    at random) and in the first two runs of the commit before the one that breaks it: that
+    commit runs a third time, as `_settling` allows, and passes (a fact), so the cause stands
+    on its parent. Two runs were all it had: the bisection skipped that commit, and the cause
+    stood on GOOD, inside both commits."""
+    at_good_or_parent = (
+        'not has("a.txt", "BROKEN") and (has("d.txt", "fixed") or not has("other.txt", "five"))'
+    )
+    runner = timing_out(
+        tmp_path / "timed-out", "suite.Money.test_round", at_good_or_parent, (1, 3, 4)
+    )
+    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, {}, "")
+    put(repo, {"d.txt": BAD["d.txt"]})
+    repo.commit("d.txt: fix it")
+    parent = repo.git("rev-parse", "HEAD").decode().strip()
+    put(repo, {"a.txt": BAD["a.txt"]})
+    repo.commit("a.txt: break it")
+    repo.git("tag", "-f", "bad")
+    code, out, err, document = triage(repo, *JUNIT)
+    assert code == 5, out + err
+    assert cause_lines(document) == {("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"}}
+    assert document["causes"][0]["base"] == parent
+    runs = [
+        r for r in document["log"] if r["phase"] == "bisect" and r["config"] == [f"commit:{parent}"]
+    ]
+    assert [r["cases"]["suite.Money.test_round"][:2] for r in runs] == [
+        ["fail", "TimeoutError"],
         ["fail", "TimeoutError"],
         ["pass", ""],
     ]

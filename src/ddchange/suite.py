@@ -191,10 +191,15 @@ def _history_first(
             the target failed there another way than at BAD (a time-out, say), or as at BAD
             while another test broke anew, that failure may have come at random, so the
             commit runs once more rather than being skipped at once (no run more where the
-            targets fail alike and break no other test)."""
+            targets fail alike and break no other test); and again, as `_settling` allows,
+            while only tests seen to fail at random broke there."""
             record = ran(sha, Stage.BISECT)
             config = tree(sha)
             if reruns and len(trials.records(config)) == 1 and _doubtful(record, target):
+                trials.once(config, Stage.BISECT, trees.write(sha))
+            while reruns and _at_random_only(
+                trials, config, target, flakes.tests(), _settling(request, flakes.rate())
+            ):
                 trials.once(config, Stage.BISECT, trees.write(sha))
             return outcome_of(trials, config, target)
 
@@ -233,6 +238,7 @@ def _history_first(
                 request, _good_again(trials, at_bad, request), at_bad
             )
             number = {target.name: n for n, target in enumerate(targets, 1)}
+            flakes = _Flakes(trials=trials, targets=targets)
             graph = Graph(scratch.repo)
             ends = bisect(targets, width)
         pace = _Pace(reruns=reruns, targets=len(targets), finest=request.granularity)
@@ -446,14 +452,14 @@ def _triage(
                 # misled its search, which goes again from what was seen; so does one whose
                 # answer a check left unshown 1-minimal where only tests since seen to fail
                 # at random broke anew (it runs once more there).
-                random = flakes.tests()
+                random, settling = flakes.tests(), _settling(request, flakes.rate())
                 searched = [
                     t
                     for t in targets
                     if outcome_of(trials, found[t.name].answer, t) is Outcome.PASS
                     or not request.isolate
                     and any(
-                        _at_random_only(trials, c, t, random, 2 + request.retries)
+                        _at_random_only(trials, c, t, random, settling)
                         for c in found[t.name].checks
                     )
                 ]
@@ -639,14 +645,26 @@ def _at_random_only(
     trials: Trials, config: Config, target: Target, random: frozenset[str], runs: int
 ) -> bool:
     """Whether `config`, run fewer than `runs` times, is UNRESOLVED for `target` only because
-    tests seen to fail at random (`random`) broke anew in its last run, the target failing
-    there as at BAD: one more run may settle it."""
+    tests seen to fail at random (`random`, and those that passed in another of its runs)
+    broke anew in its last run: the target failed there as at BAD, or another way and is one
+    of them. One more run may settle it."""
     records = trials.records(config)
-    return (
-        0 < len(records) < runs
-        and outcome_of(trials, config, target) is Outcome.UNRESOLVED
-        and verdict(records[-1], target, _passed(records) | random) is Outcome.FAIL
+    if not 0 < len(records) < runs or outcome_of(trials, config, target) is not Outcome.UNRESOLVED:
+        return False
+    cases = records[-1].cases
+    if cases is None or not _broken(results.lookup(cases, target.name)):
+        return False
+    return _broken_anew(cases, target.ends) and not _broken_anew(
+        cases, target.ends, _passed(records) | random
     )
+
+
+def _settling(request: Request, rate: float) -> int:
+    """The runs a configuration may take where only tests seen to fail at random left it
+    UNRESOLVED (`_at_random_only`): those --retries asks for, then as many as a FAIL acted
+    on needs at the rate guarded against (2 more at 1 in 4: such a configuration is left
+    unsettled 1 time in 16, not 1 in 4)."""
+    return 1 + request.retries + confidence.fails_needed(confidence.guarded_rate(rate))
 
 
 def _passed(records: Sequence[TestRecord]) -> frozenset[str]:
@@ -823,10 +841,12 @@ def _search(
             trials.records(config)
         ) < confidence.fails_needed(flakes.rate()):
             trials.once(config, phase)
-        # a run that only tests seen to fail at random elsewhere left UNRESOLVED runs once
-        # more: where they pass, their failure came at random here too (none for a steady
-        # suite)
-        if _at_random_only(trials, config, target, flakes.tests(), 2 + request.retries):
+        # a run that only tests seen to fail at random elsewhere left UNRESOLVED runs again
+        # (`_settling`): where they pass, their failure came at random here too (none for a
+        # steady suite)
+        while _at_random_only(
+            trials, config, target, flakes.tests(), _settling(request, flakes.rate())
+        ):
             trials.once(config, phase)
         return outcome_of(trials, config, target)
 
