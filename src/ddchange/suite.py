@@ -42,7 +42,9 @@ without each of them it does not" is a record of each check in which T did not f
 read from the records by `verdict`, never implied. A flaky test is taken as a single search
 takes it (search/confidence.py): where T passed in one run of a configuration and failed in
 the others, it passes there; a FAIL a search acts on runs again as the flake rate seen asks;
-a target that passes in a rerun of its answer is searched again from what was seen (at most
+a configuration (a commit of the bisection too) that only tests seen to fail at random left
+UNRESOLVED runs again until it settles (`_at_random_only`, `_settling`); a target that
+passes in a rerun of its answer is searched again from what was seen (at most
 confidence.MAX_SEARCHES searches). A cause its records do not back is flaky, reported and
 flagged (exit 4); one they back in spite of runs that disagreed ends with exit 5.
 """
