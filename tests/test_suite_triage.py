@@ -863,6 +863,40 @@ def test_a_commit_where_a_test_seen_to_fail_at_random_fails_twice_runs_until_it_
     ]
 
 
+def test_a_commit_skipped_before_its_test_was_seen_to_fail_at_random_is_bisected_again(
+    tmp_path: Path,
+) -> None:
+    """test_round times out at random in both runs of the commit before the one that breaks it,
+    before any run showed it flaky: its bisection skips that commit and ends on the commit
+    before, while test_sum's ends on it. In test_sum's triage, that commit's runs (GOOD there)
+    show test_round failing at random (it passes in GOOD's rerun). So the skipped commit runs
+    again, test_round passes there (a fact), its bisection goes again and ends where
+    test_sum's did: one cause breaks both, on its parent, with exit 5. Before, the same
+    change was two causes on two bases."""
+    runner = timing_out(
+        tmp_path / "timed-out", "suite.Money.test_round", 'not has("a.txt", "BROKEN")', (3, 4)
+    )
+    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, {}, "")
+    put(repo, {"d.txt": BAD["d.txt"]})
+    repo.commit("d.txt: fix it")
+    parent = repo.git("rev-parse", "HEAD").decode().strip()
+    put(repo, {"a.txt": BAD["a.txt"]})
+    repo.commit("a.txt: break it")
+    repo.git("tag", "-f", "bad")
+    code, out, err, document = triage(repo, *JUNIT)
+    assert code == 5, out + err
+    assert cause_lines(document) == {("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"}}
+    assert [c["base"] for c in document["causes"]] == [parent]
+    runs = [
+        r for r in document["log"] if r["phase"] == "bisect" and r["config"] == [f"commit:{parent}"]
+    ]
+    assert [r["cases"]["suite.Money.test_round"][:2] for r in runs] == [
+        ["fail", "TimeoutError"],
+        ["fail", "TimeoutError"],
+        ["pass", ""],
+    ]
+
+
 def test_a_cause_whose_bisection_skipped_a_commit_names_the_commits_it_stands_in(
     tmp_path: Path,
 ) -> None:

@@ -55,6 +55,7 @@ import contextlib
 import dataclasses
 import fnmatch
 import functools
+import itertools
 import json
 import re
 import time
@@ -241,6 +242,7 @@ def _history_first(
             )
             number = {target.name: n for n, target in enumerate(targets, 1)}
             flakes = _Flakes(trials=trials, targets=targets)
+            random: set[str] = set()  # tests the triages saw fail at random
             graph = Graph(scratch.repo)
             ends = bisect(targets, width)
         pace = _Pace(reruns=reruns, targets=len(targets), finest=request.granularity)
@@ -264,6 +266,7 @@ def _history_first(
                 inner, repo, Revisions(base, tip), journal, counted, frame=frame,
                 only=frozenset(t.name for t in mine), pace=pace,
             )  # fmt: skip
+            random.update(_seen_at_random(part.log))
             return len(trials.log), dataclasses.replace(
                 part,
                 changes=tuple(
@@ -275,13 +278,24 @@ def _history_first(
         def misled(
             pair: tuple[str, str], bisected: Sequence[Target], one: tuple[int, SuiteResult]
         ) -> list[Target]:
+            """The targets `bisected` to `pair` whose bisection a failure at random misled or
+            stopped short: `refuted` and `unsettled`, to be bisected again from what was
+            seen."""
+            _, part = one
+            if not reruns or part.outcome == Ending.INTERRUPTED:
+                return []
+            lost = refuted(pair, bisected, part)
+            return [*lost, *unsettled(pair, [t for t in bisected if t not in lost])]
+
+        def refuted(
+            pair: tuple[str, str], bisected: Sequence[Target], part: SuiteResult
+        ) -> list[Target]:
             """The targets `bisected` to `pair` whose cause its triage's records do not back,
             where the first bad commit (not BAD), run again as an answer is, passed for them (a
             fact): a FAIL at random misled their bisection there."""
-            _, part = one
             shaky = {name for cause in part.causes if cause.flaky for name in cause.tests}
             mine = [t for t in bisected if t.name in shaky]
-            if not mine or pair[1] == bad or not reruns or part.outcome == Ending.INTERRUPTED:
+            if not mine or pair[1] == bad:
                 return []
             runs = confidence.runs_to_confirm(request.confidence, trials.flake_rate())
             config = tree(pair[1])
@@ -293,6 +307,25 @@ def _history_first(
             while len(passed()) < len(mine) and len(trials.records(config)) < runs:
                 trials.once(config, Stage.BISECT, trees.write(pair[1]))
             return passed()
+
+        def unsettled(pair: tuple[str, str], bisected: Sequence[Target]) -> list[Target]:
+            """The targets `bisected` to `pair`, a range of commits the bisection could not
+            test between, for which such a commit settles (passes or fails) once it runs again
+            where only tests seen to fail at random since (in the triages too) left it
+            UNRESOLVED, until it settles (`_settling`): their bisection stopped short."""
+            between = [sha for sha in graph.first_parents(*pair)[:-1] if trials.records(tree(sha))]
+            settling = _settling(request, flakes.rate())
+            known = frozenset(random) | flakes.tests()
+            for sha, target in itertools.product(between, bisected):
+                while _at_random_only(trials, tree(sha), target, known, settling):
+                    trials.once(tree(sha), Stage.BISECT, trees.write(sha))
+            return [
+                t
+                for t in bisected
+                if any(
+                    outcome_of(trials, tree(sha), t) is not Outcome.UNRESOLVED for sha in between
+                )
+            ]
 
         def again(lost: Sequence[Target]) -> dict[tuple[str, str], list[Target]]:
             with contextlib.ExitStack() as parallel:
@@ -628,12 +661,7 @@ class _Flakes:
                 confidence.at_random([verdict(r, t, passed) for r in records]) for t in self.targets
             ]
             self._counts[config] = (sum(s[0] for s in seen), sum(s[1] for s in seen))
-            self._random |= {
-                name
-                for r in records
-                for name, case in (r.cases or {}).items()
-                if name in passed and _broken(case)
-            }
+            self._random |= _seen_at_random(records)
         self._read = len(self.trials.log)
 
 
@@ -667,6 +695,24 @@ def _settling(request: Request, rate: float) -> int:
     on needs at the rate guarded against (2 more at 1 in 4: such a configuration is left
     unsettled 1 time in 16, not 1 in 4)."""
     return 1 + request.retries + confidence.fails_needed(confidence.guarded_rate(rate))
+
+
+def _seen_at_random(records: Sequence[TestRecord]) -> set[str]:
+    """The tests that passed in one of `records` and failed or broke in another of the same
+    configuration: seen to fail at random (a PASS is a fact)."""
+    by_config: dict[Config, list[TestRecord]] = {}
+    for record in records:
+        by_config.setdefault(record.config, []).append(record)
+    seen: set[str] = set()
+    for runs in by_config.values():
+        passed = _passed(runs)
+        seen |= {
+            name
+            for record in runs
+            for name, case in (record.cases or {}).items()
+            if name in passed and _broken(case)
+        }
+    return seen
 
 
 def _passed(records: Sequence[TestRecord]) -> frozenset[str]:
