@@ -287,7 +287,8 @@ class Triages(Generic[T, P]):
     # One triage inside a range, of the targets bisected to it
     triage: Callable[[Range, Sequence[T]], P]
     # Of those targets, the ones that triage's records do not back and whose first bad
-    # commit, run again as an answer is, passed for them (a fact): misled there
+    # commit, run again as an answer is, passed for them (a fact): misled there; and those
+    # for which a commit their bisection could not test settles when run again: stopped short
     misled: Callable[[Range, Sequence[T], P], list[T]]
     # Told the ranges each round of triages goes over, before it starts
     planned: Callable[[Sequence[Range]], None] = lambda _ranges: None
@@ -309,7 +310,8 @@ def triages_first(
 ) -> tuple[list[Triaged[T, P]], dict[Range, P]]:
     """--strategy auto for a whole suite, after the first bisection of every target (`ends`:
     where each ended): a triage inside each range, of its targets; the targets a FAIL at
-    random misled to their range are bisected again from what was seen, and the triages of the
+    random misled to their range, or kept from testing a commit inside it (`Triages.misled`),
+    are bisected again from what was seen, and the triages of the
     ranges they leave and of those they end at go again, at most `bisections` bisections in
     all. Every triage in the order it ran, and the last of each range that has targets left."""
     ends = {where: list(mine) for where, mine in ends.items()}
