@@ -486,7 +486,7 @@ def _triage(
                 # A target that passed in a rerun of its answer (a fact): a FAIL at random
                 # misled its search, which goes again from what was seen; so does one whose
                 # answer a check left unshown 1-minimal where only tests since seen to fail
-                # at random broke anew (it runs once more there).
+                # at random broke anew (it runs again there, until it settles).
                 random, settling = flakes.tests(), _settling(request, flakes.rate())
                 searched = [
                     t
