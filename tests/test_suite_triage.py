@@ -795,87 +795,41 @@ def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
     assert "not shown to be 1-minimal" not in out
 
 
-def test_a_commit_where_a_test_fails_once_another_way_runs_again_in_the_bisection(
-    tmp_path: Path,
+TIMED_OUT = ["fail", "TimeoutError"]
+AT_PARENT = 'has("d.txt", "fixed") and not has("a.txt", "BROKEN")'
+
+
+@pytest.mark.parametrize(
+    ("condition", "at", "at_parent"),
+    [
+        # once, at the parent: it runs again and passes
+        (AT_PARENT, (1,), [TIMED_OUT, ["pass", ""]]),
+        # at GOOD's first run (it passes in the next: seen to fail at random), then twice at
+        # the parent: it runs a third time, as `_settling` allows
+        (
+            f'{AT_PARENT} or not has("a.txt", "BROKEN") and not has("other.txt", "five")',
+            (1, 3, 4),
+            [TIMED_OUT, TIMED_OUT, ["pass", ""]],
+        ),
+        # twice at the parent before any run showed it flaky (the noise commit before it is
+        # the second run of the condition, GOOD the first): the bisection skips the parent and
+        # test_round's ends on the commit before, test_sum's on the parent. In test_sum's
+        # triage the parent's runs (GOOD there) show test_round failing at random, so the
+        # parent runs again and test_round is bisected again
+        ('not has("a.txt", "BROKEN")', (3, 4), [TIMED_OUT, TIMED_OUT, ["pass", ""]]),
+    ],
+    ids=["once", "twice-seen-flaky-before", "twice-seen-flaky-after"],
+)
+def test_a_commit_where_a_test_fails_at_random_another_way_runs_again_in_the_bisection(
+    tmp_path: Path, condition: str, at: tuple[int, ...], at_parent: list[list[str]]
 ) -> None:
-    """test_round times out once, at random, in the commit before the one that breaks it: that
-    commit runs again and passes (a fact), so the cause stands inside the breaking commit, on
-    its parent (exit 5: runs of that commit disagreed). The bisection skipped it before, and
-    the cause stood on the commit before, inside both."""
-    runner = timing_out(
-        tmp_path / "timed-out",
-        "suite.Money.test_round",
-        'has("d.txt", "fixed") and not has("a.txt", "BROKEN")',
-    )
-    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, {}, "")
-    put(repo, {"d.txt": BAD["d.txt"]})
-    repo.commit("d.txt: fix it")
-    parent = repo.git("rev-parse", "HEAD").decode().strip()
-    put(repo, {"a.txt": BAD["a.txt"]})
-    repo.commit("a.txt: break it")
-    repo.git("tag", "-f", "bad")
-    code, out, err, document = triage(repo, *JUNIT)
-    assert code == 5, out + err
-    assert cause_lines(document) == {("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"}}
-    assert document["causes"][0]["base"] == parent
-    assert f"a.txt: break it, on its parent {parent[:12]}" in out
-    runs = [
-        r for r in document["log"] if r["phase"] == "bisect" and r["config"] == [f"commit:{parent}"]
-    ]
-    assert [r["cases"]["suite.Money.test_round"][:2] for r in runs] == [
-        ["fail", "TimeoutError"],
-        ["pass", ""],
-    ]
-
-
-def test_a_commit_where_a_test_seen_to_fail_at_random_fails_twice_runs_until_it_passes(
-    tmp_path: Path,
-) -> None:
-    """test_round times out at random in GOOD's first run (it passes in the next: seen to fail
-    at random) and in the first two runs of the commit before the one that breaks it: that
-    commit runs a third time, as `_settling` allows, and passes (a fact), so the cause stands
-    on its parent. Two runs were all it had: the bisection skipped that commit, and the cause
-    stood on GOOD, inside both commits."""
-    at_good_or_parent = (
-        'not has("a.txt", "BROKEN") and (has("d.txt", "fixed") or not has("other.txt", "five"))'
-    )
-    runner = timing_out(
-        tmp_path / "timed-out", "suite.Money.test_round", at_good_or_parent, (1, 3, 4)
-    )
-    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, {}, "")
-    put(repo, {"d.txt": BAD["d.txt"]})
-    repo.commit("d.txt: fix it")
-    parent = repo.git("rev-parse", "HEAD").decode().strip()
-    put(repo, {"a.txt": BAD["a.txt"]})
-    repo.commit("a.txt: break it")
-    repo.git("tag", "-f", "bad")
-    code, out, err, document = triage(repo, *JUNIT)
-    assert code == 5, out + err
-    assert cause_lines(document) == {("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"}}
-    assert document["causes"][0]["base"] == parent
-    runs = [
-        r for r in document["log"] if r["phase"] == "bisect" and r["config"] == [f"commit:{parent}"]
-    ]
-    assert [r["cases"]["suite.Money.test_round"][:2] for r in runs] == [
-        ["fail", "TimeoutError"],
-        ["fail", "TimeoutError"],
-        ["pass", ""],
-    ]
-
-
-def test_a_commit_skipped_before_its_test_was_seen_to_fail_at_random_is_bisected_again(
-    tmp_path: Path,
-) -> None:
-    """test_round times out at random in both runs of the commit before the one that breaks it,
-    before any run showed it flaky: its bisection skips that commit and ends on the commit
-    before, while test_sum's ends on it. In test_sum's triage, that commit's runs (GOOD there)
-    show test_round failing at random (it passes in GOOD's rerun). So the skipped commit runs
-    again, test_round passes there (a fact), its bisection goes again and ends where
-    test_sum's did: one cause breaks both, on its parent, with exit 5. Before, the same
-    change was two causes on two bases."""
-    runner = timing_out(
-        tmp_path / "timed-out", "suite.Money.test_round", 'not has("a.txt", "BROKEN")', (3, 4)
-    )
+    """test_round times out at random (another way than it fails at BAD) in the commit
+    before the one that breaks it: that commit runs again until test_round passes there (a
+    fact), so one cause breaks test_round and test_sum, inside the breaking commit, on its
+    parent (exit 5: runs of that commit disagreed). Before, the bisection skipped the parent
+    (after one run, then after two), and the cause stood on the commit before, inside both
+    commits; or the same change was two causes on two bases."""
+    runner = timing_out(tmp_path / "timed-out", "suite.Money.test_round", condition, at)
     repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, {}, "")
     put(repo, {"d.txt": BAD["d.txt"]})
     repo.commit("d.txt: fix it")
@@ -887,14 +841,11 @@ def test_a_commit_skipped_before_its_test_was_seen_to_fail_at_random_is_bisected
     assert code == 5, out + err
     assert cause_lines(document) == {("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"}}
     assert [c["base"] for c in document["causes"]] == [parent]
+    assert f"a.txt: break it, on its parent {parent[:12]}" in out
     runs = [
         r for r in document["log"] if r["phase"] == "bisect" and r["config"] == [f"commit:{parent}"]
     ]
-    assert [r["cases"]["suite.Money.test_round"][:2] for r in runs] == [
-        ["fail", "TimeoutError"],
-        ["fail", "TimeoutError"],
-        ["pass", ""],
-    ]
+    assert [r["cases"]["suite.Money.test_round"][:2] for r in runs] == at_parent
 
 
 def test_a_cause_whose_bisection_skipped_a_commit_names_the_commits_it_stands_in(
