@@ -846,6 +846,10 @@ def test_a_commit_where_a_test_fails_at_random_another_way_runs_again_in_the_bis
         r for r in document["log"] if r["phase"] == "bisect" and r["config"] == [f"commit:{parent}"]
     ]
     assert [r["cases"]["suite.Money.test_round"][:2] for r in runs] == at_parent
+    # exit 5 states the confidence, as a single search does: 3 reruns at 1 in 4
+    (cause,) = document["causes"]
+    assert (cause["runs"], cause["risk"]) == (4, 0.25**3)
+    assert "1-minimal; confidence 98.4%: if its tests fail at random in up to 1 run of 4" in out
 
 
 def test_a_cause_whose_bisection_skipped_a_commit_names_the_commits_it_stands_in(

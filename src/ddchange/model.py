@@ -555,6 +555,10 @@ class Cause:
     # Some of those records disagree for one of its tests (a test that fails at random), and
     # back the claim all the same (a PASS is a fact).
     disagreed: bool = False
+    # The rate of failures at random its reruns guard against (search/confidence.py): a cause
+    # that in truth passes for one of its tests fails them all at most rate ** (runs - 1) of
+    # the time
+    flake_rate: float = 0.0
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -973,6 +973,7 @@ def _causes(
                 ),
                 flaky=not backed,
                 disagreed=disagreed,
+                flake_rate=confidence.guarded_rate(rate),
             )
         )
     return causes

@@ -14,11 +14,13 @@ from ddchange.report.words import (
     PARTS,
     commit_line,
     location,
+    percent,
     plural,
     printable,
     reused,
     shown_diff,
 )
+from ddchange.search import confidence
 
 SHOWN_LINES, SHOWN_WIDTH = 40, 200  # of each change's diff, as the single-test report shows
 SHOWN_TESTS = 8  # of each cause's tests, named in the text; --json has them all
@@ -121,7 +123,27 @@ def backing(cause: Cause, base: str = "GOOD", *, isolate: bool, shown: int) -> s
     """What backs `cause`, whose patch applies on `base` (GOOD, or the first bad commit's
     parent) and is shown as `shown` changes; with `isolate`, a failing and a passing set
     (`_isolated`). Where the checks removed parts of a change (`Search.by_origin`), the words
-    say so: the removal of the whole change was not among them."""
+    say so: the removal of the whole change was not among them. Where runs disagreed (exit 5),
+    how sure its reruns make it (`_sure`)."""
+    return _backing(cause, base, isolate=isolate, shown=shown) + _sure(cause)
+
+
+def _sure(cause: Cause) -> str:
+    """For a cause backed in spite of runs that disagreed, the confidence its reruns give, as
+    a single search states it: the chance that a cause that in truth passes for one of its
+    tests failed again in all of them at random ("" elsewhere)."""
+    if not cause.disagreed or cause.flaky or cause.runs < 2:
+        return ""
+    reruns = cause.runs - 1
+    risk = confidence.risk(reruns, cause.flake_rate)
+    return (
+        f"; confidence {percent(1 - risk)}: if its tests fail at random in up to 1 run of "
+        f"{round(1 / cause.flake_rate)}, a cause that in truth passes for one of them would have "
+        f"failed again in all {reruns} reruns {percent(risk)} of the time"
+    )
+
+
+def _backing(cause: Cause, base: str, *, isolate: bool, shown: int) -> str:
     if cause.runs == 0:
         return "not checked: the run was interrupted"
     if cause.flaky:
@@ -288,6 +310,8 @@ def render_json(result: SuiteResult) -> str:
                 "unresolved_checks": cause.unresolved,
                 "flaky": cause.flaky,
                 "disagreed": cause.disagreed,
+                # the chance a cause that in truth passes failed again in all its reruns
+                "risk": confidence.risk(cause.runs - 1, cause.flake_rate) if cause.runs else None,
                 "base": found.base,
                 "first_bad": found.first_bad,
                 "changes": [

@@ -400,8 +400,8 @@ def confirmation(
     lines = [
         f"Confirmed: {base} plus {what} failed again in {confirmation.reruns} of "
         f"{confirmation.reruns} reruns ({confirmation.runs} runs in all). Confidence "
-        f"{_percent(1 - confirmation.risk)}: if the test fails at random in up to 1 run of "
-        f"{one_in}, a wrong answer would have come through this {_percent(confirmation.risk)} of "
+        f"{percent(1 - confirmation.risk)}: if the test fails at random in up to 1 run of "
+        f"{one_in}, a wrong answer would have come through this {percent(confirmation.risk)} of "
         "the time (--confidence asks for more reruns)."
     ]
     if confirmation.contradicted:
@@ -450,7 +450,7 @@ def _good_at_end(confirmation: Confirmation, base: str) -> list[str]:
     ]
 
 
-def _percent(share: float) -> str:
+def percent(share: float) -> str:
     """A share as a percentage with the digits it needs: 99.6%, 0.39%, 99.98%."""
     for digits in range(1, 6):
         text = f"{share * 100:.{digits}f}"
