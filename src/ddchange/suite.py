@@ -194,17 +194,26 @@ def _history_first(
             the target failed there another way than at BAD (a time-out, say), or as at BAD
             while another test broke anew, that failure may have come at random, so the
             commit runs once more rather than being skipped at once (no run more where the
-            targets fail alike and break no other test); and again, as `_settling` allows,
-            while only tests seen to fail at random broke there."""
+            targets fail alike and break no other test); and again while only tests seen to
+            fail at random broke there (`settle`)."""
             record = ran(sha, Stage.BISECT)
             config = tree(sha)
             if reruns and len(trials.records(config)) == 1 and _doubtful(record, target):
                 trials.once(config, Stage.BISECT, trees.write(sha))
-            while reruns and _at_random_only(
-                trials, config, target, flakes.tests(), _settling(request, flakes.rate())
-            ):
-                trials.once(config, Stage.BISECT, trees.write(sha))
+            settle(sha, target)
             return outcome_of(trials, config, target)
+
+        def settle(sha: str, target: Target) -> None:
+            """`sha` run again while only tests seen to fail at random (in the bisection or,
+            since, in a triage) left it UNRESOLVED for `target`, as `_settling` allows."""
+            while reruns and _at_random_only(
+                trials,
+                tree(sha),
+                target,
+                flakes.tests() | random,
+                _settling(request, flakes.rate()),
+            ):
+                trials.once(tree(sha), Stage.BISECT, trees.write(sha))
 
         # GOOD no ancestor of BAD: the commit they forked from, and whether it failed for some
         # target (whose bisection cannot start there: the whole range is triaged)
@@ -314,11 +323,8 @@ def _history_first(
             where only tests seen to fail at random since (in the triages too) left it
             UNRESOLVED, until it settles (`_settling`): their bisection stopped short."""
             between = [sha for sha in graph.first_parents(*pair)[:-1] if trials.records(tree(sha))]
-            settling = _settling(request, flakes.rate())
-            known = frozenset(random) | flakes.tests()
             for sha, target in itertools.product(between, bisected):
-                while _at_random_only(trials, tree(sha), target, known, settling):
-                    trials.once(tree(sha), Stage.BISECT, trees.write(sha))
+                settle(sha, target)
             return [
                 t
                 for t in bisected
