@@ -746,18 +746,19 @@ def test_good_failing_a_test_once_another_way_runs_again_and_the_test_is_triaged
     ]
 
 
-@pytest.mark.parametrize("at", [(6, 17), (6, 17, 23)])
+@pytest.mark.parametrize(("at", "timeouts"), [((6,), 1), ((6, 16, 17), 2)])
 def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
-    tmp_path: Path, at: tuple[int, ...]
+    tmp_path: Path, at: tuple[int, ...], timeouts: int
 ) -> None:
     """A steady test (passing at both ends) times out at random in run 6, the run that would
     show test_round's answer to be a.txt's BROKEN alone: that run is UNRESOLVED, and the
-    answer keeps a.txt's other change, not shown 1-minimal. In run 17, a rerun of that
-    answer, it times out again, where it passed in the other reruns: seen to fail at random.
-    So test_round is searched again, BROKEN alone runs once more (run 23), fails (the other
-    test passing), and the cause is BROKEN alone, 1-minimal. Where it times out in run 23
-    too, BROKEN alone runs a third time (`_settling`): before, two runs were all it had,
-    and the cause kept the other change."""
+    answer would keep a.txt's other change, not shown 1-minimal. As at a commit of the
+    bisection, that check runs once more (run 16, before the answer's reruns); the steady
+    test passes there, BROKEN alone fails, and test_round is searched again: the cause is
+    BROKEN alone, 1-minimal. Where it times out in run 16 too, nothing yet shows it flaky;
+    in run 17, a rerun of the answer, it times out again where it passed before (seen to
+    fail at random), so test_round is searched again and BROKEN alone runs a third time
+    (`_settling`)."""
     count = tmp_path / "count"
     at_runs = (
         "kinds = {}\n"
@@ -790,8 +791,7 @@ def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
     config = sorted(u["id"] for u in broken["changes"])
     steady = [r["cases"]["suite.Other.test_steady"][:2] for r in document["log"]
               if r["config"] == config]  # fmt: skip
-    timed_out = len(at) - 1  # all but run 17's, a run of the answer before
-    assert steady[: timed_out + 1] == [["fail", "TimeoutError"]] * timed_out + [["pass", ""]]
+    assert steady[: timeouts + 1] == [["fail", "TimeoutError"]] * timeouts + [["pass", ""]]
     assert "not shown to be 1-minimal" not in out
 
 

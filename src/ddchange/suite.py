@@ -43,7 +43,9 @@ read from the records by `verdict`, never implied. A flaky test is taken as a si
 takes it (search/confidence.py): where T passed in one run of a configuration and failed in
 the others, it passes there; a FAIL a search acts on runs again as the flake rate seen asks;
 a configuration (a commit of the bisection too) that only tests seen to fail at random left
-UNRESOLVED runs again until it settles (`_at_random_only`, `_settling`); a target that
+UNRESOLVED runs again until it settles (`_at_random_only`, `_settling`); a check whose one
+run the target failed as at BAD while another test broke anew runs once more, as such a
+commit of the bisection does (`_doubt_checks`); a target that
 passes in a rerun of its answer is searched again from what was seen (at most
 confidence.MAX_SEARCHES searches). A cause its records do not back is flaky, reported and
 flagged (exit 4); one they back in spite of runs that disagreed ends with exit 5.
@@ -478,8 +480,9 @@ def _triage(
 
             flakes = _Flakes(trials=trials, targets=targets)
 
-            searched = targets
-            for _ in range(confidence.MAX_SEARCHES):
+            searched, searches = targets, 0
+            while True:
+                searches += 1
                 for target in searched:
                     searching[0] = target
                     pacing.next(target.name, {f.answer for f in found.values()})
@@ -488,6 +491,12 @@ def _triage(
                         cut, flakes,
                     )  # fmt: skip
                 searching[0] = None
+                # A target whose check, run once more (`_doubt_checks`), now fails is
+                # searched again before its answer runs again.
+                shrunk = [] if request.isolate else _doubt_checks(request, trials, searched, found)
+                if shrunk and searches < confidence.MAX_SEARCHES:
+                    searched = shrunk
+                    continue
                 causes = _causes(request, trials, targets, found, flakes.rate())
                 # A target that passed in a rerun of its answer (a fact): a FAIL at random
                 # misled its search, which goes again from what was seen; so does one whose
@@ -504,7 +513,7 @@ def _triage(
                         for c in found[t.name].checks
                     )
                 ]
-                if not searched:
+                if not searched or searches == confidence.MAX_SEARCHES:
                     break
         except KeyboardInterrupt:
             trials.stop_ahead()
@@ -693,6 +702,38 @@ def _at_random_only(
     return _broken_anew(cases, target.ends) and not _broken_anew(
         cases, target.ends, _passed(records) | random
     )
+
+
+def _doubt_checks(
+    request: Request, trials: Trials, targets: Sequence[Target], found: Mapping[str, Found]
+) -> list[Target]:
+    """Each removal of a target's answer (its check) where, in its one run, the target failed
+    as at BAD while another test broke anew runs once more, as such a commit of the bisection
+    does: that failure may have come at random, and one run would leave the answer unshown
+    1-minimal for it. The targets such a check now shows failing (the other test passed in
+    the new run: it failed at random there), whose answer can lose that change. Where it
+    breaks alike again, this one run is all it costs; a removal the target fails another
+    way (one that breaks the build, say) runs no more."""
+    if not _reruns(request):
+        return []
+    doubted = [
+        c
+        for t in targets
+        for c in found[t.name].checks
+        if len(records := trials.records(c)) == 1 + request.retries
+        and outcome_of(trials, c, t) is Outcome.UNRESOLVED
+        and records[-1].cases is not None
+        and verdict(records[-1], t, frozenset(records[-1].cases)) is Outcome.FAIL
+    ]
+    doubted = list(dict.fromkeys(doubted))
+    trials.offer(doubted)
+    for config in doubted:
+        trials.once(config, Stage.VERIFY)
+    return [
+        t
+        for t in targets
+        if any(outcome_of(trials, c, t) is Outcome.FAIL for c in found[t.name].checks)
+    ]
 
 
 def _settling(request: Request, rate: float) -> int:
