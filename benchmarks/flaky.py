@@ -4,6 +4,7 @@ on a wrong one, and what it costs against the same runs with the test made deter
     .venv/bin/python benchmarks/flaky.py [--runs 100] [--steady RUNS] [--rate 0.25] [--jobs 2]
     .venv/bin/python benchmarks/flaky.py --bisect [--runs 100] ...   # git bisect run instead
     .venv/bin/python benchmarks/flaky.py --triage [--runs 100] ...   # a whole-suite triage
+    .venv/bin/python benchmarks/flaky.py --triage --keep DIR ...    # and keep the wrong ones
     # each rewrites its own section of benchmarks/RESULTS.md
 
 Each run builds a bundled scenario (`two-files` by default) afresh and runs the real command
@@ -21,6 +22,7 @@ import dataclasses
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -34,8 +36,10 @@ from pathlib import Path
 from faults import answer
 from results import write_section
 
-from ddchange import samples, suite
+from ddchange import git, samples, suite
 from ddchange.cli.outputs import exit_code
+from ddchange.report import suite as suite_report
+from ddchange.runs import journal_path
 
 HEADING = "## A test that fails at random (`benchmarks/flaky.py`)"
 TRIAGE_HEADING = (
@@ -72,10 +76,13 @@ sys.exit(code)
 Ends = list[tuple[str, int]]  # how each run ended, with the tests it ran
 
 
-def one_triage(scenario: samples.Scenario, test: str, rate: float) -> tuple[str, int]:
+def one_triage(
+    scenario: samples.Scenario, test: str, rate: float, keep: str | None
+) -> tuple[str, int]:
     """One default triage of a fresh copy of `scenario`'s suite, `test` failing at random at
     `rate`: how it ended (its exit code; for an answer, whether the causes are right), and the
-    tests it ran."""
+    tests it ran. With `keep`, a run with wrong causes leaves its report (text and JSON) and
+    its journal in a directory of its own there, to be read run by run."""
     with tempfile.TemporaryDirectory(prefix="ddchange-flaky-") as tmp:
         repo = samples.build_repo(scenario, Path(tmp) / "repo")
         wrapper = Path(tmp) / "random-failure.py"
@@ -88,6 +95,11 @@ def one_triage(scenario: samples.Scenario, test: str, rate: float) -> tuple[str,
         if code not in (0, 5):
             return f"exit {code}", result.tests_run
         right = samples.causes_match(scenario, result)
+        if keep is not None and not right:
+            kept = Path(tempfile.mkdtemp(prefix=f"exit{code}-", dir=keep))
+            (kept / "report.txt").write_text(suite_report.render(result))
+            (kept / "report.json").write_text(suite_report.render_json(result))
+            shutil.copy(journal_path(git.open_repo(repo)), kept / "journal.sqlite")
         return f"exit {code}, {'right' if right else 'WRONG'} causes", result.tests_run
 
 
@@ -139,9 +151,11 @@ def runs(scenario: samples.Scenario, rate: float, count: int, jobs: int) -> Ends
         return shown(pool.map(lambda _: one_run(scenario, rate), range(count)), rate, count)
 
 
-def triages(scenario: samples.Scenario, test: str, rate: float, count: int, jobs: int) -> Ends:
+def triages(
+    scenario: samples.Scenario, test: str, rate: float, count: int, jobs: int, keep: str | None
+) -> Ends:
     with ProcessPoolExecutor(jobs) as pool:
-        ends = pool.map(one_triage, *zip(*[(scenario, test, rate)] * count, strict=True))
+        ends = pool.map(one_triage, *zip(*[(scenario, test, rate, keep)] * count, strict=True))
         return shown(ends, rate, count)
 
 
@@ -203,6 +217,7 @@ def main() -> None:
     parser.add_argument("--bisect", action="store_true", help="git bisect run instead")
     parser.add_argument("--triage", action="store_true", help="a whole-suite triage instead")
     parser.add_argument("--flaky-test", default="tests.test_invoice.SummaryTest.test_summary")
+    parser.add_argument("--keep", help="--triage: keep each wrong run's reports and journal here")
     args = parser.parse_args()
     if args.triage:
         triaged(samples.load("suite-triage"), args)
@@ -259,7 +274,7 @@ def triaged(scenario: samples.Scenario, args: argparse.Namespace) -> None:
     """--triage: `--steady` triages with the suite as it is, then `--runs` with one test of it
     failing at random; its section."""
     t = tally(
-        lambda rate, count: triages(scenario, args.flaky_test, rate, count, args.jobs),
+        lambda rate, count: triages(scenario, args.flaky_test, rate, count, args.jobs, args.keep),
         args,
         "causes",
     )
@@ -267,6 +282,7 @@ def triaged(scenario: samples.Scenario, args: argparse.Namespace) -> None:
         header(
             f"--triage --runs {args.runs} --steady {len(t.steady)} --rate {args.rate} "
             f"--jobs {args.jobs} --flaky-test {args.flaky_test}"
+            + (f" --keep {args.keep}" if args.keep else "")
         )
         + f"A whole-suite triage (`--results junit:report.xml`, the default options) of the "
         f"`{scenario.name}` scenario, {len(scenario.causes)} causes, each run on a fresh "
