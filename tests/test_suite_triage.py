@@ -805,11 +805,17 @@ AT_PARENT = 'has("d.txt", "fixed") and not has("a.txt", "BROKEN")'
         # once, at the parent: it runs again and passes
         (AT_PARENT, (1,), [TIMED_OUT, ["pass", ""]]),
         # at GOOD's first run (it passes in the next: seen to fail at random), then twice at
-        # the parent: it runs a third time, as `_settling` allows
+        # the parent: it runs a third time
         (
             f'{AT_PARENT} or not has("a.txt", "BROKEN") and not has("other.txt", "five")',
             (1, 3, 4),
             [TIMED_OUT, TIMED_OUT, ["pass", ""]],
+        ),
+        # the same, three times at the parent: it runs a fourth time, as `_settling` allows
+        (
+            f'{AT_PARENT} or not has("a.txt", "BROKEN") and not has("other.txt", "five")',
+            (1, 3, 4, 5),
+            [TIMED_OUT, TIMED_OUT, TIMED_OUT, ["pass", ""]],
         ),
         # twice at the parent before any run showed it flaky (the noise commit before it is
         # the second run of the condition, GOOD the first): the bisection skips the parent and
@@ -818,7 +824,7 @@ AT_PARENT = 'has("d.txt", "fixed") and not has("a.txt", "BROKEN")'
         # parent runs again and test_round is bisected again
         ('not has("a.txt", "BROKEN")', (3, 4), [TIMED_OUT, TIMED_OUT, ["pass", ""]]),
     ],
-    ids=["once", "twice-seen-flaky-before", "twice-seen-flaky-after"],
+    ids=["once", "twice-seen-flaky-before", "thrice-seen-flaky-before", "twice-seen-flaky-after"],
 )
 def test_a_commit_where_a_test_fails_at_random_another_way_runs_again_in_the_bisection(
     tmp_path: Path, condition: str, at: tuple[int, ...], at_parent: list[list[str]]

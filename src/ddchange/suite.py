@@ -738,10 +738,12 @@ def _doubt_checks(
 
 def _settling(request: Request, rate: float) -> int:
     """The runs a configuration may take where only tests seen to fail at random left it
-    UNRESOLVED (`_at_random_only`): those --retries asks for, then as many as a FAIL acted
-    on needs at the rate guarded against (2 more at 1 in 4: such a configuration is left
-    unsettled 1 time in 16, not 1 in 4)."""
-    return 1 + request.retries + confidence.fails_needed(confidence.guarded_rate(rate))
+    UNRESOLVED (`_at_random_only`): those --retries asks for, then as many as a cause's FAIL
+    runs (`confidence.runs_to_confirm`: 4 at the default confidence), for what it decides
+    is an answer's: where a bisection stops, whether a cause is 1-minimal. At 1 in 4, such a
+    configuration is left unsettled 1 time in 256 (with 3 runs, 1 in 64: 3 of 100 flaky
+    triages of benchmarks/flaky.py went wrong so)."""
+    return request.retries + confidence.runs_to_confirm(request.confidence, rate)
 
 
 def _seen_at_random(records: Sequence[TestRecord]) -> set[str]:
