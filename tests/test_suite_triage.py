@@ -746,20 +746,9 @@ def test_good_failing_a_test_once_another_way_runs_again_and_the_test_is_triaged
     ]
 
 
-@pytest.mark.parametrize(("at", "timeouts"), [((6,), 1), ((6, 16, 17), 2)])
-def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
-    tmp_path: Path, at: tuple[int, ...], timeouts: int
-) -> None:
-    """A steady test (passing at both ends) times out at random in run 6, the run that would
-    show test_round's answer to be a.txt's BROKEN alone: that run is UNRESOLVED, and the
-    answer would keep a.txt's other change, not shown 1-minimal. As at a commit of the
-    bisection, that check runs once more (run 16, before the answer's reruns); the steady
-    test passes there, BROKEN alone fails, and test_round is searched again: the cause is
-    BROKEN alone, 1-minimal. Where it times out in run 16 too, nothing yet shows it flaky;
-    in run 17, a rerun of the answer, it times out again where it passed before (seen to
-    fail at random), so test_round is searched again and BROKEN alone runs a third time
-    (`_settling`)."""
-    count = tmp_path / "count"
+def steady_timing_out(count: Path, at: tuple[int, ...]) -> str:
+    """SUITE with one more test, suite.Other.test_steady, that passes everywhere but times out
+    (a failure at random) in the runs numbered `at` (1 for the first; counted in `count`)."""
     at_runs = (
         "kinds = {}\n"
         f"n = int(open({str(count)!r}).read()) + 1 if os.path.exists({str(count)!r}) else 1\n"
@@ -780,6 +769,23 @@ def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
         )
     )
     assert runner.count("kinds") == 3
+    return runner
+
+
+@pytest.mark.parametrize(("at", "timeouts"), [((6,), 1), ((6, 16, 17), 2)])
+def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
+    tmp_path: Path, at: tuple[int, ...], timeouts: int
+) -> None:
+    """A steady test (passing at both ends) times out at random in run 6, the run that would
+    show test_round's answer to be a.txt's BROKEN alone: that run is UNRESOLVED, and the
+    answer would keep a.txt's other change, not shown 1-minimal. As at a commit of the
+    bisection, that check runs once more (run 16, before the answer's reruns); the steady
+    test passes there, BROKEN alone fails, and test_round is searched again: the cause is
+    BROKEN alone, 1-minimal. Where it times out in run 16 too, nothing yet shows it flaky;
+    in run 17, a rerun of the answer, it times out again where it passed before (seen to
+    fail at random), so test_round is searched again and BROKEN alone runs a third time
+    (`_settling`)."""
+    runner = steady_timing_out(tmp_path / "count", at)
     repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, BAD, "")
     code, out, err, document = triage(repo, *JUNIT)
     assert code == 0, out + err
@@ -796,6 +802,39 @@ def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
 
 
 TIMED_OUT = ["fail", "TimeoutError"]
+
+
+def test_a_check_left_unresolved_before_a_test_was_seen_flaky_in_another_commit_runs_again(
+    tmp_path: Path,
+) -> None:
+    """Two commits break two causes. Inside the first, the steady test times out in both
+    runs (6, and 7 as the check runs once more) of BROKEN alone, before any run showed it
+    flaky: test_round's cause keeps a.txt's other change, not shown 1-minimal. Inside the
+    second commit, a rerun of test_encoding's answer shows it failing at random (run 21,
+    where it passed in run 17). So the first commit's targets are triaged again, knowing
+    it: BROKEN alone runs a third time, fails (the steady test passing), and the cause is
+    BROKEN alone, 1-minimal. Before, the first cause stayed as it was."""
+    runner = steady_timing_out(tmp_path / "count", (6, 7, 21))
+    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, {}, "")
+    put(repo, {"a.txt": BAD["a.txt"]})
+    repo.commit("a.txt: break it")
+    put(repo, {"b.txt": BAD["b.txt"], "c.txt": BAD["c.txt"]})
+    repo.commit("b.txt, c.txt: encoding")
+    repo.git("tag", "-f", "bad")
+    code, out, err, document = triage(repo, *JUNIT)
+    assert code == 0, out + err
+    assert cause_lines(document) == {
+        ("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"},
+        ("suite.Text.test_encoding",): {"latin", "ENCODING"},
+    }
+    broken = next(c for c in document["causes"] if "suite.Money.test_sum" in c["tests"])
+    config = sorted(u["id"] for u in broken["changes"])
+    steady = [r["cases"]["suite.Other.test_steady"][:2] for r in document["log"]
+              if r["config"] == config]  # fmt: skip
+    assert steady[:3] == [TIMED_OUT, TIMED_OUT, ["pass", ""]]
+    assert "not shown to be 1-minimal" not in out
+
+
 AT_PARENT = 'has("d.txt", "fixed") and not has("a.txt", "BROKEN")'
 
 

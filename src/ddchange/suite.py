@@ -11,8 +11,9 @@ record), so one run answers for every test at once. The phases pass values along
    leaves causes that in truth pass, which their reruns catch: search/confidence.py). The
    targets
    bisected to one commit are triaged inside it (the phases below), with its parent as GOOD
-   and itself as BAD, from the bisection's runs of the two trees; each cause's patch applies
-   on that parent (`CauseChanges.base`). Elsewhere the whole range is triaged.
+   and itself as BAD, from the bisection's runs of the two trees, knowing the tests seen to
+   fail at random anywhere in the run so far; each cause's patch applies on that parent
+   (`CauseChanges.base`). Elsewhere the whole range is triaged.
 1. pre-flight (`_sides`): GOOD and BAD once each. The targets are the tests that pass at
    GOOD and fail at BAD (`--test` narrows them); the others are listed as already failing at
    GOOD, or newly passing.
@@ -153,7 +154,9 @@ def _history_first(
     first bad commit runs again as an answer does; a test it then passes for (a fact) was
     misled there by a FAIL at random: its bisection goes again from what was seen, and the
     triages of the commits it leaves and ends at go again (at most MAX_SEARCHES bisections),
-    the runs made so far answering what they ask again."""
+    the runs made so far answering what they ask again. So do the targets of a triage that
+    left a removal from their cause UNRESOLVED only by tests since seen to fail at random
+    elsewhere (`stale`): triaged again, knowing them, that removal runs until it settles."""
     good, bad = revisions.good, revisions.bad
     read.check_history(repo, good, bad)
     kept, ignored = read.limit_paths(repo, good, bad, request.keep, request.ignore, request.repo)
@@ -209,8 +212,7 @@ def _history_first(
             """`sha` run again while only tests seen to fail at random (in the bisection or,
             since, in a triage) left it UNRESOLVED for `target`, as `_settling` allows."""
             while reruns and _at_random_only(
-                trials,
-                tree(sha),
+                trials.records(tree(sha)),
                 target,
                 flakes.tests() | random,
                 _settling(request, flakes.rate()),
@@ -275,7 +277,7 @@ def _history_first(
             )
             part = _triage(
                 inner, repo, Revisions(base, tip), journal, counted, frame=frame,
-                only=frozenset(t.name for t in mine), pace=pace,
+                only=frozenset(t.name for t in mine), pace=pace, flaky=flakes.tests() | random,
             )  # fmt: skip
             random.update(_seen_at_random(part.log))
             return len(trials.log), dataclasses.replace(
@@ -290,13 +292,14 @@ def _history_first(
             pair: tuple[str, str], bisected: Sequence[Target], one: tuple[int, SuiteResult]
         ) -> list[Target]:
             """The targets `bisected` to `pair` whose bisection a failure at random misled or
-            stopped short: `refuted` and `unsettled`, to be bisected again from what was
-            seen."""
+            stopped short (`refuted`, `unsettled`), or whose triage did (`stale`), to be
+            bisected again from what was seen, and triaged again."""
             _, part = one
             if not reruns or part.outcome == Ending.INTERRUPTED:
                 return []
             lost = refuted(pair, bisected, part)
-            return [*lost, *unsettled(pair, [t for t in bisected if t not in lost])]
+            lost += unsettled(pair, [t for t in bisected if t not in lost])
+            return [*lost, *stale(part, [t for t in bisected if t not in lost])]
 
         def refuted(
             pair: tuple[str, str], bisected: Sequence[Target], part: SuiteResult
@@ -334,6 +337,29 @@ def _history_first(
                     outcome_of(trials, tree(sha), t) is not Outcome.UNRESOLVED for sha in between
                 )
             ]
+
+        def stale(part: SuiteResult, bisected: Sequence[Target]) -> list[Target]:
+            """The targets `bisected` whose cause is not shown 1-minimal in `part` (their
+            range's triage), where a configuration inside its changes is UNRESOLVED only
+            because tests seen to fail at random since (in another triage, or the
+            bisection) broke there: triaged again, knowing them, it runs until it settles
+            (`_settling`)."""
+            known, settling = flakes.tests() | random, _settling(request, flakes.rate())
+            runs: dict[Config, list[TestRecord]] = {}
+            for record in part.log:
+                runs.setdefault(record.config, []).append(record)
+            own = {t.name: t for t in part.targets}  # their verdicts by the range's two ends
+            names = {
+                name
+                for cause in part.causes
+                if cause.unresolved
+                for name in cause.tests
+                if any(
+                    config < cause.answer and _at_random_only(records, own[name], known, settling)
+                    for config, records in runs.items()
+                )
+            }
+            return [t for t in bisected if t.name in names]
 
         def again(lost: Sequence[Target]) -> dict[tuple[str, str], list[Target]]:
             with contextlib.ExitStack() as parallel:
@@ -420,10 +446,12 @@ def _triage(
     frame: Frame | None = None,
     only: frozenset[str] | None = None,
     pace: _Pace | None = None,
+    flaky: frozenset[str] = frozenset(),
 ) -> SuiteResult:
     """The triage of the changes between `revisions`: the whole range (GOOD..BAD), or, in a
     `frame`, a range the bisection of the history ended at, for the targets named `only`,
-    its progress counted on the whole run's `pace`."""
+    its progress counted on the whole run's `pace`, knowing the tests seen to fail at random
+    elsewhere in the run (`flaky`)."""
     started = time.monotonic()
     limited = read_diff(repo, request, revisions, frame)
     diff = limited.diff
@@ -478,7 +506,7 @@ def _triage(
         try:
             pacing.begin(len(everything))
 
-            flakes = _Flakes(trials=trials, targets=targets)
+            flakes = _Flakes(trials=trials, targets=targets, elsewhere=flaky)
 
             searched, searches = targets, 0
             while True:
@@ -509,7 +537,7 @@ def _triage(
                     if outcome_of(trials, found[t.name].answer, t) is Outcome.PASS
                     or not request.isolate
                     and any(
-                        _at_random_only(trials, c, t, random, settling)
+                        _at_random_only(trials.records(c), t, random, settling)
                         for c in found[t.name].checks
                     )
                 ]
@@ -639,7 +667,11 @@ def outcome_of(trials: Trials, config: Config, target: Target) -> Outcome:
     not pass at random: search/confidence.py); UNRESOLVED where they disagree otherwise or
     none is on record. Another test that passed in one of these runs did not break anew in
     the others (`verdict`: its failure there came at random)."""
-    records = trials.records(config)
+    return _outcome(trials.records(config), target)
+
+
+def _outcome(records: Sequence[TestRecord], target: Target) -> Outcome:
+    """`outcome_of`, from the records of one configuration."""
     passed = _passed(records)
     seen = [verdict(record, target, passed) for record in records]
     return confidence.outcome_of_runs(seen) if seen else Outcome.UNRESOLVED
@@ -654,6 +686,7 @@ class _Flakes:
 
     trials: Trials
     targets: Sequence[Target]
+    elsewhere: frozenset[str] = frozenset()  # tests seen to fail at random in other runs
     _read: int = 0  # records of the log read
     _counts: dict[Config, tuple[int, int]] = field(default_factory=dict)  # runs, FAILs at random
     _random: set[str] = field(default_factory=set)
@@ -664,9 +697,10 @@ class _Flakes:
         return confidence.flake_rate(sum(fails for _, fails in self._counts.values()), runs)
 
     def tests(self) -> frozenset[str]:
-        """The tests that passed in one run of a configuration and failed in another."""
+        """The tests that passed in one run of a configuration and failed in another, here or
+        `elsewhere`."""
         self._update()
-        return frozenset(self._random)
+        return frozenset(self._random) | self.elsewhere
 
     def _update(self) -> None:
         for config in {record.config for record in self.trials.log[self._read :]}:
@@ -687,14 +721,13 @@ def disagree(trials: Trials, config: Config, target: Target) -> bool:
 
 
 def _at_random_only(
-    trials: Trials, config: Config, target: Target, random: frozenset[str], runs: int
+    records: Sequence[TestRecord], target: Target, random: frozenset[str], runs: int
 ) -> bool:
-    """Whether `config`, run fewer than `runs` times, is UNRESOLVED for `target` only because
-    tests seen to fail at random (`random`, and those that passed in another of its runs)
-    broke anew in its last run: the target failed there as at BAD, or another way and is one
-    of them. One more run may settle it."""
-    records = trials.records(config)
-    if not 0 < len(records) < runs or outcome_of(trials, config, target) is not Outcome.UNRESOLVED:
+    """Whether a configuration, its `records` fewer than `runs`, is UNRESOLVED for `target`
+    only because tests seen to fail at random (`random`, and those that passed in another of
+    its runs) broke anew in its last run: the target failed there as at BAD, or another way
+    and is one of them. One more run may settle it."""
+    if not 0 < len(records) < runs or _outcome(records, target) is not Outcome.UNRESOLVED:
         return False
     cases = records[-1].cases
     if cases is None or not _broken(results.lookup(cases, target.name)):
@@ -942,7 +975,7 @@ def _search(
         # (`_settling`): where they pass, their failure came at random here too (none for a
         # steady suite)
         while _at_random_only(
-            trials, config, target, flakes.tests(), _settling(request, flakes.rate())
+            trials.records(config), target, flakes.tests(), _settling(request, flakes.rate())
         ):
             trials.once(config, phase)
         return outcome_of(trials, config, target)

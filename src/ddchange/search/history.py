@@ -310,8 +310,8 @@ def triages_first(
 ) -> tuple[list[Triaged[T, P]], dict[Range, P]]:
     """--strategy auto for a whole suite, after the first bisection of every target (`ends`:
     where each ended): a triage inside each range, of its targets; the targets a FAIL at
-    random misled to their range, or kept from testing a commit inside it (`Triages.misled`),
-    are bisected again from what was seen, and the triages of the
+    random misled to their range, or kept from testing a commit inside it or a removal from
+    their cause (`Triages.misled`), are bisected again from what was seen, and the triages of the
     ranges they leave and of those they end at go again, at most `bisections` bisections in
     all. Every triage in the order it ran, and the last of each range that has targets left."""
     ends = {where: list(mine) for where, mine in ends.items()}
