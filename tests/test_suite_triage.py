@@ -772,6 +772,22 @@ def steady_timing_out(count: Path, at: tuple[int, ...]) -> str:
     return runner
 
 
+def assert_broken_alone_settled(out: str, document: dict, timeouts: int) -> None:
+    """test_round's and test_sum's cause is BROKEN alone, 1-minimal, test_encoding's as in a
+    steady suite; the steady test timed out in the first `timeouts` runs of BROKEN alone and
+    passed in the next."""
+    assert cause_lines(document) == {
+        ("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"},
+        ("suite.Text.test_encoding",): {"latin", "ENCODING"},
+    }
+    broken = next(c for c in document["causes"] if "suite.Money.test_sum" in c["tests"])
+    config = sorted(u["id"] for u in broken["changes"])
+    steady = [r["cases"]["suite.Other.test_steady"][:2] for r in document["log"]
+              if r["config"] == config]  # fmt: skip
+    assert steady[: timeouts + 1] == [["fail", "TimeoutError"]] * timeouts + [["pass", ""]]
+    assert "not shown to be 1-minimal" not in out
+
+
 @pytest.mark.parametrize(("at", "timeouts"), [((6,), 1), ((6, 16, 17), 2)])
 def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
     tmp_path: Path, at: tuple[int, ...], timeouts: int
@@ -789,16 +805,7 @@ def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
     repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, BAD, "")
     code, out, err, document = triage(repo, *JUNIT)
     assert code == 0, out + err
-    assert cause_lines(document) == {
-        ("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"},
-        ("suite.Text.test_encoding",): {"latin", "ENCODING"},
-    }
-    broken = next(c for c in document["causes"] if "suite.Money.test_sum" in c["tests"])
-    config = sorted(u["id"] for u in broken["changes"])
-    steady = [r["cases"]["suite.Other.test_steady"][:2] for r in document["log"]
-              if r["config"] == config]  # fmt: skip
-    assert steady[: timeouts + 1] == [["fail", "TimeoutError"]] * timeouts + [["pass", ""]]
-    assert "not shown to be 1-minimal" not in out
+    assert_broken_alone_settled(out, document, timeouts)
 
 
 TIMED_OUT = ["fail", "TimeoutError"]
@@ -823,16 +830,7 @@ def test_a_check_left_unresolved_before_a_test_was_seen_flaky_in_another_commit_
     repo.git("tag", "-f", "bad")
     code, out, err, document = triage(repo, *JUNIT)
     assert code == 0, out + err
-    assert cause_lines(document) == {
-        ("suite.Money.test_round", "suite.Money.test_sum"): {"BROKEN"},
-        ("suite.Text.test_encoding",): {"latin", "ENCODING"},
-    }
-    broken = next(c for c in document["causes"] if "suite.Money.test_sum" in c["tests"])
-    config = sorted(u["id"] for u in broken["changes"])
-    steady = [r["cases"]["suite.Other.test_steady"][:2] for r in document["log"]
-              if r["config"] == config]  # fmt: skip
-    assert steady[:3] == [TIMED_OUT, TIMED_OUT, ["pass", ""]]
-    assert "not shown to be 1-minimal" not in out
+    assert_broken_alone_settled(out, document, 2)
 
 
 AT_PARENT = 'has("d.txt", "fixed") and not has("a.txt", "BROKEN")'
