@@ -45,8 +45,8 @@ takes it (search/confidence.py): where T passed in one run of a configuration an
 the others, it passes there; a FAIL a search acts on runs again as the flake rate seen asks;
 a configuration (a commit of the bisection too) that only tests seen to fail at random left
 UNRESOLVED runs again until it settles (`_at_random_only`, `_settling`); a check whose one
-run the target failed as at BAD while another test broke anew runs once more, as such a
-commit of the bisection does (`_doubt_checks`); a target that
+run the target failed as at BAD while only tests passing at both ends broke anew runs once
+more, as such a commit of the bisection does (`_doubt_checks`); a target that
 passes in a rerun of its answer is searched again from what was seen (at most
 confidence.MAX_SEARCHES searches). A cause its records do not back is flaky, reported and
 flagged (exit 4); one they back in spite of runs that disagreed ends with exit 5.
@@ -62,7 +62,7 @@ import itertools
 import json
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ddchange import errors, events, git
@@ -741,12 +741,14 @@ def _doubt_checks(
     request: Request, trials: Trials, targets: Sequence[Target], found: Mapping[str, Found]
 ) -> list[Target]:
     """Each removal of a target's answer (its check) where, in its one run, the target failed
-    as at BAD while another test broke anew runs once more, as such a commit of the bisection
-    does: that failure may have come at random, and one run would leave the answer unshown
-    1-minimal for it. The targets such a check now shows failing (the other test passed in
-    the new run: it failed at random there), whose answer can lose that change. Where it
-    breaks alike again, this one run is all it costs; a removal the target fails another
-    way (one that breaks the build, say) runs no more."""
+    as at BAD while only tests that pass at both ends broke anew runs once more, as such a
+    commit of the bisection does: that failure may have come at random, and one run would
+    leave the answer unshown 1-minimal for it. The targets such a check now shows failing
+    (the other test passed in the new run: it failed at random there), whose answer can lose
+    that change. Where it breaks alike again, this one run is all it costs. A removal the
+    target fails another way (one that breaks the build, say), or where a test that fails at
+    BAD fails another way (the removal changed how it fails: on benchmarks/real's werkzeug
+    range, six checks of one cause so), runs no more."""
     if not _reruns(request):
         return []
     doubted = [
@@ -755,8 +757,9 @@ def _doubt_checks(
         for c in found[t.name].checks
         if len(records := trials.records(c)) == 1 + request.retries
         and outcome_of(trials, c, t) is Outcome.UNRESOLVED
-        and records[-1].cases is not None
-        and verdict(records[-1], t, frozenset(records[-1].cases)) is Outcome.FAIL
+        and (cases := records[-1].cases) is not None
+        and verdict(records[-1], t, frozenset(cases)) is Outcome.FAIL
+        and all(_passes(t.ends[name]) for name in _anew(cases, t.ends))
     ]
     doubted = list(dict.fromkeys(doubted))
     trials.offer(doubted)
@@ -833,13 +836,19 @@ def _broken_anew(
 ) -> bool:
     """Whether a test that passes at GOOD (and not in `random`) has a result here that it has
     at neither end."""
+    return any(True for _ in _anew(cases, ends, random))
+
+
+def _anew(
+    cases: Cases, ends: Mapping[str, Case | None], random: frozenset[str] = frozenset()
+) -> Iterator[str]:
+    """The tests that broke anew in `cases` (`_broken_anew`)."""
     for name, at_bad in ends.items():
         if name in random:
             continue
         now = results.lookup(cases, name)
         if now is None or (now.status is not Status.PASS and now != at_bad):
-            return True
-    return False
+            yield name
 
 
 def _sides(trials: Trials, everything: Config, request: Request) -> tuple[Cases, Cases]:
@@ -933,6 +942,10 @@ def _doubtful(record: TestRecord, target: Target) -> bool:
     may have come at random."""
     case = None if record.cases is None else results.lookup(record.cases, target.name)
     return _broken(case) and verdict(record, target) is Outcome.UNRESOLVED
+
+
+def _passes(case: Case | None) -> bool:
+    return case is not None and case.status is Status.PASS
 
 
 def _broken(case: Case | None) -> bool:
