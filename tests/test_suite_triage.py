@@ -808,6 +808,37 @@ def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
     assert_broken_alone_settled(out, document, timeouts)
 
 
+@pytest.mark.parametrize(("broken", "runs"), [(1, 2), (2, 1)])
+def test_a_check_breaking_one_steady_test_runs_once_more_and_one_breaking_two_does_not(
+    tmp_path: Path, broken: int, runs: int
+) -> None:
+    """a.txt's BROKEN without its other change breaks `broken` steady tests, every time. The
+    check of test_round's answer that removes that other change breaks them: with one, it runs
+    once more (that failure might have come at random) and breaks it again; with two, once
+    only (two failures at random in one run are far rarer). Either way the cause keeps the
+    other change and says it is not shown 1-minimal: a steady suite pays that one run, and
+    no more."""
+    alone = 'has("a.txt", "BROKEN") and not has("a.txt", "line two")'
+    steady = "".join(f'    "suite.Other.test_{n}": not ({alone}),\n' for n in range(broken))
+    runner = SUITE.replace(
+        '"suite.Old.test_known_bug": False,\n', '"suite.Old.test_known_bug": False,\n' + steady
+    )
+    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, BAD, "")
+    code, out, err, document = triage(repo, *JUNIT)
+    assert code == 0, out + err
+    assert cause_lines(document)[("suite.Money.test_round", "suite.Money.test_sum")] == {
+        "BROKEN",
+        "line two",
+    }
+    assert "not shown to be 1-minimal" in out
+    broken_alone = [
+        r for r in document["log"]
+        if r["cases"] and r["cases"]["suite.Other.test_0"][0] == "fail"
+    ]  # fmt: skip
+    assert len(broken_alone) == runs
+    assert len({tuple(r["config"]) for r in broken_alone}) == 1
+
+
 TIMED_OUT = ["fail", "TimeoutError"]
 
 

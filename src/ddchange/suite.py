@@ -45,7 +45,7 @@ takes it (search/confidence.py): where T passed in one run of a configuration an
 the others, it passes there; a FAIL a search acts on runs again as the flake rate seen asks;
 a configuration (a commit of the bisection too) that only tests seen to fail at random left
 UNRESOLVED runs again until it settles (`_at_random_only`, `_settling`); a check whose one
-run the target failed as at BAD while only tests passing at both ends broke anew runs once
+run the target failed as at BAD while one test passing at both ends broke anew runs once
 more, as such a commit of the bisection does (`_doubt_checks`); a target that
 passes in a rerun of its answer is searched again from what was seen (at most
 confidence.MAX_SEARCHES searches). A cause its records do not back is flaky, reported and
@@ -741,14 +741,16 @@ def _doubt_checks(
     request: Request, trials: Trials, targets: Sequence[Target], found: Mapping[str, Found]
 ) -> list[Target]:
     """Each removal of a target's answer (its check) where, in its one run, the target failed
-    as at BAD while only tests that pass at both ends broke anew runs once more, as such a
-    commit of the bisection does: that failure may have come at random, and one run would
+    as at BAD while one other test, passing at both ends, broke anew runs once more, as such
+    a commit of the bisection does: that failure may have come at random, and one run would
     leave the answer unshown 1-minimal for it. The targets such a check now shows failing
     (the other test passed in the new run: it failed at random there), whose answer can lose
-    that change. Where it breaks alike again, this one run is all it costs. A removal the
-    target fails another way (one that breaks the build, say), or where a test that fails at
-    BAD fails another way (the removal changed how it fails: on benchmarks/real's werkzeug
-    range, six checks of one cause so), runs no more."""
+    that change. Where it breaks alike again, this one run is all it costs. A removal that
+    the target fails another way (one that breaks the build, say), that changes how a test
+    failing at BAD fails (on benchmarks/real's werkzeug range, --strategy diff, six checks of
+    one cause), or that breaks several tests at once (two tests failing at random 1 run in 4
+    fail together 1 run in 16; on the same range, by default, one check broke three with an
+    ImportError) runs no more."""
     if not _reruns(request):
         return []
     doubted = [
@@ -759,7 +761,8 @@ def _doubt_checks(
         and outcome_of(trials, c, t) is Outcome.UNRESOLVED
         and (cases := records[-1].cases) is not None
         and verdict(records[-1], t, frozenset(cases)) is Outcome.FAIL
-        and all(_passes(t.ends[name]) for name in _anew(cases, t.ends))
+        and len(anew := list(_anew(cases, t.ends))) == 1
+        and _passes(t.ends[anew[0]])
     ]
     doubted = list(dict.fromkeys(doubted))
     trials.offer(doubted)
