@@ -273,6 +273,8 @@ def bisected(scenario: samples.Scenario, args: argparse.Namespace) -> None:
 def triaged(scenario: samples.Scenario, args: argparse.Namespace) -> None:
     """--triage: `--steady` triages with the suite as it is, then `--runs` with one test of it
     failing at random; its section."""
+    if args.keep:
+        Path(args.keep).mkdir(parents=True, exist_ok=True)
     t = tally(
         lambda rate, count: triages(scenario, args.flaky_test, rate, count, args.jobs, args.keep),
         args,
