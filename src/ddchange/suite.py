@@ -345,9 +345,7 @@ def _history_first(
             bisection) broke there: triaged again, knowing them, it runs until it settles
             (`_settling`)."""
             known, settling = flakes.tests() | random, _settling(request, flakes.rate())
-            runs: dict[Config, list[TestRecord]] = {}
-            for record in part.log:
-                runs.setdefault(record.config, []).append(record)
+            runs = _by_config(part.log)
             own = {t.name: t for t in part.targets}  # their verdicts by the range's two ends
             names = {
                 name
@@ -762,9 +760,9 @@ def _doubt_checks(
         if len(records := trials.records(c)) == 1 + request.retries
         and outcome_of(trials, c, t) is Outcome.UNRESOLVED
         and (cases := records[-1].cases) is not None
-        and verdict(records[-1], t, frozenset(cases)) is Outcome.FAIL
-        and len(anew := list(_anew(cases, t.ends))) == 1
-        and _passes(t.ends[anew[0]])
+        and len(anew := frozenset(_anew(cases, t.ends))) == 1
+        and all(_passes(t.ends[name]) for name in anew)
+        and verdict(records[-1], t, anew) is Outcome.FAIL
     ]
     doubted = list(dict.fromkeys(doubted))
     trials.offer(doubted)
@@ -790,11 +788,8 @@ def _settling(request: Request, rate: float) -> int:
 def _seen_at_random(records: Sequence[TestRecord]) -> set[str]:
     """The tests that passed in one of `records` and failed or broke in another of the same
     configuration: seen to fail at random (a PASS is a fact)."""
-    by_config: dict[Config, list[TestRecord]] = {}
-    for record in records:
-        by_config.setdefault(record.config, []).append(record)
     seen: set[str] = set()
-    for runs in by_config.values():
+    for runs in _by_config(records).values():
         passed = _passed(runs)
         seen |= {
             name
@@ -803,6 +798,14 @@ def _seen_at_random(records: Sequence[TestRecord]) -> set[str]:
             if name in passed and _broken(case)
         }
     return seen
+
+
+def _by_config(records: Sequence[TestRecord]) -> dict[Config, list[TestRecord]]:
+    """`records` grouped by their configuration, each group in order."""
+    grouped: dict[Config, list[TestRecord]] = {}
+    for record in records:
+        grouped.setdefault(record.config, []).append(record)
+    return grouped
 
 
 def _passed(records: Sequence[TestRecord]) -> frozenset[str]:
@@ -841,7 +844,7 @@ def _broken_anew(
 ) -> bool:
     """Whether a test that passes at GOOD (and not in `random`) has a result here that it has
     at neither end."""
-    return any(True for _ in _anew(cases, ends, random))
+    return next(_anew(cases, ends, random), None) is not None
 
 
 def _anew(
