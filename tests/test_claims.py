@@ -117,3 +117,37 @@ def test_a_check_edited_between_two_runs_of_the_same_command_is_run_again(tmp_pa
     assert second.report["resumed_from"]["changed"] == [str(check)]
     assert "none taken from an earlier run of this command on " in second.stdout
     assert f"{check} changed since, so every test ran again" in second.stdout
+
+
+USE = "from pkg.{} import round2\n\n\ndef price():\n    return round2(1 / 3)\n"
+
+
+def test_a_run_that_says_a_module_is_missing_is_another_failure_than_bads(tmp_path: Path) -> None:
+    """A rename that also changes what the renamed module does: BAD fails the assertion, and
+    the new import alone (its module not there yet) exits 1 too, with an import error that
+    BAD's run does not show. That run is another failure, not the failure: the answer holds
+    the new module with the import, each checked by a run."""
+    test = (
+        "import unittest\n"
+        "from pkg.use import price\n\n\n"
+        "class PriceTest(unittest.TestCase):\n"
+        "    def test_price(self):\n"
+        "        self.assertEqual(price(), 0.33)\n"
+    )
+    good = {
+        "pkg/__init__.py": "",
+        "pkg/util.py": "def round2(x):\n    return round(x, 2)\n",
+        "pkg/use.py": USE.format("util"),
+        "test_price.py": test,
+    }
+    bad = {
+        "pkg/util.py": None,
+        "pkg/helpers.py": "def round2(x):\n    return round(x, 1)\n",
+        "pkg/use.py": USE.format("helpers"),
+    }
+    repo = two_commits(tmp_path / "repo", good, bad, "")
+    run = ddchange(repo.path, "good..bad", "--", "python3", "-m", "unittest", "test_price")
+    assert run.returncode == 0, run.stderr
+    assert sorted(path for path, _ in run.culprits) == ["pkg/helpers.py", "pkg/use.py"]
+    reasons = [record["reason"] for record in run.report["log"]]
+    assert "different failure: exit 1, says helpers missing, which BAD's run did not" in reasons

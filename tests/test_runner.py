@@ -155,6 +155,33 @@ def test_classify_a_crash_fails_and_other_signals_say_nothing(
     assert classify(_execution(exit_code), expect) == (outcome, reason)
 
 
+@pytest.mark.parametrize(
+    ("output", "outcome", "reason"),
+    [
+        ("AssertionError: 0.3 != 0.33", Outcome.FAIL, "exit 1"),
+        ("ImportError: cannot import name 'round2'", Outcome.FAIL, "exit 1"),
+        (
+            "ModuleNotFoundError: No module named 'pkg.helpers'",
+            Outcome.UNRESOLVED,
+            "different failure: exit 1, says helpers missing, which BAD's run did not",
+        ),
+        (
+            "NameError: name 'total' is not defined",
+            Outcome.UNRESOLVED,
+            "different failure: exit 1, says total missing, which BAD's run did not",
+        ),
+    ],
+)
+def test_classify_a_missing_name_bad_did_not_miss_is_another_failure(
+    output: str, outcome: Outcome, reason: str
+) -> None:
+    """Once BAD's failure is adopted with the names its output says are missing (here
+    round2), a run that exits alike but says another name is missing fails another way."""
+    expect = Expectation(exit_code=1, missing=frozenset({"round2"}))
+    assert classify(_execution(1, output), expect) == (outcome, reason)
+    assert classify(_execution(1, output), Expectation(exit_code=1)) == (Outcome.FAIL, "exit 1")
+
+
 # -- run_candidate with real commands ---------------------------------------------------------
 
 

@@ -904,7 +904,7 @@ def _sides_hold(
         if agreed is not wanted:
             raise failed(phase, runs[-1], len(runs))
         if phase == Stage.BAD:
-            trials.adopt_failure(runs[-1].exit_code)
+            trials.adopt_failure(runs[-1].exit_code, runs[-1].missing)
     return True
 
 

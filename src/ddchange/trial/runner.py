@@ -49,6 +49,7 @@ from typing import IO
 from ddchange import git
 from ddchange.errors import STOPPING_SIGNALS, EnvironmentFault, TestAborted
 from ddchange.model import Case, Outcome
+from ddchange.trial.missing import missing_names
 
 # Time between SIGTERM and SIGKILL after a timeout: enough for a test runner to flush its report,
 # short because every timed-out candidate pays it.
@@ -133,11 +134,15 @@ class Expectation:
     """What counts as "the failure" we are hunting; the default is any failing exit code.
 
     `exit_code` None accepts any code from 1 to 127 except 125. `pattern`, when set, must also
-    be found (`re.search`) in the kept output: its last OUTPUT_LIMIT bytes.
+    be found (`re.search`) in the kept output: its last OUTPUT_LIMIT bytes. `missing`, once
+    BAD's failure is adopted, holds the names BAD's own output says are missing (missing.py):
+    a run whose output says another name is missing (an ImportError, NameError, undefined
+    reference ... that BAD does not have) fails another way, as half a rename does.
     """
 
     exit_code: int | None = None
     pattern: re.Pattern[str] | None = None
+    missing: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -291,6 +296,12 @@ def classify(test: Execution, expect: Expectation) -> tuple[Outcome, str]:
             Outcome.UNRESOLVED,
             f"different failure: {_describe(test)}, no match for {expect.pattern.pattern!r}"
             + searched,
+        )
+    if expect.missing is not None and (new := missing_names(test.output) - expect.missing):
+        return (
+            Outcome.UNRESOLVED,
+            f"different failure: {_describe(test)}, says {', '.join(sorted(new))} "
+            "missing, which BAD's run did not",
         )
     return Outcome.FAIL, _describe(test)
 

@@ -176,15 +176,16 @@ class Trials:
         # triage adopts none, and so neither does one resumed.
         for record in self.log if not self.setup.results else ():
             if record.phase == Stage.BAD and record.outcome is Outcome.FAIL:
-                self.adopt_failure(record.exit_code)
+                self.adopt_failure(record.exit_code, record.missing)
         for records in self._by_config.values():
             self._agreed(records)  # the evidence of disagreements taken over
 
-    def adopt_failure(self, exit_code: int | None) -> None:
-        """BAD's exit code becomes *the* failure: another exit code is a different failure.
+    def adopt_failure(self, exit_code: int | None, missing: frozenset[str]) -> None:
+        """BAD's exit code becomes *the* failure: another exit code is a different failure,
+        and so is a run that says a name is missing that BAD's run (`missing`) did not.
         Runs ahead were judged by the old rule: they go."""
         self.stop_ahead()
-        self.expect = runner.Expectation(exit_code, self.expect.pattern)
+        self.expect = runner.Expectation(exit_code, self.expect.pattern, missing)
 
     def run(self, config: frozenset[str], phase: Phase, states: States | None = None) -> Outcome:
         """The outcome of `config` from 1 + retries real runs, recorded under `phase`, with
@@ -391,7 +392,7 @@ class Trials:
             duration=duration,
             tail="" if last is None else last.tail,
             missing=frozenset(missing_names(output))
-            if verdict.outcome is Outcome.UNRESOLVED
+            if verdict.outcome is not Outcome.PASS
             else frozenset(),
             cases=verdict.cases,
         )
