@@ -96,12 +96,12 @@ def _culprits(result: Result) -> list[str]:
     rest = [c for c in changes if outcomes.get(c[0].id) is not Outcome.PASS]
     lines: list[str] = []
     if cause and rest:
-        lines += [f"Without each of these {plural(len(cause), 'change')} the test passed:", ""]
+        lines += [f"Without {_each(len(cause))} the test passed:", ""]
     for number, change in enumerate(cause + rest, 1):
         if cause and rest and change is rest[0]:
             lines += [
-                f"Also needed: without each of these {plural(len(rest), 'change')} the test "
-                "could not be tested (it did not build or run):",
+                f"Also needed: without {_each(len(rest))} the test could not be tested (it "
+                "did not build or run):",
                 "",
             ]
         first = change[0]
@@ -139,3 +139,8 @@ def _cost(result: Result) -> str:
         f"the cache, {stats.implied} implied by monotony; {result.wall_time:.1f}s in all, "
         f"{times}.{resolution}"
     )
+
+
+def _each(count: int) -> str:
+    """'this change', or 'each of these N changes'."""
+    return "this change" if count == 1 else f"each of these {plural(count, 'change')}"

@@ -290,8 +290,9 @@ def _not_shown(outcomes: list[Outcome], them: str) -> str:
         )
     return (
         f"Removing {passed} of {them} one at a time makes it pass (each checked by a run); "
-        f"without each of the other {untested} the test could not be run (a broken build or "
-        "another failure), so it is not shown to be 1-minimal."
+        f"without {'the other one' if untested == 1 else f'each of the other {untested}'} the "
+        "test could not be run (a broken build or another failure), so it is not shown to be "
+        "1-minimal."
     )
 
 
