@@ -293,17 +293,21 @@ def suite_strategy(
     misled: dict[tuple[int, Range], list[str]] | None = None,
     bisected: list[dict[Range, list[str]]] | None = None,
     bisections: int = 3,
+    interrupted: Range | None = None,
 ) -> tuple[list[tuple[Range, tuple[str, ...], int, int | None]], dict[Range, int], list[str]]:
     """`triages_first` over scripted runs, from the first bisection's `ends`: the triage of a
     range in round N (from 1) finds the targets `misled[(N, range)]` misled there; each
-    bisection again ends as the next of `bisected` says. It gives each triage (its range, its
-    targets, its number, the number of the one it replaced), the last of each range, and every
-    step asked, in order."""
+    bisection again ends as the next of `bisected` says; the triage of `interrupted` is. It
+    gives each triage (its range, its targets, its number, the number of the one it replaced),
+    the last of each range, and every step asked, in order."""
     steps: list[str] = []
     rounds, left = [1], iter(bisected or [])
+    stops: set[int] = set()
 
     def triage(where: Range, mine: list[str]) -> int:
         steps.append(f"triage {where[1]}: {' '.join(mine)}")
+        if where == interrupted:
+            stops.add(len(steps))
         return len(steps)
 
     def misleads(where: Range, mine: list[str], _part: int) -> list[str]:
@@ -321,6 +325,7 @@ def suite_strategy(
         triage=triage,
         misled=misleads,
         planned=lambda ranges: steps.append(f"plan {len(ranges)}"),
+        stopped=lambda part: part in stops,
     )
     done, last = triages_first(runs, ends, bisections=bisections)
     return (
@@ -366,6 +371,17 @@ def test_a_target_misled_to_a_range_is_bisected_again_and_both_ranges_triaged_ag
     ]  # fmt: skip
     assert done[-1] == (B, ("t3", "t2"), 6, 3)
     assert last == {B: 6}, "A, left with no target, keeps no triage"
+
+
+def test_an_interrupted_triage_is_the_last() -> None:
+    """The triage of A is interrupted: B is not triaged, and nothing is asked whether A misled
+    a target (that would run its first bad commit again)."""
+    done, last, steps = suite_strategy(
+        {A: ["t1"], B: ["t2"]}, misled={(1, A): ["t1"]}, interrupted=A
+    )
+    assert steps == ["plan 2", "triage c3: t1"]
+    assert done == [(A, ("t1",), 2, None)]
+    assert last == {A: 2}
 
 
 def test_the_suite_bisects_again_at_most_as_often_as_asked() -> None:

@@ -1118,3 +1118,18 @@ def failing(clone: Path, tests: list[str]) -> set[str]:
     subprocess.run(["python3", "suite.py"], cwd=clone, check=False)
     report = (clone / "report.xml").read_text()
     return {test for test in tests if f'name="{test.rpartition(".")[2]}"><failure' in report}
+
+
+def test_an_interrupt_inside_one_first_bad_commit_ends_the_triage_there(tmp_path: Path) -> None:
+    """Ctrl-C in the triage inside the first of the bundled suite's three first bad commits:
+    the run ends there (exit 130), the other commits are not triaged, and no cause is said to
+    be checked by runs made after the signal (the one in flight at most comes after it)."""
+    scenario = samples.load("suite-triage")
+    repo = samples.build_repo(scenario, tmp_path / "repo")
+    command = [sys.executable, "-m", "ddchange", *samples.command(scenario)]
+    done = interrupted_after(command, repo, 8)  # 6 to bisect, then inside the first commit
+    assert done.returncode == 130, done.stderr
+    tests = [line for line in done.stderr.splitlines() if line.startswith("test")]
+    assert len(tests) <= 9, "\n".join(tests)
+    assert "interrupted" in done.stdout
+    assert "1-minimal" not in done.stdout

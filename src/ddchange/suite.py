@@ -366,7 +366,13 @@ def _history_first(
         def planned(ranges: Sequence[tuple[str, str]]) -> None:
             pace.ranges = (pace.ranges or 0) + len(ranges)
 
-        steps = history.Triages(bisect=again, triage=triaged, misled=misled, planned=planned)
+        steps = history.Triages(
+            bisect=again,
+            triage=triaged,
+            misled=misled,
+            planned=planned,
+            stopped=lambda one: one[1].outcome == Ending.INTERRUPTED,
+        )
         # every triage in the order it ran (after how many of the bisection's records), and the
         # last of each range
         done, last = history.triages_first(steps, ends, bisections=confidence.MAX_SEARCHES)

@@ -292,6 +292,8 @@ class Triages(Generic[T, P]):
     misled: Callable[[Range, Sequence[T], P], list[T]]
     # Told the ranges each round of triages goes over, before it starts
     planned: Callable[[Sequence[Range]], None] = lambda _ranges: None
+    # Whether a triage's outcome ends the run (it was interrupted): no triage comes after it
+    stopped: Callable[[P], bool] = lambda _part: False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -313,7 +315,8 @@ def triages_first(
     random misled to their range, or kept from testing a commit inside it or a removal from
     their cause (`Triages.misled`), are bisected again from what was seen, and the triages of the
     ranges they leave and of those they end at go again, at most `bisections` bisections in
-    all. Every triage in the order it ran, and the last of each range that has targets left."""
+    all; a triage that ends the run (`Triages.stopped`: interrupted) is the last. Every triage
+    in the order it ran, and the last of each range that has targets left."""
     ends = {where: list(mine) for where, mine in ends.items()}
     parts: dict[Range, P] = {}
     done: list[Triaged[T, P]] = []
@@ -330,6 +333,8 @@ def triages_first(
                         replaces=replaced,
                     )
                 )  # fmt: skip
+                if steps.stopped(parts[where]):
+                    return done, parts
         again = {where: steps.misled(where, ends[where], parts[where]) for where in todo
                  if where in parts}  # fmt: skip
         lost = [target for gone in again.values() for target in gone]
