@@ -38,6 +38,7 @@ from ddchange.diff import content, linechanges, read
 from ddchange.diff.hunks import Conflict, Diff, Hunk
 from ddchange.hierarchy.grouping import Hierarchy
 from ddchange.model import Outcome
+from ddchange.report.words import plural
 from ddchange.search import probabilistic
 from ddchange.search.dd import Probe, Probed
 from ddchange.trial import files
@@ -159,7 +160,7 @@ def ddchange(case: Case, repo: Path, box: Sandbox, mode: str, args: argparse.Nam
         }
         if blocks:
             row.size = len(blocks)
-            row.answer = f"{row.size} blocks: {row.answer}"
+            row.answer = f"{plural(row.size, 'block')}: {row.answer}"
         if mode == "isolate" and isinstance(passing, list):
             row.answer += f" (+{len(passing)} passing)"
     if not patch.is_file():

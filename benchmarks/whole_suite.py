@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from results import write_section
+from results import CHECKS, PREFLIGHT, write_section
 
 from ddchange import samples, suite
 from ddchange.model import Strategy
@@ -47,6 +47,21 @@ class Row:
     whole_range: int  # --strategy diff
     single: tuple[int, ...]  # one search per failing test, each on a fresh repository
     plain: str  # how the plain search ended
+    # where the tests went: the triage's, then each single search's (`_parts`)
+    parts: tuple[Parts, ...]
+
+
+Parts = tuple[int, int, int, int]  # pre-flight, bisection, search, checks
+
+
+def _parts(phases: list[str]) -> Parts:
+    """A test log's runs by phase: the pre-flight (GOOD and BAD), the bisection of the
+    history, the searches (their checks by real outcomes included), the checks at the end
+    (each answer run again, its GOOD once more)."""
+    preflight = sum(p in PREFLIGHT for p in phases)
+    bisection = sum(p == "bisect" for p in phases)
+    checks = sum(p in CHECKS for p in phases)
+    return preflight, bisection, len(phases) - preflight - bisection - checks, checks
 
 
 def _ddchange(repo: Path, *args: str) -> tuple[int, dict[str, object]]:
@@ -76,11 +91,12 @@ def measure(scenario: samples.Scenario, root: Path) -> Row:
     whole = suite.run(samples.request(scenario, _fresh(scenario, root, "whole")))
     request = samples.request(scenario, _fresh(scenario, root, "range"))
     ranged = suite.run(dataclasses.replace(request, strategy=Strategy.DIFF))
-    single = []
+    single, parts = [], [_parts([str(r.phase) for r in whole.log])]
     for n, target in enumerate(whole.targets):
         repo = _fresh(scenario, root, f"one{n}")
         _, one = _ddchange(repo, *base, *given, "--test", target.name, *test)
         single.append(int(one["tests_run"]))  # type: ignore[call-overload]
+        parts.append(_parts([r["phase"] for r in one["log"]]))  # type: ignore[attr-defined]
     code, plain = _ddchange(_fresh(scenario, root, "plain"), *base, *test)
     ended = (
         f"exit {code}, {len(plain['culprits'])} changes after {plain['tests_run']} tests"  # type: ignore[arg-type]
@@ -97,6 +113,7 @@ def measure(scenario: samples.Scenario, root: Path) -> Row:
         whole_range=ranged.tests_run,
         single=tuple(single),
         plain=ended,
+        parts=tuple(parts),
     )
 
 
@@ -129,6 +146,21 @@ def body(rows: list[Row]) -> str:
             f"{sum(r.single)} | "
             f"{r.triage / median:.2f}× | {r.triage / sum(r.single):.2f}× | {r.plain} |"
         )
+    for r in rows:
+        lines += [
+            "",
+            f"Where the tests of `{r.scenario}` went (`pre-flight`: GOOD and BAD; `bisection`: "
+            "the commits of the history; `search`: inside the first bad commits, each answer's "
+            "check by real outcomes included; `checks`: each answer run again at the end, and "
+            "its base once more):",
+            "",
+            "| run | tests | pre-flight | bisection | search | checks |",
+            "|---|---|---|---|---|---|",
+        ]
+        named = ["triage", *(f"one search: target {n}" for n in range(1, len(r.single) + 1))]
+        for name, (preflight, bisection, search, checks) in zip(named, r.parts, strict=True):
+            total = preflight + bisection + search + checks
+            lines.append(f"| {name} | {total} | {preflight} | {bisection} | {search} | {checks} |")
     return "\n".join(lines)
 
 
