@@ -465,6 +465,24 @@ def test_a_failure_at_random_that_misleads_the_search_is_caught_and_searched_pas
     assert run.report["confirmation"]["bad"]["fails"] == 5, "BAD as often as the answer"
 
 
+def test_an_answer_that_fails_another_way_when_run_again_is_searched_past(tmp_path: Path) -> None:
+    """As above, but the wrong answer's rerun cannot be tested (125) rather than passing: its
+    runs disagree, so it is no answer, and the search goes again from what was seen, not
+    ending the run as flaky (exit 4) after one search; it ends on the culprit, exit 5."""
+    unresolved = SPURIOUS_FAILURE.replace(
+        '[ "$n" -eq 1 ] && exit 1;', '[ "$n" -eq 1 ] && exit 1; [ "$n" -eq 2 ] && exit 125;'
+    )
+    assert unresolved != SPURIOUS_FAILURE
+    good = {"a.txt": "one\n", "z.txt": "fine\n"}
+    repo = two_commits(tmp_path / "repo", good, {"a.txt": "two\n", "z.txt": "BROKEN\n"},
+                       unresolved)  # fmt: skip
+    run = search(repo, env={"COUNT": str(tmp_path / "count")})
+    assert run.returncode == 5, run.stdout + run.stderr
+    assert [(path, kind) for path, kind in run.culprits] == [("z.txt", "text")]
+    [evidence] = run.report["flaky"]
+    assert evidence["outcomes"][:2] == ["fail", "unresolved"]
+
+
 # Fails at random in the runs whose numbers (counted in $COUNT, from 1) $RANDOM_RUNS lists,
 # then runs the test it wraps.
 AT_RUNS = (

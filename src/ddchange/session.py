@@ -926,13 +926,13 @@ def _searched(run: _Run) -> _Ended:
             # (where it passes there is nothing to search: inside the history, a FAIL at
             # random misled the bisection to this commit)
             asked = run.request.confidence if run.reruns else 0.0
-            if not _passed_again(run, found) or not _fails_again(
+            if not _refuted(run, found) or not _fails_again(
                 run.trials, run.everything, asked, Stage.CONFIRM
             ):
                 break
-            # Its PASS is a fact: a FAIL the search acted on came at random. It goes again
-            # from what was seen, and FAILs not yet run as often as the flake rate asks for
-            # are run again when asked.
+            # Its PASS is a fact, and runs that disagree otherwise are no answer: a FAIL the
+            # search acted on came at random. It goes again from what was seen, and FAILs not
+            # yet run as often as the flake rate asks for are run again when asked.
             run.cache.reset(run.trials.settled())
             _know_the_sides(run)
             before = risk if confirmation is None else confirmation.risk
@@ -975,11 +975,15 @@ def _checked(
     return found, _confirm(run, found, before, searches) if run.request.confirm else None
 
 
-def _passed_again(run: _Run, found: Found) -> bool:
-    """Whether the answer (with --isolate, its failing set) passed when run again: a flaky
-    test misled the search into it."""
+def _refuted(run: _Run, found: Found) -> bool:
+    """Whether the answer (with --isolate, its failing set) did not hold when run again: it
+    passed (a fact: a flaky test misled the search into it), or its runs disagree otherwise
+    (it failed, then failed another way or could not be tested: one of them came at random,
+    and it is no answer to confirm)."""
     claim = run.trials.claim(found.answer)
-    return claim is not None and claim.outcome is Outcome.PASS
+    return claim is not None and (
+        claim.outcome is Outcome.PASS or claim.outcome is Outcome.UNRESOLVED and claim.fails > 0
+    )
 
 
 def _descend(run: _Run, start: frozenset[str], *, history: bool) -> Found:
