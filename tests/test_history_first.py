@@ -470,6 +470,8 @@ def test_the_default_bisects_then_answers_inside_the_first_bad_commit(tmp_path: 
     assert report["tests_run"] == len(report["log"])
     assert "First bad commit " + commits[5][:12] in run.stdout
     assert reproduces(repo, tmp_path, run, patch)
+    where = f"apply on {commits[4][:12]} (the parent of the first bad commit) with `git apply"
+    assert where in run.stderr
     again = search(repo)  # every test taken over, the bisection's runs of two trees once
     assert again.returncode == 0, again.stderr
     assert (again.report["tests_run"], again.report["resumed"]) == (0, report["tests_run"])

@@ -133,7 +133,8 @@ def _output_options(command: Any) -> Any:
                 "--patch",
                 "patch_file",
                 type=click.Path(dir_okay=False, path_type=Path),
-                help="Write the answer as a patch that `git apply` puts on GOOD.",
+                help="Write the answer as a patch that `git apply` puts on GOOD (by default, "
+                "on the parent of the first bad commit the search went inside).",
             ),
             _json_option,
             click.option(

@@ -157,11 +157,20 @@ def finish(result: model.Result, outputs: Outputs, *, resumable: bool = True) ->
         sys.exit(code)
 
 
+def _base(result: model.Result) -> str:
+    """What the patch applies on: GOOD, or the parent of the first bad commit the search went
+    inside."""
+    base = result.revisions.good
+    if result.route.good in ("", base):
+        return "GOOD"
+    return f"{base[:12]} (the parent of the first bad commit)"
+
+
 def _write(option: str, path: Path, result: model.Result) -> None:
     """Write the file of one output option, and say where it is."""
     if option == "--patch":
         path.write_bytes(result.patch)
-        click.echo(f"patch: {path} (apply on GOOD with `git apply {path}`)", err=True)
+        click.echo(f"patch: {path} (apply on {_base(result)} with `git apply {path}`)", err=True)
     elif option == "--json":
         from ddchange.report import as_json
 
