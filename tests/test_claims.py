@@ -119,6 +119,34 @@ def test_a_check_edited_between_two_runs_of_the_same_command_is_run_again(tmp_pa
     assert f"{check} changed since, so every test ran again" in second.stdout
 
 
+def test_a_triage_with_the_history_first_says_why_an_edited_check_ran_every_test_again(
+    tmp_path: Path,
+) -> None:
+    """The same for a whole-suite triage by default (the history bisected first), whose
+    records are those of the bisection and of a triage inside each first bad commit: the
+    second run says that the check changed, as --strategy diff and a plain search do."""
+    check = tmp_path / "check.sh"
+    check.write_text("exec python3 suite.py\n")
+    repo = two_commits(tmp_path / "repo", {"a.txt": "a\nb\nc\nd\n"}, {}, "")
+    put(repo, {"suite.py": SUITE})
+    repo.commit("the suite")
+    repo.git("tag", "-f", "good")
+    put(repo, {"a.txt": "a\nB\nc\nd\n"})
+    repo.commit("B")
+    put(repo, {"a.txt": "a\nB\nC\nd\n"})
+    repo.commit("C")
+    repo.git("tag", "-f", "bad")
+    args = ("good..bad", "--results", "junit:report.xml", "--", "sh", str(check))
+    first = ddchange(repo.path, *args)
+    assert first.returncode == 0, first.stderr
+    check.write_text("exec python3 suite.py  # the same suite, another script\n")
+    second = ddchange(repo.path, *args)
+    assert second.returncode == 0, second.stderr
+    assert second.report["resumed"] == 0
+    assert second.report["resumed_from"]["changed"] == [str(check)]
+    assert f"{check} changed since, so every test ran again" in second.stdout
+
+
 USE = "from pkg.{} import round2\n\n\ndef price():\n    return round2(1 / 3)\n"
 
 

@@ -176,7 +176,8 @@ def _history_first(
             request, revisions, NO_CHANGES, pinned, scratch, journal,
             on_record=lambda record: counted(record, searching[0], far[0]),
         )  # fmt: skip
-        trials.resume(json.dumps(describe(request, revisions, git.prefix(request.repo))))
+        described = describe(request, revisions, git.prefix(request.repo))
+        trials.resume(json.dumps(described))
         told[0] = trials.resumed
 
         trees = CommitTrees(trials, good)
@@ -414,10 +415,11 @@ def _history_first(
         outcome=next(
             (o for o in (Ending.INTERRUPTED, Ending.FLAKY) if o in outcomes), Ending.FOUND
         ),
-        # records of an earlier run of the command, not those of an earlier triage of a range
+        # records of an earlier run of the command, not those of an earlier triage of a range;
+        # none taken over where a file the command runs changed since one: that one, and why
         earlier=next(
             (part.earlier for _, part, before in order if part.earlier and part.resumed > before),
-            None,
+            None if trials.resumed else changed_check(journal, described),
         ),
         located_in=sum(r.phase in (Stage.GOOD, Stage.BAD, Stage.BISECT) for r in trials.log),
         commits=commits,
