@@ -123,7 +123,8 @@ def test_the_users_repository_is_untouched_by_a_run(
 
 @pytest.fixture
 def small_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path) -> Path:
-    """good passes `sh test.sh`, bad fails it; `same` has bad's tree in another commit."""
+    """good passes `sh test.sh`, bad fails it; `same` has bad's tree in another commit, and
+    `reverted` too, two commits after it (a fix and its revert)."""
     test = "grep -q broken data.txt && exit 1; exit 0\n"
     repo, _ = make_repo(
         tmp_path,
@@ -136,6 +137,10 @@ def small_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path)
     git(repo, "tag", "bad", "HEAD")
     git(repo, "commit", "-q", "--allow-empty", "-m", "same tree")
     git(repo, "tag", "same", "HEAD")
+    (repo / "data.txt").write_text("fine\n")
+    git(repo, "commit", "-q", "-am", "fixed")
+    git(repo, "revert", "--no-edit", "HEAD")  # and broken again: same's tree, two commits on
+    git(repo, "tag", "reverted", "HEAD")
     return repo
 
 
@@ -146,6 +151,8 @@ def small_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path)
         (["good..nope", "--", "sh", "test.sh"], 2, "unknown revision 'nope'"),
         (["bad..bad", "--", "sh", "test.sh"], 2, "are the same commit"),
         (["bad..same", "--", "sh", "test.sh"], 2, "identical trees"),
+        (["same..reverted", "--", "sh", "test.sh"], 2, "identical trees"),
+        (["same..reverted", "--results", "tap", "--", "sh", "test.sh"], 2, "identical trees"),
         (["good", "--", "sh", "test.sh"], 2, "expected GOOD..BAD"),
         (["good...bad", "--", "sh", "test.sh"], 2, "expected GOOD..BAD"),
         (["good..bad"], 2, "Missing argument"),

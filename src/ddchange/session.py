@@ -185,7 +185,7 @@ def _history_first(
     takes their records over and ends flaky, with the evidence."""
     started = time.monotonic()
     good, bad = revisions.good, revisions.bad
-    read.check_history(repo, good, bad)
+    read.check_history(repo, good, bad, (request.good, request.bad))
     kept, ignored = read.limit_paths(repo, good, bad, request.keep, request.ignore, request.repo)
     events.searching(len(git.first_parents(repo, good, bad)))
     with scratch_worktree(repo, good) as scratch:
@@ -679,7 +679,7 @@ def read_diff(
     least one."""
     diff = read.read_diff(repo, revisions.good, revisions.bad)
     if request.strategy != Strategy.DIFF:  # the commits' trees are tested too
-        read.check_history(repo, revisions.good, revisions.bad)
+        read.check_history(repo, revisions.good, revisions.bad, (request.good, request.bad))
     if not diff.hunks:
         raise errors.EmptyDiff(request.good, request.bad, diff.skipped)
     good, bad = revisions.good, revisions.bad

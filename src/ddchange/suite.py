@@ -158,7 +158,7 @@ def _history_first(
     left a removal from their cause UNRESOLVED only by tests since seen to fail at random
     elsewhere (`stale`): triaged again, knowing them, that removal runs until it settles."""
     good, bad = revisions.good, revisions.bad
-    read.check_history(repo, good, bad)
+    read.check_history(repo, good, bad, (request.good, request.bad))
     kept, ignored = read.limit_paths(repo, good, bad, request.keep, request.ignore, request.repo)
     reruns = _reruns(request)
     searching: list[Target | None] = [None]

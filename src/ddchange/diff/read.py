@@ -62,11 +62,15 @@ def check_tree(repo: Repo, rev: str) -> None:
         _refuse_unsafe(rev, path, entry.mode)
 
 
-def check_history(repo: Repo, good: str, bad: str) -> None:
-    """Raise `errors.UnsafePath` for a path that a commit of the first-parent history in
-    good..bad brings in and git's checkout would refuse: the search by history applies those
-    commits' trees, and must refuse them before the first test, not in the middle."""
+def check_history(repo: Repo, good: str, bad: str, named: tuple[str, str]) -> None:
+    """Raise `errors.EmptyDiff` where good and bad (`named` so by the user) have the same
+    tree (a commit and its revert: nothing to search, whatever the commits between), and
+    `errors.UnsafePath` for a path that a commit of the first-parent history in good..bad
+    brings in and git's checkout would refuse: the search by history applies those commits'
+    trees, and must refuse them before the first test, not in the middle."""
     with _reading_trees(good, bad):
+        if not git.diff_raw(repo, good, bad):
+            raise errors.EmptyDiff(*named)
         changes = git.first_parent_changes(repo, good, bad)
     for commit, change in changes:
         _refuse_unsafe(commit, change.new_path, change.new_mode)
