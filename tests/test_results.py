@@ -153,6 +153,15 @@ def test_nested_suites(where: Path, top: Path, root: str) -> None:
     assert read_junit(where, top) == Read({"top": PASS, "deep": FAIL})
 
 
+def test_a_report_wrapped_in_another_testsuites_is_read_whole(where: Path, top: Path) -> None:
+    """<testsuites> inside <testsuites> (one report wrapped in another, as a CI merger
+    writes it): every suite of each counts, beside the outer one's own."""
+    inner = junit('<testcase classname="C" name="t"><failure type="E"/></testcase>')
+    outer = "<testsuite name='o'><testcase name='out'/></testsuite>"
+    write(where / "report.xml", f'<testsuites name="all">{outer}{inner}</testsuites>')
+    assert read_junit(where, top) == Read({"out": PASS, "C.t": Case(Status.FAIL, "E")})
+
+
 def test_several_files_through_a_double_star_glob(where: Path, top: Path) -> None:
     write(where / "a.xml", junit('<testcase name="here"/>'))
     write(where / "r" / "b.xml", junit('<testcase name="one"><skipped/></testcase>'))

@@ -245,12 +245,16 @@ def _xml(data: bytes, shown: str) -> Element:
 
 
 def _testcases(root: Element) -> Iterator[TestCase]:
-    # JUnitXml.fromelem of a <testsuite> root finds no suite in it: that root is the suite.
+    # JUnitXml.fromelem of a <testsuite> root finds no suite in it: that root is the suite;
+    # a <testsuites> may hold more <testsuites> (one report wrapped in another, as a CI
+    # merger writes it), whose suites count as its own.
     if root.tag == "testsuite":
         yield from TestSuite.fromelem(root)
     elif root.tag == "testsuites":
         for suite in JUnitXml.fromelem(root):
             yield from suite
+        for inner in root.iterfind("testsuites"):
+            yield from _testcases(inner)
 
 
 def _test_id(case: TestCase) -> str:
