@@ -6,6 +6,7 @@ relative to the directory run in) mean what they mean to git; the demo as the RE
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -87,6 +88,17 @@ def test_c_before_the_command_as_git_takes_it(repo: Sandbox, tmp_path: Path) -> 
     elsewhere = ddchange(tmp_path.parent, "-C", "repo", "log", command=["-C", tmp_path.name],
                          untouched=[repo.path])  # fmt: skip
     assert (elsewhere.returncode, elsewhere.stdout) == (0, logged.stdout)
+
+
+def test_the_log_shows_the_command_as_it_is_typed(repo: Sandbox, tmp_path: Path) -> None:
+    """An argument with spaces and a `;` is quoted in the log's first line, as the command
+    that resumes is: the line can be run as it stands."""
+    script = 'echo ran >> "$RAN"; grep -q BROKEN a.txt && exit 1; exit 0'
+    run = ddchange(repo.path, "good..bad", "--", "sh", "-c", script,
+                   env={"RAN": str(tmp_path / "ran")})  # fmt: skip
+    assert found(run) == [("a.txt", "text")]
+    logged = ddchange(repo.path, command=["log"])
+    assert logged.stdout.startswith(f"# ddchange log: good..bad -- sh -c {shlex.quote(script)}\n")
 
 
 def test_an_empty_side_of_the_range_is_head(repo: Sandbox, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 from typing import Any
 
 from ddchange.model import Outcome, TestRecord, cases_from, phase_of
@@ -17,7 +18,7 @@ from ddchange.report.words import plural, printable
 def render(description: dict[str, object], records: list[TestRecord]) -> str:
     """A run's history, like `git bisect log`: comments for people, one JSON line per test."""
     argv = description.get("test")
-    test = " ".join(map(str, argv)) if isinstance(argv, list) else ""
+    test = shlex.join(map(str, argv)) if isinstance(argv, list) else ""  # as it is typed
     where = description.get("subdirectory")
     lines = [
         f"# ddchange log: {description.get('good_rev')}..{description.get('bad_rev')} -- {test}"
