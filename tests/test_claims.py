@@ -93,6 +93,32 @@ def test_a_cause_checked_line_by_line_is_said_to_be_checked_in_parts(tmp_path: P
     assert "passed without each change" not in run.stdout
 
 
+def test_a_one_change_cause_whose_parts_cannot_be_tested_is_needed_as_a_whole(
+    tmp_path: Path,
+) -> None:
+    """The same block, where either line alone breaks the suite (no results: 125): the
+    cause's one change passes without it (at GOOD), so it is needed as a whole; no removal of
+    a part of it could be tested, so it is not shown to be 1-minimal part by part."""
+    half = (
+        "if len({'B', 'C'} & set(open('a.txt').read().split())) == 1:\n    raise SystemExit(125)\n"
+    )
+    repo = two_commits(
+        tmp_path / "repo",
+        {"a.txt": "a\nb\nc\nd\n", "suite.py": half + SUITE},
+        {"a.txt": "a\nB\nC\nd\n"},
+        "",
+    )
+    run = ddchange(repo.path, "good..bad", "--results", "junit:report.xml", "--", "python3",
+                   "suite.py", command=["run"])  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "Cause 1: 1 change breaks 1 test: case.bug" in run.stdout
+    assert (
+        "passed at GOOD: so the change is needed as a whole; no removal of a part of it could "
+        "be tested (2 checks: no build, no result, or another failure), so it is not shown to "
+        "be 1-minimal part by part"
+    ) in run.stdout
+
+
 def test_a_check_edited_between_two_runs_of_the_same_command_is_run_again(tmp_path: Path) -> None:
     """A check script kept outside the repository, tightened between two runs of the same
     command line: the second run takes none of the first's tests over, says why, and every

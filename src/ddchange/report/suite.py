@@ -164,6 +164,12 @@ def _backing(cause: Cause, base: str, *, isolate: bool, shown: int) -> str:
     if not cause.unresolved:
         parts = f"each of its {cause.checks} parts ({checks}; {PARTS})"
         return f"{seen}, and passed without {parts}: 1-minimal"
+    if not passed and shown == 1 and not whole:  # the one change's removal is its base
+        return (
+            f"{seen}: so the change is needed as a whole; no removal of a part of it could be "
+            f"tested ({plural(cause.checks, 'check')}: no build, no result, or another "
+            "failure), so it is not shown to be 1-minimal part by part"
+        )
     if not passed:  # "did not fail" is true there, but nothing passed: no 1-minimality shown
         return (
             f"{seen}; no removal of {'a change' if whole else 'a part'} could be tested "
