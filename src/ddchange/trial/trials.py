@@ -392,7 +392,7 @@ class Trials:
             duration=duration,
             tail="" if last is None else last.tail,
             missing=frozenset(missing_names(output))
-            if verdict.outcome is not Outcome.PASS
+            if self._reads_missing(verdict)
             else frozenset(),
             cases=verdict.cases,
         )
@@ -402,6 +402,15 @@ class Trials:
         self.tests_run += 1
         self.command_time += duration
         self.on_record(record)
+
+    def _reads_missing(self, verdict: runner.Verdict) -> bool:
+        """Whether a run's output is read for missing names: where it could not be tested
+        (they teach the search a need), and, without --results, where it failed (BAD's are
+        the names its failure may miss: `adopt_failure`). A suite's run fails whenever one
+        of its tests does, and its output is no build's."""
+        return verdict.outcome is Outcome.UNRESOLVED or (
+            verdict.outcome is Outcome.FAIL and not self.setup.results
+        )
 
     def records(self, config: frozenset[str]) -> list[TestRecord]:
         """Every record of exactly `config` in this run (earlier attempts' included), oldest
