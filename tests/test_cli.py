@@ -159,6 +159,7 @@ def small_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path)
         (["good..bad", "--fail-pattern", "(", "--", "sh", "test.sh"], 2, "not a regular"),
         (["good..bad", "--timeout", "-1", "--", "sh", "test.sh"], 2, "--timeout"),
         (["good..bad", "--", "false"], 1, "GOOD should pass"),
+        (["bad..good", "--", "sh", "test.sh"], 1, "is the range the wrong way round?"),
         (["good..bad", "--", "true"], 1, "BAD should fail"),
         (["good..bad", "--", "./no-such-test"], 1, "GOOD should pass"),
         (["good..bad", "--timeout", "0.5", "--", "sleep", "30"], 1, "timeout after 0.5s"),

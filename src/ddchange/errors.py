@@ -369,6 +369,7 @@ class PreflightFailed(DDChangeError):
     subdirectory: str = ""
     pinned: tuple[str, tuple[str, ...]] = ("", ())  # (commit, paths)
     absent: tuple[str, ...] = ()
+    reversed: bool = False  # BAD is an ancestor of GOOD: the range may be the wrong way round
 
 
 @dataclass

@@ -1222,6 +1222,7 @@ def _preflight_failed(
         unsearched=unsearched if phase == Stage.BAD else (),
         runs=runs,
         keep=tuple(_named_by_the_command(request, named)) if phase == Stage.GOOD else (),
+        reversed=git.is_ancestor(trials.scratch.repo, revisions.bad, revisions.good),
     )
 
 

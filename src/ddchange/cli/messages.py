@@ -317,6 +317,11 @@ def _explain_preflight(error: errors.PreflightFailed) -> str:
             "the command was not found or not executable in the scratch tree of GOOD: "
             "files you have not committed are not there, so give an absolute path for them."
         )
+    if error.reversed:
+        lines.append(
+            "BAD is an ancestor of GOOD: is the range the wrong way round? GOOD..BAD names "
+            "the older revision, where the test passes, first."
+        )
     for path in error.keep:
         lines.append(
             f"BAD adds or changes {path}, which the test command names, and GOOD lacks it: to "
