@@ -808,23 +808,6 @@ def test_a_check_another_test_left_unresolved_at_random_is_searched_again(
     assert_broken_alone_settled(out, document, timeouts)
 
 
-def test_a_test_breaking_anew_alike_where_no_change_is_shared_is_rerun_as_if_at_random(
-    tmp_path: Path,
-) -> None:
-    """The steady test times out in run 5 (a.txt's other change alone) and run 6 (BROKEN
-    alone): two configurations that share no change, so no change breaks it in both, and it
-    is taken as failing at random. BROKEN alone runs again at once (run 7), the steady test
-    passes, and the search goes on from there: the cause is BROKEN alone, 1-minimal, though
-    run 16 (where the check ran once more before) times out too. Before, that check's two
-    runs both timed out, and the cause kept a.txt's other change, not shown 1-minimal."""
-    runner = steady_timing_out(tmp_path / "count", (5, 6, 16))
-    repo = two_commits(tmp_path / "repo", {**GOOD, "suite.py": runner}, BAD, "")
-    code, out, err, document = triage(repo, *JUNIT)
-    assert code == 0, out + err
-    assert_broken_alone_settled(out, document, 1)
-    assert [r["number"] for r in document["log"] if r["config"] == ["0.1.0"]][:2] == [6, 7]
-
-
 @pytest.mark.parametrize(("broken", "runs"), [(1, 2), (2, 1)])
 def test_a_check_breaking_one_steady_test_runs_once_more_and_one_breaking_two_does_not(
     tmp_path: Path, broken: int, runs: int

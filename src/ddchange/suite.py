@@ -280,7 +280,7 @@ def _history_first(
                 inner, repo, Revisions(base, tip), journal, counted, frame=frame,
                 only=frozenset(t.name for t in mine), pace=pace, flaky=flakes.tests() | random,
             )  # fmt: skip
-            random.update(_seen_at_random(part.log), _apart(part.log, part.targets))
+            random.update(_seen_at_random(part.log))
             return len(trials.log), dataclasses.replace(
                 part,
                 changes=tuple(
@@ -512,7 +512,7 @@ def _triage(
         try:
             pacing.begin(len(everything))
 
-            flakes = _Flakes(trials=trials, targets=targets, elsewhere=flaky, apart=True)
+            flakes = _Flakes(trials=trials, targets=targets, elsewhere=flaky)
 
             searched, searches = targets, 0
             while True:
@@ -687,18 +687,15 @@ def _outcome(records: Sequence[TestRecord], target: Target) -> Outcome:
 class _Flakes:
     """The rate at which the targets fail at random (confidence.flake_rate), from the runs of
     configurations in which a target passed: 0 while none of them failed there; and every
-    test seen to fail at random (`tests`), or, where configurations are sets of changes
-    (`apart`), that broke anew as if it did (`_Apart`). Kept up as the log grows: each call
-    reads again only the configurations run since the last one."""
+    test seen to fail at random (`tests`). Kept up as the log grows: each call reads again
+    only the configurations run since the last one."""
 
     trials: Trials
     targets: Sequence[Target]
     elsewhere: frozenset[str] = frozenset()  # tests seen to fail at random in other runs
-    apart: bool = False  # the configurations are sets of changes, not commits' trees
     _read: int = 0  # records of the log read
     _counts: dict[Config, tuple[int, int]] = field(default_factory=dict)  # runs, FAILs at random
     _random: set[str] = field(default_factory=set)
-    _apart: _Apart = field(default_factory=lambda: _Apart())
 
     def rate(self) -> float:
         self._update()
@@ -709,11 +706,9 @@ class _Flakes:
         """The tests that passed in one run of a configuration and failed in another, here or
         `elsewhere`."""
         self._update()
-        return frozenset(self._random) | self._apart.tests() | self.elsewhere
+        return frozenset(self._random) | self.elsewhere
 
     def _update(self) -> None:
-        if self.apart and self.targets:
-            self._apart.read(self.trials.log[self._read :], self.targets[0].ends)
         for config in {record.config for record in self.trials.log[self._read :]}:
             records = self.trials.records(config)
             passed = _passed(records)
@@ -723,37 +718,6 @@ class _Flakes:
             self._counts[config] = (sum(s[0] for s in seen), sum(s[1] for s in seen))
             self._random |= _seen_at_random(records)
         self._read = len(self.trials.log)
-
-
-@dataclass(kw_only=True)
-class _Apart:
-    """The tests that broke anew the same way (status, kind and message) in configurations of
-    changes that share no change, all of them: no one set of changes breaks a test in each
-    (where changes break it, it breaks wherever they are), so one of those failures, at
-    least, may have come at random. A guess, that only asks for runs: a configuration that
-    only such tests left UNRESOLVED runs again until it settles (`_at_random_only`), and a
-    test's failure there is excused only where it passed in another run of it. A test that
-    two changes each break alike, with one message, is taken so too (each configuration that
-    only it leaves UNRESOLVED then runs up to `_settling` times)."""
-
-    # each way a test broke anew: the changes every configuration where it did so shares
-    _shared: dict[tuple[str, Case, str], Config] = field(default_factory=dict)
-    _tests: set[str] = field(default_factory=set)
-
-    def read(self, records: Sequence[TestRecord], ends: Mapping[str, Case | None]) -> None:
-        for record in records:
-            for name in _anew(record.cases or {}, ends):
-                case = results.lookup(record.cases or {}, name)
-                if case is None or name in self._tests:
-                    continue
-                key = (name, case, case.message)
-                shared = self._shared.get(key, record.config) & record.config
-                self._shared[key] = shared
-                if not shared:
-                    self._tests.add(name)
-
-    def tests(self) -> frozenset[str]:
-        return frozenset(self._tests)
 
 
 def disagree(trials: Trials, config: Config, target: Target) -> bool:
@@ -827,14 +791,6 @@ def _settling(request: Request, rate: float) -> int:
     configuration is left unsettled 1 time in 256 (with 3 runs, 1 in 64: 3 of 100 flaky
     triages of benchmarks/flaky.py went wrong so)."""
     return request.retries + confidence.runs_to_confirm(request.confidence, rate)
-
-
-def _apart(records: Sequence[TestRecord], targets: Sequence[Target]) -> frozenset[str]:
-    """The tests that broke anew in `records` as if at random (`_Apart`)."""
-    apart = _Apart()
-    if targets:
-        apart.read(records, targets[0].ends)
-    return apart.tests()
 
 
 def _seen_at_random(records: Sequence[TestRecord]) -> set[str]:
