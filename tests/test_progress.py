@@ -111,6 +111,26 @@ def test_ctrl_c_gives_a_short_summary_and_the_command_that_resumes(tmp_path: Pat
     assert resume.endswith("good..bad -- sh test.sh")
 
 
+def test_ctrl_c_lists_the_best_answer_by_the_changes_it_counts(tmp_path: Path) -> None:
+    """At block granularity a change is a block: each file's two new lines are one change,
+    and the summary lists as many changes as it counts (it listed each line change)."""
+    files = {f"f{n}.txt": "one\ntwo\n" for n in range(4)}
+    bad = dict.fromkeys(files, "one\nNEW\nNEWER\ntwo\n") | {"a.txt": "BROKEN\n"}
+    test = "sleep 0.3; grep -q BROKEN a.txt && exit 1; exit 0\n"
+    repo = two_commits(tmp_path / "repo", {"a.txt": "fine\n", **files}, bad, test)
+    command = [sys.executable, "-m", "ddchange", "good..bad", "--strategy", "diff", "--",
+               "sh", "test.sh"]  # fmt: skip
+    done = interrupted_after(command, repo.path, 3)  # the pre-flight's 2, then the search
+    assert done.returncode == 130
+    counted = re.search(
+        r"Best answer so far: (\d+) changes \((\d+) of \d+ line changes\)", done.stdout
+    )
+    assert counted is not None, done.stdout
+    assert int(counted[1]) < int(counted[2]), "some change of the answer is a block of two lines"
+    listed = [line for line in done.stdout.splitlines() if line.startswith("[")]
+    assert len(listed) == int(counted[1]), done.stdout
+
+
 def test_ctrl_c_in_the_pre_flight_also_says_how_to_resume(tmp_path: Path) -> None:
     done = _interrupted_after(1, tmp_path)
     assert done.returncode == 130

@@ -39,14 +39,15 @@ SHOWN_INTERRUPTED = 10  # changes of an interrupted run's best answer, by locati
 
 
 def _where(result: Result) -> list[str]:
-    """An interrupted run's best answer so far, short: where its first changes are."""
-    culprits = result.culprits
+    """An interrupted run's best answer so far, short: where its first changes are (at block
+    granularity each block of them, as the headline counts them)."""
+    changes = blocks(result, result.culprits)
     lines = [
-        f"[{n}] {location(h, result.scopes.get(h.id, ''))}"
-        for n, h in enumerate(culprits[:SHOWN_INTERRUPTED], 1)
+        f"[{n}] {location(change[0], result.scopes.get(change[0].id, ''))}"
+        for n, change in enumerate(changes[:SHOWN_INTERRUPTED], 1)
     ]
-    if len(culprits) > SHOWN_INTERRUPTED:
-        lines.append(f"… {len(culprits) - SHOWN_INTERRUPTED} more (--patch and --json have all)")
+    if len(changes) > SHOWN_INTERRUPTED:
+        lines.append(f"… {len(changes) - SHOWN_INTERRUPTED} more (--patch and --json have all)")
     return lines
 
 
