@@ -481,6 +481,7 @@ def test_an_answer_that_fails_another_way_when_run_again_is_searched_past(tmp_pa
     assert [(path, kind) for path, kind in run.culprits] == [("z.txt", "text")]
     [evidence] = run.report["flaky"]
     assert evidence["outcomes"][:2] == ["fail", "unresolved"]
+    assert "  1 line change (confirm): FAIL, UNRESOLVED" in run.stdout, "line changes, named so"
 
 
 # Fails at random in the runs whose numbers (counted in $COUNT, from 1) $RANDOM_RUNS lists,

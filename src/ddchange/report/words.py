@@ -476,9 +476,11 @@ def flaky(result: Result) -> list[str]:
             "again as the confidence asks at the rate seen (below); a removal that passed needs "
             "no rerun. Evidence:"
         ]
+    # at block granularity the units are line changes, and the headline counts blocks
+    unit = "line change" if result.request.granularity == Level.BLOCK else "change"
     for evidence in result.disagreements:
         outcomes = ", ".join(o.value.upper() for o in evidence.outcomes)
-        lines.append(f"  {plural(evidence.size, 'change')} ({evidence.phase}): {outcomes}")
+        lines.append(f"  {plural(evidence.size, unit)} ({evidence.phase}): {outcomes}")
     checked = result.confirmation
     if checked is not None and checked.good_failing:
         lines += _good_at_end(checked, base_name(result))
