@@ -507,11 +507,15 @@ def test_a_cause_fails_its_tests_and_breaks_no_other(tmp_path: Path) -> None:
 
 def test_with_jobs_the_runs_overlap_and_no_share_of_the_wall_is_claimed(tmp_path: Path) -> None:
     """With -j 2 the runs' times overlap: wall time minus their sum is no time of ddchange's
-    own (it goes below zero), so the report says how many ran at once instead."""
+    own (it goes below zero), so the report says how many ran at once instead, and how many
+    runs made ahead no search asked for (as a single search's does; so does the JSON)."""
     repo = repository(tmp_path / "repo")
-    code, out, err, _ = triage(repo, *JUNIT, "-j", "2")
+    code, out, err, document = triage(repo, *JUNIT, "-j", "2")
     assert code == 0, err
-    assert "s in all, up to 2 tests at once." in out
+    unused = document["tests_ahead_unused"]
+    assert document["jobs"] == 2
+    assert f"s in all, up to 2 tests at once, and {unused} more test" in out
+    assert "run ahead that the searches did not need." in out
     assert "ddchange's own" not in out
 
 

@@ -596,6 +596,7 @@ class SuiteResult:
     wall_time: float
     command_time: float
     width: int = 1  # tests that could run at once (-j N, or a Dask cluster's threads)
+    unused: int = 0  # runs made ahead that no search asked for (not records)
     earlier: Earlier | None = None  # where the records taken over came from (None: none were)
     # FOUND: every target has a cause, each backed by records; FLAKY: some records disagree;
     # INTERRUPTED: stopped before every target had one.

@@ -412,6 +412,7 @@ def _history_first(
         wall_time=0.0,
         command_time=trials.command_time + sum(part.command_time for _, part, _ in order),
         width=width,
+        unused=trials.unused() + sum(part.unused for _, part, _ in order),
         outcome=next(
             (o for o in (Ending.INTERRUPTED, Ending.FLAKY) if o in outcomes), Ending.FOUND
         ),
@@ -594,6 +595,7 @@ def _triage(
         wall_time=time.monotonic() - started,
         command_time=trials.command_time,
         width=width,
+        unused=trials.unused(),
         outcome=outcome,
         earlier=earlier(trials.before, described, replayed=False)
         if trials.resumed

@@ -266,7 +266,8 @@ def render(result: SuiteResult) -> str:
     times = (
         f"{overhead:.1f}s of it ddchange's own"
         if result.width == 1
-        else f"up to {result.width} tests at once"
+        else f"up to {result.width} tests at once, and {plural(result.unused, 'more test')} "
+        "run ahead that the searches did not need"
     )
     bisected = (
         f" ({result.located_in} of them GOOD, BAD and the bisection of the history)"
@@ -307,6 +308,8 @@ def render_json(result: SuiteResult) -> str:
         ],
         "already_failing": list(result.already_failing),
         "newly_passing": list(result.newly_passing),
+        "jobs": result.width,
+        "tests_ahead_unused": result.unused,
         "causes": [
             {
                 "number": number,
