@@ -161,7 +161,7 @@ def small_repo(make_repo: Callable[..., tuple[Path, list[str]]], tmp_path: Path)
         (["good..bad", "--", "false"], 1, "GOOD should pass"),
         (["bad..good", "--", "sh", "test.sh"], 1, "is the range the wrong way round?"),
         (["good..bad", "--", "true"], 1, "BAD should fail"),
-        (["good..bad", "--", "./no-such-test"], 1, "GOOD should pass"),
+        (["good..bad", "--", "./no-such-test"], 1, "the test gave FAIL (exit 127);"),
         (["good..bad", "--timeout", "0.5", "--", "sleep", "30"], 1, "timeout after 0.5s"),
         (["good..bad", "--build", "exit 3", "--", "sh", "test.sh"], 1, "build failed"),
         (["good..bad", "--", "sh", "-c", "exit 200"], 1, "above 127"),

@@ -889,13 +889,15 @@ def _sides_hold(
     we say so (`failed`), since that ends the run and a flaky test must not pass for it:
     GOOD that fails as often as the answer's failure is rerun (a FAIL may come at random; one
     PASS among them is a fact: GOOD passes, and the test is seen to fail at random),
-    otherwise once. BAD's exit code becomes *the* failure."""
+    otherwise once; none where the shell could not find or run the command (exit 126 or
+    127). BAD's exit code becomes *the* failure."""
     trials.offer(c for _, config, write in sides if write is None for c in trials.owed(config, 1))
     for phase, config, write in sides:
         wanted = Outcome.PASS if phase == Stage.GOOD else Outcome.FAIL
         runs_wanted = PREFLIGHT_RUNS
         agreed, runs = trials.repeat(config, runs_wanted, phase, write and write(runs_wanted))
-        if agreed is not wanted and {r.outcome for r in runs} == {agreed}:
+        found = runs[-1].exit_code not in _NOT_FOUND  # a command not found is no flake
+        if agreed is not wanted and {r.outcome for r in runs} == {agreed} and found:
             runs_wanted += max(reruns, 1) if agreed is Outcome.FAIL else 1
             agreed, runs = trials.repeat(config, runs_wanted, phase, write and write(runs_wanted))
         seen = {r.outcome for r in runs}
@@ -906,6 +908,10 @@ def _sides_hold(
         if phase == Stage.BAD:
             trials.adopt_failure(runs[-1].exit_code, runs[-1].missing)
     return True
+
+
+# The shell's exit codes for a command it could not run (not executable) or find.
+_NOT_FOUND = (126, 127)
 
 
 def _flaky(run: _Run) -> _Ended:
