@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from endtoend import ddchange, put, two_commits
+from endtoend import Run, ddchange, put, two_commits
 
 # a.txt's BROKEN fails the test only with b.txt's NEED; either alone breaks the build (125)
 TEST = (
@@ -77,17 +77,23 @@ raise SystemExit(1 if failure else 0)
 """
 
 
-def test_a_cause_checked_line_by_line_is_said_to_be_checked_in_parts(tmp_path: Path) -> None:
-    """The same block triaged (--results): the cause's words name its parts as well."""
+def _triaged_block(tmp_path: Path, suite: str) -> Run:
+    """One block of two line changes (b, c to B, C) triaged with `suite` (--results)."""
     repo = two_commits(
         tmp_path / "repo",
-        {"a.txt": "a\nb\nc\nd\n", "suite.py": SUITE},
+        {"a.txt": "a\nb\nc\nd\n", "suite.py": suite},
         {"a.txt": "a\nB\nC\nd\n"},
         "",
     )
     run = ddchange(repo.path, "good..bad", "--results", "junit:report.xml", "--", "python3",
                    "suite.py", command=["run"])  # fmt: skip
     assert run.returncode == 0, run.stderr
+    return run
+
+
+def test_a_cause_checked_line_by_line_is_said_to_be_checked_in_parts(tmp_path: Path) -> None:
+    """The same block triaged (--results): the cause's words name its parts as well."""
+    run = _triaged_block(tmp_path, SUITE)
     assert "Cause 1: 1 change breaks 1 test: case.bug" in run.stdout
     assert "passed without each of its 2 parts (2 checks; a change is checked" in run.stdout
     assert "passed without each change" not in run.stdout
@@ -102,15 +108,7 @@ def test_a_one_change_cause_whose_parts_cannot_be_tested_is_needed_as_a_whole(
     half = (
         "if len({'B', 'C'} & set(open('a.txt').read().split())) == 1:\n    raise SystemExit(125)\n"
     )
-    repo = two_commits(
-        tmp_path / "repo",
-        {"a.txt": "a\nb\nc\nd\n", "suite.py": half + SUITE},
-        {"a.txt": "a\nB\nC\nd\n"},
-        "",
-    )
-    run = ddchange(repo.path, "good..bad", "--results", "junit:report.xml", "--", "python3",
-                   "suite.py", command=["run"])  # fmt: skip
-    assert run.returncode == 0, run.stderr
+    run = _triaged_block(tmp_path, half + SUITE)
     assert "Cause 1: 1 change breaks 1 test: case.bug" in run.stdout
     assert (
         "passed at GOOD: so the change is needed as a whole; no removal of a part of it could "
