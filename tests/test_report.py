@@ -148,7 +148,7 @@ def test_flaky_and_interrupted_runs_say_how_far_to_trust_them(found: model.Resul
     assert '<span class="badge flaky">flaky</span>' in flaky
     warning = flaky[flaky.index('<p class="warning">') :]
     assert warning.startswith('<p class="warning">WARNING: the test is flaky')
-    assert "3 changes (hunk): FAIL, PASS" in warning[: warning.index("</p>")]
+    assert "3 line changes (hunk): FAIL, PASS" in warning[: warning.index("</p>")]
     interrupted = report.render(dataclasses.replace(found, outcome="interrupted"))
     assert "it may not be minimal yet" in interrupted
     assert "Confirmed" not in interrupted  # nothing was confirmed
