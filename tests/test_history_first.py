@@ -477,6 +477,22 @@ def test_the_default_bisects_then_answers_inside_the_first_bad_commit(tmp_path: 
     assert (again.report["tests_run"], again.report["resumed"]) == (0, report["tests_run"])
 
 
+def test_every_strategy_in_turn_shares_one_journal(tmp_path: Path) -> None:
+    """--strategy diff, the default, --strategy history, the default again, on one journal:
+    the same key, changes numbered each its own way. Each run takes over what it can (the
+    runs of the same trees) and keeps the others' records for them; none refuses the journal
+    as damaged, and each finds the culprit."""
+    steps: list[dict[str, str | Exe | None]] = [{} for _ in range(6)]
+    steps[3] = {"data.txt": "10\n20\n31\n"}
+    repo, _ = history(tmp_path / "repo", steps)
+    for options in (["--strategy", "diff"], [], ["--strategy", "history"], []):
+        run = search(repo, *options)
+        assert run.returncode == 0, (options, run.stderr)
+        assert [c["path"] for c in run.report["culprits"]] == ["data.txt"]
+    assert run.report["resumed"] > 0, "the default's second run took its tests over"
+    assert run.report["tests_run"] == 0
+
+
 def test_an_answer_that_needs_earlier_commits_says_so(tmp_path: Path) -> None:
     steps: list[dict[str, str | Exe | None]] = [{} for _ in range(6)]
     steps[1] = {"scale.txt": "2\n", "data.txt": "5\n10\n15\n"}  # 30 * 2: still 60

@@ -160,15 +160,16 @@ class Trials:
         """Take over the records of earlier attempts of this run (their outcomes: `settled`).
         The run as the journal knew it before (`before`) says where they came from."""
         self.before = self.setup.journal.begin(self.setup.key, request)
-        self.log = self.setup.journal.records(self.setup.key)
+        records = self.setup.journal.records(self.setup.key)
         known = {hunk.id for hunk in self.diff.hunks}
-        strange = {i for r in self.log if not whole_tree(r.config) for i in r.config} - known
+        strange = {i for r in records if not whole_tree(r.config) for i in r.config} - known
         if strange and self.before is not None and self.before.request.get(REPLAYED) is True:
             raise errors.UnknownChanges(tuple(sorted(strange)))  # an edited log's test lines
-        if strange:  # not ddchange's records: a damaged journal
-            raise errors.JournalUnavailable(
-                self.setup.journal.path, f"tests of changes of no diff here: {min(strange)!r}"
-            )
+        # Runs of the same command with another --strategy share the key (it chooses which
+        # tests run, not what one answers) but not the changes: the whole range's units
+        # (--strategy diff, history) are none of the bisection's trees, and each strategy
+        # numbers its units its own way. Their records stay in the journal for them.
+        self.log = [r for r in records if whole_tree(r.config) or r.config <= known]
         self.resumed = len(self.log)
         for record in self.log:
             self._by_config.setdefault(record.config, []).append(record)
