@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from results import CHECKS, PREFLIGHT, write_section
+from results import runs, write_section
 
 from ddchange import samples, suite
 from ddchange.model import Strategy
@@ -55,13 +55,10 @@ Parts = tuple[int, int, int, int]  # pre-flight, bisection, search, checks
 
 
 def _parts(phases: list[str]) -> Parts:
-    """A test log's runs by phase: the pre-flight (GOOD and BAD), the bisection of the
-    history, the searches (their checks by real outcomes included), the checks at the end
-    (each answer run again, its GOOD once more)."""
-    preflight = sum(p in PREFLIGHT for p in phases)
-    bisection = sum(p == "bisect" for p in phases)
-    checks = sum(p in CHECKS for p in phases)
-    return preflight, bisection, len(phases) - preflight - bisection - checks, checks
+    """A test log's runs by phase (`results.runs`), the bisection of the history apart from
+    the searches."""
+    counted = runs(p for p in phases if p != "bisect")
+    return counted.preflight, phases.count("bisect"), counted.search, counted.checks
 
 
 def _ddchange(repo: Path, *args: str) -> tuple[int, dict[str, object]]:

@@ -896,7 +896,8 @@ def _sides_hold(
         wanted = Outcome.PASS if phase == Stage.GOOD else Outcome.FAIL
         runs_wanted = PREFLIGHT_RUNS
         agreed, runs = trials.repeat(config, runs_wanted, phase, write and write(runs_wanted))
-        found = runs[-1].exit_code not in _NOT_FOUND  # a command not found is no flake
+        # a command the shell could not find or run is no flake
+        found = runs[-1].exit_code not in (runner.EXIT_NOT_FOUND, runner.EXIT_NOT_EXECUTABLE)
         if agreed is not wanted and {r.outcome for r in runs} == {agreed} and found:
             runs_wanted += max(reruns, 1) if agreed is Outcome.FAIL else 1
             agreed, runs = trials.repeat(config, runs_wanted, phase, write and write(runs_wanted))
@@ -908,10 +909,6 @@ def _sides_hold(
         if phase == Stage.BAD:
             trials.adopt_failure(runs[-1].exit_code, runs[-1].missing)
     return True
-
-
-# The shell's exit codes for a command it could not run (not executable) or find.
-_NOT_FOUND = (126, 127)
 
 
 def _flaky(run: _Run) -> _Ended:

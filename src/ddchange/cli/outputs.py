@@ -22,7 +22,7 @@ import click
 
 from ddchange import errors, model
 from ddchange.errors import Exit
-from ddchange.report.words import plural
+from ddchange.report.words import base_relation, plural
 
 if TYPE_CHECKING:
     from ddchange.session import Listener
@@ -158,12 +158,14 @@ def finish(result: model.Result, outputs: Outputs, *, resumable: bool = True) ->
 
 
 def _base(result: model.Result) -> str:
-    """What the patch applies on: GOOD, or the parent of the first bad commit the search went
-    inside."""
-    base = result.revisions.good
-    if result.route.good in ("", base):
+    """What the patch applies on: GOOD, or the commit the search inside the history went on
+    from (`words.base_relation`)."""
+    relation = base_relation(result)
+    if relation is None:
         return "GOOD"
-    return f"{base[:12]} (the parent of the first bad commit)"
+    if relation != "the last good commit":
+        relation = f"the {relation} of the first bad commit"
+    return f"{result.revisions.good[:12]} ({relation})"
 
 
 def _write(option: str, path: Path, result: model.Result) -> None:

@@ -171,13 +171,23 @@ def _between(result: Result) -> str:
 def base_name(result: Result) -> str:
     """What the answer applies on, as the report's sentences name it: GOOD, or the commit the
     search inside the history went on from."""
+    relation = base_relation(result)
+    if relation is None:
+        return "GOOD"
+    if relation == "the last good commit":
+        return f"commit {result.revisions.good[:12]} ({relation})"
+    return f"commit {result.revisions.good[:12]} (its {relation})"
+
+
+def base_relation(result: Result) -> str | None:
+    """How the commit the answer applies on stands to the first bad commit, where the search
+    went inside the history ("parent", "first parent", "the last good commit"); None: GOOD."""
     found = result.route
     if not found.inside:
-        return "GOOD"
-    which = "first parent" if found.searched == "merge" else "parent"
+        return None
     if found.searched == "skipped":
-        return f"commit {result.revisions.good[:12]} (the last good commit)"
-    return f"commit {result.revisions.good[:12]} (its {which})"
+        return "the last good commit"
+    return "first parent" if found.searched == "merge" else "parent"
 
 
 def first_bad(result: Result) -> str:
