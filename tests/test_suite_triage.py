@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from endtoend import LINES, ddchange, edit, interrupted_after, put, refused, two_commits
-from gitsandbox import Sandbox, init
+from gitsandbox import Sandbox, checkout_state, init
 
 from ddchange import samples, suite
 
@@ -1131,7 +1131,9 @@ def test_an_interrupt_inside_one_first_bad_commit_ends_the_triage_there(tmp_path
     scenario = samples.load("suite-triage")
     repo = samples.build_repo(scenario, tmp_path / "repo")
     command = [sys.executable, "-m", "ddchange", *samples.command(scenario)]
+    before = checkout_state(repo)
     done = interrupted_after(command, repo, 8)  # 6 to bisect, then inside the first commit
+    assert checkout_state(repo) == before, "the checkout, index, refs and stash as they were"
     assert done.returncode == 130, done.stderr
     tests = [line for line in done.stderr.splitlines() if line.startswith("test")]
     assert len(tests) <= 9, "\n".join(tests)
