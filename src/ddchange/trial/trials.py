@@ -162,14 +162,14 @@ class Trials:
         self.before = self.setup.journal.begin(self.setup.key, request)
         records = self.setup.journal.records(self.setup.key)
         known = {hunk.id for hunk in self.diff.hunks}
-        strange = {i for r in records if not whole_tree(r.config) for i in r.config} - known
-        if strange and self.before is not None and self.before.request.get(REPLAYED) is True:
-            raise errors.UnknownChanges(tuple(sorted(strange)))  # an edited log's test lines
         # Runs of the same command with another --strategy share the key (it chooses which
         # tests run, not what one answers) but not the changes: the whole range's units
         # (--strategy diff, history) are none of the bisection's trees, and each strategy
         # numbers its units its own way. Their records stay in the journal for them.
         self.log = [r for r in records if whole_tree(r.config) or r.config <= known]
+        if len(self.log) < len(records) and self.before and self.before.request.get(REPLAYED):
+            strange = {i for r in records for i in r.config if not whole_tree(r.config)} - known
+            raise errors.UnknownChanges(tuple(sorted(strange)))  # an edited log's test lines
         self.resumed = len(self.log)
         for record in self.log:
             self._by_config.setdefault(record.config, []).append(record)
@@ -177,7 +177,9 @@ class Trials:
         # triage adopts none, and so neither does one resumed.
         for record in self.log if not self.setup.results else ():
             if record.phase == Stage.BAD and record.outcome is Outcome.FAIL:
-                self.adopt_failure(record.exit_code, record.missing)
+                # an earlier version kept no names of a FAIL: those its output's end gives
+                names = record.missing or frozenset(missing_names(record.tail))
+                self.adopt_failure(record.exit_code, names)
         for records in self._by_config.values():
             self._agreed(records)  # the evidence of disagreements taken over
 
